@@ -1,0 +1,24 @@
+// One vitest base for every package: resolve workspace packages to their sources through the
+// `@sluice/source` export condition, so tests need no build (see STACK.md).
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+const conditions = ['@sluice/source', 'module', 'node', 'development|production'];
+
+/** Under Stryker the fast-check seed must be fixed, or every property mutant "survives". */
+const strykerSetup = process.env.STRYKER_MUTATOR_WORKER
+  ? [new URL('./scripts/fixed-fc-seed.ts', import.meta.url).pathname]
+  : [];
+
+export function sluiceVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
+  return defineConfig({
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: ['@sluice/source'] } },
+    test: {
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      testTimeout: 20_000,
+      hookTimeout: 30_000,
+      ...overrides,
+      setupFiles: [...strykerSetup, ...(overrides.setupFiles ? [overrides.setupFiles].flat() : [])],
+    },
+  });
+}
