@@ -7,6 +7,10 @@ export type {
 } from './start-redis-server.js';
 export { createPgDatabase, pgAvailable, pgAdminUrl } from './create-pg-database.js';
 export type { PgDatabase, CreatePgDatabaseOptions } from './create-pg-database.js';
+export { spawnNode } from './spawn-node.js';
+export type { ChildHandle, ChildExit, SpawnNodeOptions } from './spawn-node.js';
+export { faultProxy } from './fault-proxy.js';
+export type { FaultProxy } from './fault-proxy.js';
 export { freePort } from './free-port.js';
 export { waitFor } from './wait-for.js';
 export type { WaitForOptions } from './wait-for.js';
