@@ -51,7 +51,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['../../*', '!../../types.js'],
-              message: 'Runtime adapters import only @sluice/contracts and the worker runtime types.',
+              message:
+                'Runtime adapters import only @sluice/contracts and the worker runtime types.',
             },
           ],
         },

@@ -1,0 +1,56 @@
+import { expectTypeOf, test } from 'vitest';
+import { z } from 'zod';
+import {
+  defineJob,
+  defineJobs,
+  type inferJobInput,
+  type inferJobKind,
+  type inferJobOutput,
+  type inferJobProgress,
+} from './define-job.js';
+import type { SubmitInput } from './submit-schema.js';
+
+const summarize = defineJob({
+  kind: 'demo.summarize',
+  versions: { current: 'v1' },
+  input: z.object({ text: z.string(), lang: z.string().default('en') }),
+  output: z.object({ summary: z.string(), words: z.number() }),
+  progress: z.object({ done: z.number() }),
+});
+const ping = defineJob({
+  kind: 'demo.ping',
+  versions: { current: 'v1' },
+  input: z.object({}),
+  output: z.literal('pong'),
+});
+const jobs = defineJobs(summarize, ping);
+
+test('input, output and progress types come from the schemas', () => {
+  expectTypeOf<inferJobInput<typeof summarize>>().toEqualTypeOf<{
+    text: string;
+    lang?: string | undefined;
+  }>();
+  expectTypeOf<inferJobOutput<typeof summarize>>().toEqualTypeOf<{
+    summary: string;
+    words: number;
+  }>();
+  expectTypeOf<inferJobProgress<typeof summarize>>().toEqualTypeOf<{ done: number }>();
+  expectTypeOf<inferJobProgress<typeof ping>>().toEqualTypeOf<unknown>();
+  expectTypeOf<inferJobOutput<typeof ping>>().toEqualTypeOf<'pong'>();
+});
+
+test('the registry is keyed by kind', () => {
+  expectTypeOf<inferJobKind<typeof jobs>>().toEqualTypeOf<'demo.summarize' | 'demo.ping'>();
+  expectTypeOf(jobs['demo.ping']).toEqualTypeOf<typeof ping>();
+});
+
+test('submit input is a discriminated union over the registry', () => {
+  const ok: SubmitInput<typeof jobs> = { kind: 'demo.summarize', input: { text: 'x' } };
+  expectTypeOf(ok).toMatchTypeOf<SubmitInput<typeof jobs>>();
+  // @ts-expect-error wrong input for the kind
+  const wrong: SubmitInput<typeof jobs> = { kind: 'demo.ping', input: { text: 'x' } };
+  // @ts-expect-error unknown kind
+  const unknownKind: SubmitInput<typeof jobs> = { kind: 'demo.nope', input: {} };
+  void wrong;
+  void unknownKind;
+});

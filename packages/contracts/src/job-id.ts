@@ -1,0 +1,62 @@
+// Job ids carry their version as a prefix (`v1-…`), so routing is decided by the id itself and
+// never by a lookup that could disagree later. Ids are valid Cloudflare Workflows instance ids
+// and unguessable: 26 base32 characters are 130 random bits.
+
+import { SluiceError } from './errors.js';
+
+export const VERSION_PATTERN = /^v[1-9][0-9]{0,3}$/;
+export const JOB_ID_PATTERN = /^(v[1-9][0-9]{0,3})-([a-z2-7]{26})$/;
+/** Cloudflare Workflows instance id rule: the id must always satisfy it. */
+export const WORKFLOW_INSTANCE_ID_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9-_]*$/;
+export const MAX_JOB_ID_LENGTH = 64;
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+const RANDOM_CHARS = 26;
+
+export type RandomBytes = (length: number) => Uint8Array;
+
+const defaultRandomBytes: RandomBytes = (length) =>
+  globalThis.crypto.getRandomValues(new Uint8Array(length));
+
+export function isVersion(value: unknown): value is string {
+  return typeof value === 'string' && VERSION_PATTERN.test(value);
+}
+
+/** 26 base32 characters from 17 random bytes (130 of the 136 bits are used). */
+export function randomToken(randomBytes: RandomBytes = defaultRandomBytes): string {
+  const bytes = randomBytes(17);
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < RANDOM_CHARS) {
+      bits -= 5;
+      out += ALPHABET[(buffer >> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+export function formatJobId(version: string, randomBytes?: RandomBytes): string {
+  if (!isVersion(version)) {
+    throw new SluiceError('BAD_REQUEST', `invalid version "${version}" (expected v1, v2, …)`);
+  }
+  return `${version}-${randomToken(randomBytes)}`;
+}
+
+export type ParsedJobId = { version: string; token: string };
+
+/** The version and random token of a job id, or `undefined` when it is not one of ours. */
+export function parseJobId(id: string): ParsedJobId | undefined {
+  if (id.length > MAX_JOB_ID_LENGTH) return undefined;
+  const match = JOB_ID_PATTERN.exec(id);
+  if (!match) return undefined;
+  return { version: match[1] as string, token: match[2] as string };
+}
+
+export function isJobId(value: unknown): value is string {
+  return typeof value === 'string' && parseJobId(value) !== undefined;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { formatJobId } from './job-id.js';
+import {
+  MAX_POINTER_BYTES,
+  decodePointer,
+  encodePointer,
+  parsePointer,
+} from './message-pointer.js';
+
+const pointer = () => ({
+  jobId: formatJobId('v1'),
+  kind: 'demo.summarize',
+  version: 'v1',
+  tenantId: 'acme',
+});
+
+describe('message pointer', () => {
+  it('round-trips through flat stream fields and records', () => {
+    const p = pointer();
+    const flat = encodePointer(p);
+    expect(flat).toEqual([
+      'jobId',
+      p.jobId,
+      'kind',
+      'demo.summarize',
+      'version',
+      'v1',
+      'tenantId',
+      'acme',
+    ]);
+    expect(decodePointer(flat)).toEqual(p);
+    expect(decodePointer({ ...p })).toEqual(p);
+  });
+  it('requires the id prefix to equal the version', () => {
+    expect(() => parsePointer({ ...pointer(), version: 'v2' })).toThrowError(
+      /job id prefix must equal the version/,
+    );
+  });
+  it('rejects extra, missing and malformed fields', () => {
+    expect(() => parsePointer({ ...pointer(), input: 'x' })).toThrowError(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
+    const { tenantId: _t, ...missing } = pointer();
+    expect(() => parsePointer(missing)).toThrowError(/tenantId/);
+    expect(() => parsePointer({ ...pointer(), kind: 'Demo' })).toThrowError(/kind/);
+    expect(() => parsePointer({ ...pointer(), tenantId: '../etc' })).toThrowError(/tenantId/);
+    expect(() => decodePointer(['jobId'])).toThrowError(/pairs/);
+  });
+  it('rejects anything over 1 KiB before parsing it', () => {
+    const p = pointer();
+    const big = [...encodePointer(p), 'padding', 'x'.repeat(MAX_POINTER_BYTES)];
+    expect(() => decodePointer(big)).toThrowError(
+      expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
+    );
+    expect(() => decodePointer({ ...p, padding: 'x'.repeat(MAX_POINTER_BYTES) })).toThrowError(
+      expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
+    );
+    // multi-byte characters count as bytes, not as characters
+    expect(() => decodePointer({ ...p, pad: '한'.repeat(342) })).toThrowError(
+      expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
+    );
+  });
+  it('accepts exactly 1 KiB and refuses 1 KiB + 1 (bytes counted over names and values)', () => {
+    const p = pointer();
+    const used = encodePointer(p).join('').length;
+    const pad = (n: number) => ['p', 'x'.repeat(n)];
+    const fits = [...encodePointer(p), ...pad(MAX_POINTER_BYTES - used - 1)];
+    expect(() => decodePointer(fits)).toThrowError(/invalid message pointer/); // size passes, then the extra field is refused
+    const over = [...encodePointer(p), ...pad(MAX_POINTER_BYTES - used)];
+    expect(() => decodePointer(over)).toThrowError(
+      expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
+    );
+  });
+  it('encode refuses an invalid pointer', () => {
+    expect(() => encodePointer({ ...pointer(), version: 'v9' })).toThrowError(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
+  });
+});

@@ -1,0 +1,83 @@
+// The message pointer: the only thing a runtime carries. Never file bodies or results; the
+// worker reloads the job row. A hard size bound keeps stream entries small (F7 in the research).
+
+import { z } from 'zod';
+import { SluiceError } from './errors.js';
+import { JOB_ID_PATTERN, VERSION_PATTERN, parseJobId } from './job-id.js';
+import { JOB_KIND_PATTERN, MAX_JOB_KIND_LENGTH, TENANT_ID_PATTERN } from './names.js';
+
+export const MAX_POINTER_BYTES = 1024;
+const FIELDS = ['jobId', 'kind', 'version', 'tenantId'] as const;
+
+export const MessagePointer = z
+  .object({
+    jobId: z.string().regex(JOB_ID_PATTERN),
+    kind: z.string().max(MAX_JOB_KIND_LENGTH).regex(JOB_KIND_PATTERN),
+    version: z.string().regex(VERSION_PATTERN),
+    tenantId: z.string().regex(TENANT_ID_PATTERN),
+  })
+  .strict()
+  .refine((p) => parseJobId(p.jobId)?.version === p.version, {
+    message: 'the job id prefix must equal the version',
+    path: ['version'],
+  });
+export type MessagePointer = z.infer<typeof MessagePointer>;
+
+const encoder = new TextEncoder();
+
+function byteSize(values: readonly string[]): number {
+  let total = 0;
+  for (const v of values) total += encoder.encode(v).byteLength;
+  return total;
+}
+
+function tooLarge(bytes: number): SluiceError {
+  return new SluiceError(
+    'POINTER_TOO_LARGE',
+    `pointer is ${bytes} bytes (max ${MAX_POINTER_BYTES})`,
+    {
+      details: { bytes, max: MAX_POINTER_BYTES },
+    },
+  );
+}
+
+/** Flat `field, value, …` list, as XADD takes it. Throws on an invalid or oversized pointer. */
+export function encodePointer(pointer: MessagePointer): string[] {
+  const valid = parsePointer(pointer);
+  const flat = FIELDS.flatMap((f) => [f, valid[f]]);
+  const bytes = byteSize(flat);
+  if (bytes > MAX_POINTER_BYTES) throw tooLarge(bytes);
+  return flat;
+}
+
+/** Reads a pointer from a flat field list or a record. Rejects anything over 1 KiB first. */
+export function decodePointer(
+  fields: readonly unknown[] | Readonly<Record<string, unknown>>,
+): MessagePointer {
+  const record: Record<string, unknown> = {};
+  if (Array.isArray(fields)) {
+    if (fields.length % 2 !== 0)
+      throw new SluiceError('BAD_REQUEST', 'pointer fields must come in pairs');
+    const strings = fields.map((f) => String(f));
+    const bytes = byteSize(strings);
+    if (bytes > MAX_POINTER_BYTES) throw tooLarge(bytes);
+    for (let i = 0; i < strings.length; i += 2) record[strings[i] as string] = strings[i + 1];
+  } else {
+    const entries = Object.entries(fields);
+    const bytes = byteSize(entries.flatMap(([k, v]) => [k, String(v)]));
+    if (bytes > MAX_POINTER_BYTES) throw tooLarge(bytes);
+    Object.assign(record, Object.fromEntries(entries));
+  }
+  return parsePointer(record);
+}
+
+export function parsePointer(value: unknown): MessagePointer {
+  const parsed = MessagePointer.safeParse(value);
+  if (!parsed.success) {
+    throw new SluiceError(
+      'BAD_REQUEST',
+      `invalid message pointer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,76 @@
+// The runtime interface: the gateway dispatches pointers through `RuntimeDispatcher`, the worker
+// consumes deliveries through `RuntimeConsumer`. Adapters depend only on these types; the
+// worker's runtime host owns the lifecycle around them (readiness, renewal timers, drain), and
+// differences between runtimes are capability flags, never name checks.
+
+import type { MessagePointer } from './message-pointer.js';
+
+export interface RuntimeCapabilities {
+  /** `step(name, fn)` results are memoized by the platform (Workflows `step.do`); else the units table backs it. */
+  readonly memoizesSteps: boolean;
+  /** Deliveries abandoned by a dead consumer come back by themselves (lease expiry, XAUTOCLAIM). */
+  readonly reclaimsAbandoned: boolean;
+  /** The queue lives in the job database: dispatch joins the accept transaction, no outbox needed. */
+  readonly dispatchesInTransaction: boolean;
+  /** Status events cross processes through the runtime (an events stream); else the database tailer carries them. */
+  readonly carriesEvents: boolean;
+  /** A worker process pulls deliveries through `RuntimeConsumer`; false when the platform pushes (Workflows). */
+  readonly pullsDeliveries: boolean;
+}
+
+export interface VersionKey {
+  readonly kind: string;
+  readonly version: string;
+}
+
+/** The gateway's half of a runtime. */
+export interface RuntimeDispatcher<TTransaction = unknown> {
+  readonly name: string;
+  readonly capabilities: RuntimeCapabilities;
+  /**
+   * Hands pointers to the runtime. With `dispatchesInTransaction` it runs inside the accept
+   * transaction (`tx` given); otherwise right after commit, and a failure leaves the outbox row
+   * for the reconciler.
+   */
+  dispatch(pointers: readonly MessagePointer[], tx?: TTransaction): Promise<void>;
+  /**
+   * Versions of a kind that a live worker serves, or `undefined` when the runtime cannot tell
+   * (then nothing is dead-lettered at dispatch; the worker decides after a grace period).
+   */
+  servedVersions?(kind: string): Promise<readonly string[] | undefined>;
+  close(): Promise<void>;
+}
+
+export interface Delivery {
+  /** Transport id: a stream entry id, a queue row's lease token. */
+  readonly id: string;
+  /** `null` when the transport lost the data (a trimmed stream entry): ack it; the reconciler re-dispatches. */
+  readonly pointer: MessagePointer | null;
+  /** How often the transport handed it out. Informational: attempts are counted in the database. */
+  readonly transportDeliveries: number;
+}
+
+export type RenewOutcome = 'renewed' | 'lost';
+
+/** The worker's half of a runtime. One instance per worker process. */
+export interface RuntimeConsumer<D extends Delivery = Delivery> {
+  readonly name: string;
+  readonly capabilities: RuntimeCapabilities;
+  /** Idempotent setup (groups exist). Readiness waits for it; the host retries it after failure. */
+  init(): Promise<void>;
+  /**
+   * Up to `max` deliveries: this consumer's own pending ones first after a restart, then idle
+   * ones of dead consumers (bounded), then new ones. Waits at most the runtime's block time and
+   * resolves `[]` when nothing came.
+   */
+  read(max: number, signal?: AbortSignal): Promise<D[]>;
+  /** Keeps claims fresh, only where they are still this consumer's (owner-checked, atomic). */
+  renew(deliveries: readonly D[]): Promise<RenewOutcome[]>;
+  /** Finishes deliveries. Called only after their outcome is stored in the database. */
+  ack(deliveries: readonly D[]): Promise<void>;
+  /** Gives deliveries back unfinished (drain, retry after `delayMs`); another consumer may take them. */
+  release(deliveries: readonly D[], delayMs?: number): Promise<void>;
+  /** Moves a delivery to the transport's dead-letter place with its reason, and finishes it. */
+  deadLetter(delivery: D, reason: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+// The task state machine: one pure transition table shared by every package. Stored transitions
+// are compare-and-set on the previous state (storage), so two workers can never both move a job.
+// Zod-free: the browser client uses the state lists at runtime.
+
+import { SluiceError } from './errors.js';
+
+export const JOB_STATES = [
+  'accepted',
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'needs_review',
+  'dead_lettered',
+  'stale',
+] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** States with no way out at all. */
+export const FINAL_STATES = ['succeeded', 'failed', 'cancelled', 'stale'] as const;
+/** Terminal-looking states that only a person moves on (approve/discard, requeue). */
+export const PARKED_STATES = ['needs_review', 'dead_lettered'] as const;
+/** Where a job stops by itself: a watcher or `result()` settles here. */
+export const TERMINAL_STATES = [...FINAL_STATES, ...PARKED_STATES] as const;
+export type TerminalState = (typeof TERMINAL_STATES)[number];
+
+/**
+ * Every event and the states it may leave from, with the state it leads to. The table is the
+ * whole machine; `transition` only reads it.
+ */
+export const TRANSITIONS = {
+  dispatch: { from: ['accepted'], to: 'queued' },
+  start: { from: ['queued'], to: 'running' },
+  /** Another attempt takes over a running job whose lease or claim expired. */
+  reclaim: { from: ['running'], to: 'running' },
+  succeed: { from: ['running'], to: 'succeeded' },
+  fail: { from: ['running'], to: 'failed' },
+  /** A failed attempt that may run again (backoff), or work given back on drain. */
+  retry: { from: ['running'], to: 'queued' },
+  cancel: { from: ['accepted', 'queued', 'running'], to: 'cancelled' },
+  review: { from: ['running'], to: 'needs_review' },
+  approve: { from: ['needs_review'], to: 'queued' },
+  discard: { from: ['needs_review'], to: 'failed' },
+  dead_letter: { from: ['accepted', 'queued', 'running'], to: 'dead_lettered' },
+  requeue: { from: ['dead_lettered'], to: 'queued' },
+  stale: { from: ['accepted', 'queued', 'running'], to: 'stale' },
+} as const satisfies Record<string, { from: readonly JobState[]; to: JobState }>;
+
+export type JobTransition = keyof typeof TRANSITIONS;
+export const JOB_TRANSITIONS = Object.keys(TRANSITIONS) as JobTransition[];
+
+export type TransitionResult =
+  | { ok: true; state: JobState }
+  | { ok: false; error: SluiceError & { code: 'ILLEGAL_TRANSITION' } };
+
+/** The next state, or a typed `ILLEGAL_TRANSITION` error. Never throws. */
+export function transition(state: JobState, event: JobTransition): TransitionResult {
+  const rule = TRANSITIONS[event] as { from: readonly JobState[]; to: JobState } | undefined;
+  if (rule !== undefined && rule.from.includes(state)) return { ok: true, state: rule.to };
+  const error = new SluiceError('ILLEGAL_TRANSITION', `cannot ${event} a job that is ${state}`, {
+    details: { state, event },
+  }) as SluiceError & { code: 'ILLEGAL_TRANSITION' };
+  return { ok: false, error };
+}
+
+/** `transition`, throwing the `ILLEGAL_TRANSITION` error instead of returning it. */
+export function assertTransition(state: JobState, event: JobTransition): JobState {
+  const result = transition(state, event);
+  if (!result.ok) throw result.error;
+  return result.state;
+}
+
+/** The states an event may leave from (for compare-and-set `WHERE state IN (...)`). */
+export function sourceStates(event: JobTransition): readonly JobState[] {
+  return TRANSITIONS[event].from;
+}
+
+export function isJobState(value: unknown): value is JobState {
+  return typeof value === 'string' && (JOB_STATES as readonly string[]).includes(value);
+}
+
+export function isFinalState(state: JobState): boolean {
+  return (FINAL_STATES as readonly JobState[]).includes(state);
+}
+
+export function isTerminalState(state: JobState): state is TerminalState {
+  return (TERMINAL_STATES as readonly JobState[]).includes(state);
+}

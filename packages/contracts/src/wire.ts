@@ -1,0 +1,16 @@
+// The zod-free part of the contracts, for browsers: importing it adds no zod to a bundle.
+export * from './errors.js';
+export * from './state-machine.js';
+export * from './job-id.js';
+export * from './names.js';
+export * from './event-state.js';
+export type { JobEvent, JobEventType, StateChangeEvent } from './events.js';
+export type {
+  AnyJobDefinition,
+  JobDefinition,
+  JobRegistry,
+  inferJobInput,
+  inferJobKind,
+  inferJobOutput,
+  inferJobProgress,
+} from './define-job.js';
