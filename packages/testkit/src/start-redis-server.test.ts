@@ -70,3 +70,8 @@ describe('startRedisServer', () => {
     expect(existsSync(server.dir)).toBe(false);
   });
 });
+
+test('a taken port is reported, never mistaken for readiness', async () => {
+  await using taken = await startRedisServer();
+  await expect(startRedisServer({ port: taken.port })).rejects.toThrow(/address already in use/i);
+});

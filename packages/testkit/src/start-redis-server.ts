@@ -40,23 +40,46 @@ export interface RedisServer extends AsyncDisposable {
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 10_000;
 
-/** One PING over a raw socket; true on +PONG. */
-export function pingRedis(port: number, host = HOST, timeoutMs = 500): Promise<boolean> {
+/** Sends one inline command over a raw socket and returns the raw reply ('' on error/timeout). */
+function rawCommand(
+  port: number,
+  host: string,
+  command: string,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     let reply = '';
-    const done = (ok: boolean) => {
+    const done = () => {
       socket.destroy();
-      resolve(ok);
+      resolve(reply);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.setTimeout(timeoutMs, done);
+    socket.once('error', done);
+    socket.once('connect', () => socket.write(`${command}\r\n`));
     socket.on('data', (chunk) => {
       reply += chunk.toString('latin1');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      if (isCompleteReply(reply)) done();
     });
   });
+}
+
+function isCompleteReply(reply: string): boolean {
+  const header = /^\$(\d+)\r\n/.exec(reply);
+  if (header) return reply.length >= header[0].length + Number(header[1]) + 2;
+  return reply.includes('\r\n');
+}
+
+/** One PING over a raw socket; true on +PONG. */
+export async function pingRedis(port: number, host = HOST, timeoutMs = 500): Promise<boolean> {
+  return (await rawCommand(port, host, 'PING', timeoutMs)).startsWith('+PONG');
+}
+
+/** The pid of whichever redis-server answers on `port`, or undefined. */
+async function redisProcessId(port: number): Promise<number | undefined> {
+  const info = await rawCommand(port, HOST, 'INFO server', 500);
+  const match = /process_id:(\d+)/.exec(info);
+  return match ? Number(match[1]) : undefined;
 }
 
 function redisArgs(port: number, dir: string, persistence: RedisPersistence): string[] {
@@ -104,7 +127,9 @@ async function spawnOnce(
   });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!hasExited && Date.now() < deadline) {
-    if (await pingRedis(port)) return { child, exited, output: () => log };
+    // Ready means OUR process answers: a PING alone could be answered by another server that
+    // already holds the port (then our process is about to exit with "Address already in use").
+    if ((await redisProcessId(port)) === child.pid) return { child, exited, output: () => log };
     await sleep(20);
   }
   if (!hasExited) {
