@@ -1,0 +1,149 @@
+// The seam every benchmarked system implements. The harness owns processes, clocks, CPU accounting
+// and rounds; an adapter only knows how to fill its queue, consume it in a child process and (for
+// latency) add one job. Sluice's runtimes plug in here exactly like the anchors do.
+
+/** Services the suite starts once and shares with every run (private redis-server, fresh database). */
+export interface BenchServices {
+  redis?: { url: string; host: string; port: number; pid: number };
+  pg?: { url: string; name: string };
+}
+
+export type Need = 'redis' | 'postgres';
+
+/** What a job handler does once it has recorded its start. */
+export type HandlerSpec = { kind: 'noop' } | { kind: 'sleep'; ms: number };
+
+/** The payload every system carries: an index and a producer stamp (monotonic ms, 0 for prefill). */
+export interface JobPayload {
+  i: number;
+  t: number;
+}
+
+export interface PrepareSpec {
+  /** Jobs to enqueue before the clock starts (0 for latency runs). */
+  jobs: number;
+  /** Unique per run, for queue names and stream keys. */
+  runId: string;
+  /** The consumers this run will fork, for sizing pools. */
+  processes: number;
+  concurrency: number;
+}
+
+/** What `prepare` hands back: JSON config for the children plus parent-side hooks. */
+export interface PreparedRun {
+  /** Passed verbatim to every consumer and producer child (must be JSON-serialisable). */
+  child: Record<string, unknown>;
+  /**
+   * Optional: called after the children reported N completions; resolves with the monotonic time
+   * (ms) at which the work was durably done, when that is later than the last reported completion
+   * (graphile-worker's batched completion commits after its `job:complete` event).
+   */
+  settle?(): Promise<number>;
+  /** Untimed cleanup (drop keys, close the parent's connections). */
+  cleanup(): Promise<void>;
+}
+
+export interface QueueSystemAdapter {
+  /** Untimed: fresh queue, `spec.jobs` jobs enqueued. */
+  prepare(services: BenchServices, spec: PrepareSpec): Promise<PreparedRun>;
+  /** URL of a module exporting `createConsumer: CreateConsumer` (loaded in a forked child). */
+  consumerModule: string;
+  /** URL of a module exporting `createProducer: CreateProducer`; needed for latency runs. */
+  producerModule?: string;
+  /** Processes whose CPU belongs to this system besides the children (default: the redis pid). */
+  serverProcesses?: readonly ServerProcess[];
+}
+
+/** Server-side CPU the harness attributes to a system. */
+export type ServerProcess = 'redis' | 'postgres-backends';
+
+// ---- child side -------------------------------------------------------------------------------
+
+export interface ChildInit {
+  /** `PreparedRun.child` from the parent. */
+  config: Record<string, unknown>;
+  concurrency: number;
+  /** 0-based index of this process among `processes`. */
+  index: number;
+}
+
+export interface ConsumerHooks {
+  /**
+   * Call on the first line of the job handler and await it: records start latency, then runs the
+   * workload's handler (no-op or sleep). `dispatchedAt` is the monotonic time of the transport
+   * write when it differs from the producer's stamp (Sluice: the XADD after the accept commit).
+   */
+  handle(job: JobPayload, dispatchedAt?: number): Promise<void> | void;
+  /** Call when `n` jobs are durably complete (BullMQ `completed`, confirmed XACK, …). */
+  completed(n: number): void;
+  /** Extra latency samples (ms) under a named series, e.g. 'commitToSubscriber'. */
+  record(series: string, ms: number, job: JobPayload): void;
+}
+
+export interface Consumer {
+  /** Start consuming; called when the parent says `go`, so connection setup stays untimed. */
+  start(): void | Promise<void>;
+  close(): Promise<void>;
+}
+
+export type CreateConsumer = (init: ChildInit, hooks: ConsumerHooks) => Promise<Consumer>;
+
+export interface Producer {
+  /** Enqueue one job; the harness stamps `job.t` just before calling it. */
+  add(job: JobPayload): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type CreateProducer = (init: ChildInit) => Promise<Producer>;
+
+// ---- gateway workloads (rows 6–8): slots for the gateway adapter ------------------------------
+
+export interface SubmitSpec {
+  connections: number;
+  seconds: number;
+  storage: 'sqlite' | 'postgres';
+}
+export interface SubmitResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+export interface UploadSpec {
+  bytes: number;
+}
+export interface UploadResult {
+  mibPerSec: number;
+  peakRssGrowthMiB: number;
+}
+export interface WatchersSpec {
+  subscribers: number;
+  events: number;
+}
+export interface WatchersResult {
+  p50Ms: number;
+  p99Ms: number;
+  samples: number;
+}
+
+export interface GatewayAdapter {
+  submit?(services: BenchServices, spec: SubmitSpec): Promise<SubmitResult>;
+  upload?(services: BenchServices, spec: UploadSpec): Promise<UploadResult>;
+  watchers?(services: BenchServices, spec: WatchersSpec): Promise<WatchersResult>;
+}
+
+// ---- the adapter ------------------------------------------------------------------------------
+
+export interface BenchAdapter {
+  /** Stable id used in scenarios and results: 'bullmq', 'raw-streams', 'sluice-streams', … */
+  id: string;
+  /** Human label for the table. */
+  label: string;
+  needs: readonly Need[];
+  /** npm packages whose installed versions go into results (e.g. ['bullmq', 'iovalkey']). */
+  packages: readonly string[];
+  /** Set while the system cannot run; the report prints `n/a (<reason>)`. */
+  unavailable?: string;
+  queue?: QueueSystemAdapter;
+  gateway?: GatewayAdapter;
+}

@@ -1,0 +1,24 @@
+// Every system the suite knows, by id. Sluice adapters replace their pending entries here.
+import type { BenchAdapter } from './adapter.js';
+import { bullmqAdapter } from './anchors/bullmq.js';
+import { graphileAdapter } from './anchors/graphile.js';
+import { rawStreamsAdapter } from './anchors/raw-streams.js';
+import { sluicePendingAdapters } from './sluice/pending.js';
+
+export const ADAPTERS: readonly BenchAdapter[] = [
+  ...sluicePendingAdapters,
+  bullmqAdapter,
+  rawStreamsAdapter,
+  graphileAdapter,
+];
+
+export function adapterMap(
+  adapters: readonly BenchAdapter[] = ADAPTERS,
+): Map<string, BenchAdapter> {
+  const map = new Map<string, BenchAdapter>();
+  for (const adapter of adapters) {
+    if (map.has(adapter.id)) throw new Error(`duplicate bench adapter id ${adapter.id}`);
+    map.set(adapter.id, adapter);
+  }
+  return map;
+}

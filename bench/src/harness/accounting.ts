@@ -1,0 +1,80 @@
+// CPU accounting for one timed window: the forked children, the private redis-server, and the
+// backends of the bench database, sampled while the window is open.
+import type { BenchServices, Need } from '../adapter.js';
+import { CpuMeter, PgBackendSampler } from './cpu.js';
+
+/** How often PostgreSQL backends are listed (new ones picked up, exiting ones read last). */
+const PG_SAMPLE_MS = 200;
+
+export interface CpuBreakdown {
+  workers: number;
+  redis: number;
+  postgres: number;
+  producer: number;
+}
+
+export interface Accounting {
+  /** Closes the window and returns CPU ms per group. */
+  finish(): Promise<CpuBreakdown>;
+}
+
+export async function startAccounting(
+  services: BenchServices,
+  needs: readonly Need[],
+  groups: { workers: readonly number[]; producer?: readonly number[] },
+): Promise<Accounting> {
+  const meter = new CpuMeter();
+  for (const pid of groups.workers) meter.track('workers', pid);
+  for (const pid of groups.producer ?? []) meter.track('producer', pid);
+  if (needs.includes('redis') && services.redis) meter.track('redis', services.redis.pid);
+
+  let sampler: PgBackendSampler | undefined;
+  let stopped = false;
+  let loop: Promise<void> = Promise.resolve();
+  if (needs.includes('postgres') && services.pg) {
+    const pgService = services.pg;
+    sampler = await PgBackendSampler.connect(pgService.url, pgService.name);
+    const active = sampler;
+    for (const pid of await active.pids()) meter.track('postgres', pid);
+    loop = (async () => {
+      while (!stopped) {
+        await new Promise((resolve) => setTimeout(resolve, PG_SAMPLE_MS));
+        if (stopped) break;
+        for (const pid of await active.pids()) meter.track('postgres', pid);
+        meter.sample();
+      }
+    })();
+  }
+
+  return {
+    async finish() {
+      stopped = true;
+      meter.sample();
+      await loop.catch(() => undefined);
+      if (sampler) {
+        for (const pid of await sampler.pids()) meter.track('postgres', pid);
+        meter.sample();
+        await sampler.close();
+      }
+      const totals = meter.totals();
+      return {
+        workers: totals.workers ?? 0,
+        redis: totals.redis ?? 0,
+        postgres: totals.postgres ?? 0,
+        producer: totals.producer ?? 0,
+      };
+    },
+  };
+}
+
+/** CPU ms per 1,000 jobs for each group, and the total over workers and servers. */
+export function perThousand(cpu: CpuBreakdown, jobs: number): Record<string, number> {
+  const k = jobs / 1000;
+  return {
+    cpuMsPer1k: (cpu.workers + cpu.redis + cpu.postgres) / k,
+    cpuWorkersMsPer1k: cpu.workers / k,
+    cpuRedisMsPer1k: cpu.redis / k,
+    cpuPostgresMsPer1k: cpu.postgres / k,
+    cpuProducerMsPer1k: cpu.producer / k,
+  };
+}

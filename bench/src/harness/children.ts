@@ -1,0 +1,102 @@
+// Parent side of the child protocol: fork with tsx as an --import hook (so the pid is the node
+// process doing the work, not a tsx wrapper), await typed messages, stop and reap.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChildMessage, ChildSpec, ParentMessage } from './protocol.js';
+
+const CHILD_MAIN = fileURLToPath(new URL('./child-main.ts', import.meta.url));
+/** The bench package folder: `--import tsx` resolves from the child's cwd. */
+const BENCH_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+type MessageOf<T extends ChildMessage['type']> = Extract<ChildMessage, { type: T }>;
+
+export interface ChildHandle {
+  readonly pid: number;
+  send(message: ParentMessage): void;
+  /** Resolves with the next message of `type`; rejects if the child fails first. */
+  next<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<MessageOf<T>>;
+  /** Every progress message goes here as well. */
+  onProgress(fn: (message: MessageOf<'progress'>) => void): void;
+  /** Rejects when the child reports an error or exits before `stop()`. */
+  readonly failed: Promise<never>;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+interface Waiter {
+  type: ChildMessage['type'];
+  resolve: (message: ChildMessage) => void;
+}
+
+export function forkChild(spec: ChildSpec): ChildHandle {
+  const child: ChildProcess = fork(CHILD_MAIN, [], {
+    cwd: BENCH_DIR,
+    execArgv: ['--conditions=@sluice/source', '--import', 'tsx'],
+    env: { ...process.env, BENCH_CHILD: JSON.stringify(spec), NO_LOG_SUCCESS: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiters: Waiter[] = [];
+  const progressListeners: ((message: MessageOf<'progress'>) => void)[] = [];
+  let stopping = false;
+  let rejectFailed: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (rejectFailed = reject));
+  failed.catch(() => undefined); // observed through next()/races; never an unhandled rejection
+  let failure: Error | undefined;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const setFailure = (error: Error) => {
+    failure ??= error;
+    rejectFailed(failure);
+  };
+  child.on('message', (message: ChildMessage) => {
+    if (message.type === 'error')
+      return setFailure(new Error(`child ${child.pid}: ${message.message}`));
+    if (message.type === 'progress') for (const fn of progressListeners) fn(message);
+    const index = waiters.findIndex((w) => w.type === message.type);
+    if (index >= 0) waiters.splice(index, 1)[0]?.resolve(message);
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping) setFailure(new Error(`child ${child.pid} exited early (${code ?? signal})`));
+  });
+  child.once('error', (error) => setFailure(error));
+
+  return {
+    get pid() {
+      return child.pid ?? -1;
+    },
+    send(message) {
+      if (child.connected) child.send(message);
+    },
+    next(type, timeoutMs) {
+      if (failure) return Promise.reject(failure);
+      let timer: NodeJS.Timeout | undefined;
+      const message = new Promise<ChildMessage>((resolve, reject) => {
+        waiters.push({ type, resolve });
+        timer = setTimeout(
+          () => reject(new Error(`child ${child.pid}: no '${type}' within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      return Promise.race([message, failed]).finally(() => clearTimeout(timer)) as Promise<
+        MessageOf<typeof type>
+      >;
+    },
+    onProgress(fn) {
+      progressListeners.push(fn);
+    },
+    failed,
+    async stop(timeoutMs = 10_000) {
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.connected) child.send({ type: 'stop' } satisfies ParentMessage);
+      else child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Stops every child, even when some fail to stop cleanly. */
+export async function stopAll(children: readonly ChildHandle[]): Promise<void> {
+  await Promise.allSettled(children.map((c) => c.stop()));
+}

@@ -1,0 +1,90 @@
+// One drain run: prefill N jobs (untimed), fork the consumer processes, wait for `ready`, send `go`,
+// stop the clock when the children have reported N completions (or when the adapter says the work
+// is durably done, if later).
+import type { BenchAdapter, BenchServices, HandlerSpec } from '../adapter.js';
+import { perThousand, startAccounting, type CpuBreakdown } from './accounting.js';
+import { stopAll, type ChildHandle } from './children.js';
+import { monoMs } from './clock.js';
+import {
+  completionWatch,
+  forkConsumers,
+  newRunId,
+  timeout,
+  type RunOutcome,
+} from './run-shared.js';
+
+export interface DrainSpec {
+  jobs: number;
+  concurrency: number;
+  processes: number;
+  handler: HandlerSpec;
+}
+
+export async function runDrain(
+  adapter: BenchAdapter,
+  services: BenchServices,
+  spec: DrainSpec,
+  timeoutMs: number,
+): Promise<RunOutcome> {
+  const queue = adapter.queue;
+  if (!queue) throw new Error(`${adapter.id} has no queue adapter`);
+  const prepared = await queue.prepare(services, {
+    jobs: spec.jobs,
+    runId: newRunId(),
+    processes: spec.processes,
+    concurrency: spec.concurrency,
+  });
+  let children: ChildHandle[] = [];
+  try {
+    children = await forkConsumers(queue.consumerModule, prepared.child, {
+      count: spec.processes,
+      concurrency: spec.concurrency,
+      handler: spec.handler,
+      sample: false,
+      warmupJobs: 0,
+    });
+    const watch = completionWatch(children, spec.jobs);
+    const accounting = await startAccounting(services, adapter.needs, {
+      workers: children.map((c) => c.pid),
+    });
+    const limit = timeout(timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
+    const start = monoMs();
+    for (const child of children) child.send({ type: 'go' });
+    let lastCompletion: number;
+    try {
+      lastCompletion = await Promise.race([
+        watch.reached,
+        limit.promise,
+        ...children.map((c) => c.failed),
+      ]);
+    } finally {
+      limit.clear();
+    }
+    const settledAt = prepared.settle ? await prepared.settle() : lastCompletion;
+    const end = Math.max(lastCompletion, settledAt);
+    const cpu: CpuBreakdown = await accounting.finish();
+    const elapsedMs = end - start;
+    const jobsPerSec = (spec.jobs * 1000) / elapsedMs;
+    const capacity =
+      spec.handler.kind === 'sleep'
+        ? (spec.concurrency * spec.processes * 1000) / spec.handler.ms
+        : 0;
+    return {
+      metrics: {
+        jobsPerSec,
+        ...(capacity > 0 ? { capShare: (100 * jobsPerSec) / capacity } : {}),
+        ...perThousand(cpu, spec.jobs),
+      },
+      detail: {
+        elapsedMs,
+        settleMs: end - lastCompletion,
+        completionsReported: watch.done(),
+        cpuMs: cpu,
+        workerPids: children.map((c) => c.pid),
+      },
+    };
+  } finally {
+    await stopAll(children);
+    await prepared.cleanup();
+  }
+}

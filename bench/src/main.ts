@@ -1,0 +1,64 @@
+// `npm run bench [-- --quick] [-- --only drain,latency] [-- --rounds N]`: progress on stderr, the
+// markdown table on stdout, every round in bench/results/latest.json.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runBench } from './run-bench.js';
+import { FULL, QUICK } from './scenarios.js';
+
+const DEFAULT_OUT = fileURLToPath(new URL('../results/latest.json', import.meta.url));
+
+const HELP = `usage: npm run bench -- [--quick] [--only <ids>] [--rounds <n>] [--out <file>]
+  --quick         reduced suite (5,000-job drains, 4 s latency runs, 3 rounds), under 3 minutes
+  --only <ids>    comma-separated scenario ids or prefixes (drain, io, latency, embedded, submit,
+                  upload, watchers, drain.c64.p1, …), row numbers (1–8), or "ceiling"
+  --rounds <n>    override the number of interleaved rounds (full: 5, quick: 3)
+  --out <file>    JSON output (default bench/results/latest.json)`;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true, default: [] },
+      rounds: { type: 'string' },
+      out: { type: 'string', default: DEFAULT_OUT },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const base = values.quick ? QUICK : FULL;
+  const rounds = values.rounds === undefined ? base.rounds : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a positive integer`);
+  const only = values.only
+    .flatMap((o) => o.split(','))
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const { result, markdown } = await runBench({
+    mode: values.quick ? 'quick' : 'full',
+    size: { ...base, rounds },
+    only,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  mkdirSync(dirname(values.out), { recursive: true });
+  writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(markdown);
+  process.stderr.write(`\nwrote ${values.out}\n`);
+  return result.rounds.some((r) => !r.ok) ? 1 : 0;
+}
+
+// Ctrl-C must still run the exit hooks that stop redis-server and drop the database.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,151 @@
+// The whole suite as a function (main.ts is its CLI, smoke.test.ts calls it with tiny sizes):
+// select scenarios, start only the services a runnable participant needs, run interleaved rounds,
+// summarise, and build the JSON record and the markdown table.
+import type { BenchAdapter, Need } from './adapter.js';
+import { ADAPTERS, adapterMap } from './adapters.js';
+import { busyFraction, CLK_TCK, readMachineTicks } from './harness/cpu.js';
+import {
+  describeMachine,
+  load1,
+  packageVersions,
+  type MachineDescription,
+} from './harness/machine.js';
+import { renderMarkdown } from './harness/report.js';
+import { runRounds, unsupported, type RoundRecord } from './harness/rounds.js';
+import { startServices } from './harness/services.js';
+import { summarizeScenario, type ScenarioSummary } from './harness/summarize.js';
+import {
+  buildScenarios,
+  participants,
+  selectScenarios,
+  type Scenario,
+  type SuiteSize,
+} from './scenarios.js';
+
+export interface RunBenchOptions {
+  mode: 'quick' | 'full' | 'smoke';
+  size: SuiteSize;
+  only: readonly string[];
+  adapters?: readonly BenchAdapter[];
+  log(line: string): void;
+}
+
+export interface BenchResult {
+  schema: 1;
+  mode: RunBenchOptions['mode'];
+  startedAt: string;
+  finishedAt: string;
+  wallSeconds: number;
+  options: { only: readonly string[]; size: SuiteSize };
+  machine: MachineDescription & { load1Before: number; load1After: number; machineBusy: number };
+  versions: {
+    node: string;
+    redisServer?: string;
+    postgres?: string;
+    packages: Record<string, string>;
+  };
+  /** The private services this run used (all stopped or dropped by the time it returns). */
+  services: { redisPid?: number; pgDatabase?: string };
+  scenarios: Scenario[];
+  summary: ScenarioSummary[];
+  rounds: RoundRecord[];
+}
+
+const DRAIN_TIMEOUT_MS = 180_000;
+const HARNESS_PACKAGES = ['tsx', 'typescript'];
+
+export async function runBench(
+  opts: RunBenchOptions,
+): Promise<{ result: BenchResult; markdown: string }> {
+  const started = new Date();
+  const ticksBefore = readMachineTicks();
+  const load1Before = load1();
+  const adapters = adapterMap(opts.adapters ?? ADAPTERS);
+  const scenarios = selectScenarios(buildScenarios(opts.size), opts.only);
+  if (scenarios.length === 0) throw new Error(`--only ${opts.only.join(',')} selects no scenario`);
+  const whyNot = (scenario: Scenario) => (adapter: BenchAdapter) =>
+    unsupported(adapter, scenario.spec);
+
+  const needs = new Set<Need>();
+  const packages = new Set(HARNESS_PACKAGES);
+  for (const scenario of scenarios) {
+    for (const { adapter: id } of participants(scenario)) {
+      const adapter = adapters.get(id);
+      if (!adapter) continue;
+      for (const p of adapter.packages) packages.add(p);
+      if (!unsupported(adapter, scenario.spec)) for (const need of adapter.needs) needs.add(need);
+    }
+  }
+
+  const suite = await startServices(needs);
+  let records: RoundRecord[];
+  try {
+    records = await runRounds({
+      scenarios,
+      rounds: opts.size.rounds,
+      adapters,
+      services: suite.services,
+      reset: suite.reset,
+      log: opts.log,
+      drainTimeoutMs: DRAIN_TIMEOUT_MS,
+    });
+  } finally {
+    await suite.stop();
+  }
+
+  const summary = scenarios.map((s) => summarizeScenario(s, records, adapters, whyNot(s)));
+  const finished = new Date();
+  const wallSeconds = (finished.getTime() - started.getTime()) / 1000;
+  const machine = {
+    ...describeMachine(CLK_TCK),
+    load1Before,
+    load1After: load1(),
+    machineBusy: busyFraction(ticksBefore, readMachineTicks()),
+  };
+  const versions = {
+    node: process.version,
+    ...suite.versions,
+    packages: packageVersions(packages),
+  };
+  const result: BenchResult = {
+    schema: 1,
+    mode: opts.mode,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    wallSeconds,
+    options: { only: opts.only, size: opts.size },
+    machine,
+    versions,
+    services: {
+      ...(suite.services.redis ? { redisPid: suite.services.redis.pid } : {}),
+      ...(suite.services.pg ? { pgDatabase: suite.services.pg.name } : {}),
+    },
+    scenarios,
+    summary,
+    rounds: records,
+  };
+  const pkgLine = Object.entries(versions.packages)
+    .filter(([, v]) => v !== 'not installed')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const failures = records
+    .filter((r) => !r.ok)
+    .map((r) => `round ${r.round} ${r.scenario} ${r.adapter}: ${r.error ?? 'failed'}`);
+  const markdown = renderMarkdown(
+    {
+      mode: opts.mode,
+      rounds: opts.size.rounds,
+      machineLine: `${machine.cpuModel}, ${machine.cores} cores, ${machine.memGiB} GiB, ${machine.os}, Node ${machine.node}`,
+      softwareLine: `redis-server ${versions.redisServer ?? '—'}, PostgreSQL ${versions.postgres ?? '—'}; ${pkgLine}`,
+      loadLine:
+        `load1 ${machine.load1Before.toFixed(2)} → ${machine.load1After.toFixed(2)}, ` +
+        `machine busy ${(machine.machineBusy * 100).toFixed(0)} % (all tenants)`,
+      wallSeconds,
+    },
+    scenarios,
+    summary,
+    adapters,
+    failures,
+  );
+  return { result, markdown };
+}

@@ -1,0 +1,170 @@
+// What `npm run bench` measures: the issue's eight rows as scenarios. Each scenario names its
+// Sluice subjects, its anchor and (where one exists) the ceiling; every participant runs in every
+// round, interleaved, so background noise hits all of them alike.
+import type { SubmitSpec, UploadSpec, WatchersSpec } from './adapter.js';
+import type { DrainSpec } from './harness/run-drain.js';
+import type { LatencySpec } from './harness/run-latency.js';
+
+export type ScenarioSpec =
+  | ({ kind: 'drain' } & DrainSpec)
+  | ({ kind: 'latency' } & LatencySpec)
+  | ({ kind: 'submit' } & SubmitSpec)
+  | ({ kind: 'upload' } & UploadSpec)
+  | ({ kind: 'watchers' } & WatchersSpec);
+
+export type Role = 'subject' | 'anchor' | 'ceiling';
+
+export interface Scenario {
+  /** Dotted id; `--only drain` selects every id starting with `drain`. */
+  id: string;
+  /** The issue's row number (1–8). */
+  row: number;
+  title: string;
+  spec: ScenarioSpec;
+  subjects: readonly string[];
+  anchor?: string;
+  ceiling?: string;
+}
+
+export interface SuiteSize {
+  drainJobs: number;
+  latencySeconds: number;
+  /** Drain shapes (concurrency × processes) for rows 1 and 5. */
+  drainShapes: readonly (readonly [number, number])[];
+  embeddedShapes: readonly (readonly [number, number])[];
+  rounds: number;
+}
+
+export const FULL: SuiteSize = {
+  drainJobs: 20_000,
+  latencySeconds: 10,
+  drainShapes: [
+    [16, 1],
+    [64, 1],
+    [16, 4],
+    [64, 4],
+  ],
+  embeddedShapes: [
+    [16, 1],
+    [64, 1],
+    [16, 4],
+  ],
+  rounds: 5,
+};
+
+export const QUICK: SuiteSize = {
+  drainJobs: 5_000,
+  latencySeconds: 4,
+  drainShapes: [
+    [64, 1],
+    [16, 4],
+  ],
+  embeddedShapes: [[64, 1]],
+  rounds: 3,
+};
+
+const STREAMS = { subjects: ['sluice-streams'], anchor: 'bullmq', ceiling: 'raw-streams' } as const;
+const EMBEDDED = {
+  subjects: ['sluice-embedded-sqlite', 'sluice-embedded-pg'],
+  anchor: 'graphile',
+} as const;
+
+/** The latency rows' worker shape; the issue fixes the load, not the concurrency. */
+export const LATENCY_CONCURRENCY = 64;
+
+export function buildScenarios(size: SuiteSize): Scenario[] {
+  const out: Scenario[] = [];
+  const noop = { kind: 'noop' } as const;
+  for (const [concurrency, processes] of size.drainShapes) {
+    out.push({
+      id: `drain.c${concurrency}.p${processes}`,
+      row: 1,
+      title: `drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc`,
+      spec: { kind: 'drain', jobs: size.drainJobs, concurrency, processes, handler: noop },
+      ...STREAMS,
+    });
+  }
+  out.push({
+    id: 'io.c64',
+    row: 2,
+    title: `${size.drainJobs} jobs awaiting 10 ms, c64 (cap 6,400/s)`,
+    spec: {
+      kind: 'drain',
+      jobs: size.drainJobs,
+      concurrency: 64,
+      processes: 1,
+      handler: { kind: 'sleep', ms: 10 },
+    },
+    ...STREAMS,
+  });
+  out.push({
+    id: `latency.c${LATENCY_CONCURRENCY}`,
+    row: 3,
+    title: `open loop 1,000/s × ${size.latencySeconds} s (first 1 s excluded), c${LATENCY_CONCURRENCY}`,
+    spec: {
+      kind: 'latency',
+      rate: 1_000,
+      seconds: size.latencySeconds,
+      warmupSeconds: 1,
+      concurrency: LATENCY_CONCURRENCY,
+      processes: 1,
+    },
+    ...STREAMS,
+  });
+  for (const [concurrency, processes] of size.embeddedShapes) {
+    out.push({
+      id: `embedded.c${concurrency}.p${processes}`,
+      row: 5,
+      title: `embedded drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc`,
+      spec: { kind: 'drain', jobs: size.drainJobs, concurrency, processes, handler: noop },
+      ...EMBEDDED,
+    });
+  }
+  for (const storage of ['sqlite', 'postgres'] as const) {
+    out.push({
+      id: `submit.${storage}`,
+      row: 6,
+      title: `jobs.submit on ${storage}, autocannon 50 conns × 20 s`,
+      spec: { kind: 'submit', connections: 50, seconds: 20, storage },
+      subjects: [`sluice-gateway-${storage}`],
+      ceiling: 'trpc-noop',
+    });
+  }
+  out.push({
+    id: 'upload.1g',
+    row: 7,
+    title: '1 GiB upload streamed through the gateway',
+    spec: { kind: 'upload', bytes: 1024 ** 3 },
+    subjects: ['sluice-gateway-sqlite'],
+  });
+  out.push({
+    id: 'watchers.1000',
+    row: 8,
+    title: '1,000 WebSocket subscriptions, event commit → arrival',
+    spec: { kind: 'watchers', subscribers: 1_000, events: 1_000 },
+    subjects: ['sluice-gateway-sqlite'],
+  });
+  return out;
+}
+
+/**
+ * `--only a,b`: keeps scenarios whose id equals or starts with `a.` / `b.`, or whose row number is
+ * given. Row 4 (`4` or `ceiling`) is the ceiling column of rows 1–3, so it selects those.
+ */
+export function selectScenarios(all: readonly Scenario[], only: readonly string[]): Scenario[] {
+  if (only.length === 0) return [...all];
+  const matches = (s: Scenario, o: string) =>
+    s.id === o ||
+    s.id.startsWith(`${o}.`) ||
+    String(s.row) === o ||
+    ((o === 'ceiling' || o === '4') && s.ceiling === 'raw-streams');
+  return all.filter((s) => only.some((o) => matches(s, o)));
+}
+
+export function participants(s: Scenario): { role: Role; adapter: string }[] {
+  return [
+    ...s.subjects.map((adapter) => ({ role: 'subject' as const, adapter })),
+    ...(s.anchor ? [{ role: 'anchor' as const, adapter: s.anchor }] : []),
+    ...(s.ceiling ? [{ role: 'ceiling' as const, adapter: s.ceiling }] : []),
+  ];
+}

@@ -1,0 +1,96 @@
+// Checks that the harness works end to end, not how fast anything is: a tiny drain and a short
+// latency run against BullMQ and raw Streams must produce a well-formed result, and leave no
+// process or database behind.
+import pg from 'pg';
+import { pgAdminUrl } from '@sluice/testkit';
+import { describe, expect, it } from 'vitest';
+import { runBench } from './run-bench.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('bench harness smoke', () => {
+  it('produces a well-formed result for BullMQ and raw Streams', { timeout: 60_000 }, async () => {
+    const { result, markdown } = await runBench({
+      mode: 'smoke',
+      size: {
+        drainJobs: 300,
+        latencySeconds: 2,
+        drainShapes: [[16, 1]],
+        embeddedShapes: [],
+        rounds: 1,
+      },
+      only: ['drain', 'latency'],
+      log: () => undefined,
+    });
+
+    expect(result.schema).toBe(1);
+    expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.versions.redisServer).toMatch(/^\d+\.\d+/);
+    expect(result.versions.packages.bullmq).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(result.scenarios.map((s) => s.id)).toEqual(['drain.c16.p1', 'latency.c64']);
+
+    // Sluice is not built: only the two anchors ran, once per scenario, and every run succeeded.
+    const ran = result.rounds.map((r) => `${r.scenario}/${r.adapter}/${r.ok}`).sort();
+    expect(ran).toEqual([
+      'drain.c16.p1/bullmq/true',
+      'drain.c16.p1/raw-streams/true',
+      'latency.c64/bullmq/true',
+      'latency.c64/raw-streams/true',
+    ]);
+    for (const r of result.rounds) {
+      const keys = r.scenario.startsWith('drain')
+        ? ['jobsPerSec', 'cpuMsPer1k']
+        : ['p50', 'p99', 'max'];
+      for (const key of keys)
+        expect(Number.isFinite(r.metrics[key]), `${r.adapter} ${key}`).toBe(true);
+    }
+    const drain = result.summary.find((s) => s.scenario === 'drain.c16.p1');
+    expect(
+      drain?.comparisons.some((c) => c.kind === 'ceiling-vs-anchor' && c.metric === 'jobsPerSec'),
+    ).toBe(true);
+    expect(drain?.participants.find((p) => p.adapter === 'sluice-streams')?.unavailable).toBe(
+      'runtime not built yet',
+    );
+    expect(markdown).toContain('n/a (runtime not built yet)');
+    expect(markdown).toContain('| 1 | drain 300 no-op, c16 × 1 proc | jobs/s |');
+
+    // Nothing left running: worker children, redis-server.
+    const pids = result.rounds.flatMap((r) => (r.detail.workerPids as number[] | undefined) ?? []);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of [...pids, result.services.redisPid ?? -1]) expect(alive(pid)).toBe(false);
+    expect(result.services.pgDatabase).toBeUndefined();
+  });
+
+  it('drops the PostgreSQL database after a graphile-worker run', { timeout: 60_000 }, async () => {
+    const { result } = await runBench({
+      mode: 'smoke',
+      size: {
+        drainJobs: 200,
+        latencySeconds: 2,
+        drainShapes: [],
+        embeddedShapes: [[16, 1]],
+        rounds: 1,
+      },
+      only: ['embedded'],
+      log: () => undefined,
+    });
+    expect(result.rounds.map((r) => [r.adapter, r.ok])).toEqual([['graphile', true]]);
+    const name = result.services.pgDatabase;
+    expect(name).toMatch(/^sluice_bench_/);
+    const client = new pg.Client({ connectionString: pgAdminUrl() });
+    await client.connect();
+    try {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      expect(found.rowCount).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+});
