@@ -17,6 +17,7 @@ export function sluiceVitest(overrides: ViteUserConfig['test'] = {}): ViteUserCo
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       testTimeout: 20_000,
       hookTimeout: 30_000,
+      passWithNoTests: true,
       ...overrides,
       setupFiles: [...strykerSetup, ...(overrides.setupFiles ? [overrides.setupFiles].flat() : [])],
     },

@@ -1,0 +1,111 @@
+// Opens the job database: SQLite (better-sqlite3, WAL, busy_timeout) by default, PostgreSQL when
+// given a postgres:// URL. Write transactions on SQLite begin IMMEDIATE, so two processes that
+// read then write never hit SQLITE_BUSY in the middle of a transaction (STACK.md).
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type SqliteDialectConfig,
+} from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+export interface SluiceDatabase {
+  readonly db: Db;
+  readonly dialect: DialectName;
+  /** A write transaction (IMMEDIATE on SQLite). */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** The PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
+  readonly pgPool: pg.Pool | undefined;
+  /** The SQLite file, for cross-process pollers; undefined on PostgreSQL. */
+  readonly sqliteFile: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…` or a SQLite file path (`:memory:` allowed). Default `.sluice/sluice.db`. */
+  url?: string | undefined;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+  /** SQLite busy timeout in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+export const DEFAULT_SQLITE_FILE = '.sluice/sluice.db';
+
+export function isPostgresUrl(url: string | undefined): boolean {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+/** Kysely's SQLite dialect, but transactions begin IMMEDIATE (take the write lock up front). */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+function immediateSqliteDialect(config: SqliteDialectConfig): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver(config),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  // NORMAL in WAL mode: durable across a process crash; an OS crash may lose the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    transaction: (fn) => db.transaction().execute(fn),
+    pgPool: undefined,
+    sqliteFile: file === ':memory:' ? undefined : file,
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  // An idle client error (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    transaction: (fn) => db.transaction().execute(fn),
+    pgPool: pool,
+    sqliteFile: undefined,
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Opens one handle. On SQLite use exactly one handle per process: better-sqlite3 is synchronous,
+ * so a second handle waiting on the first one's write lock blocks the event loop that the first
+ * one needs to commit (a deadlock until busy_timeout). Processes share the file safely.
+ */
+export function openDatabase(options: OpenDatabaseOptions = {}): SluiceDatabase {
+  const url = options.url ?? DEFAULT_SQLITE_FILE;
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options);
+}

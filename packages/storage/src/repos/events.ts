@@ -1,0 +1,125 @@
+// Job events: appended in the transaction that changes the job, read back by sequence number
+// (subscription backfill) or by global id (the SQLite tailer). On PostgreSQL every insert also
+// sends NOTIFY with the new event ids; notifications are delivered at commit, in commit order,
+// so the listener never sees an event before it is visible.
+
+import type { JobEvent } from '@sluice/contracts';
+import { sql } from 'kysely';
+import type { Db } from '../database.js';
+import { isPostgres } from '../dialect.js';
+import { fromJson, toJson } from '../json.js';
+
+export const EVENTS_CHANNEL = 'sluice_events';
+
+export interface StoredEvent {
+  /** Global insertion id. */
+  id: number;
+  tenantId: string;
+  kind: string;
+  event: JobEvent;
+}
+
+export interface EventToInsert {
+  tenantId: string;
+  kind: string;
+  event: JobEvent;
+}
+
+export async function insertEvents(
+  tx: Db,
+  events: readonly EventToInsert[],
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const rows = await tx
+    .insertInto('job_events')
+    .values(
+      events.map((e) => ({
+        job_id: e.event.jobId,
+        tenant_id: e.tenantId,
+        kind: e.kind,
+        seq: e.event.seq,
+        type: e.event.type,
+        payload: toJson(e.event),
+        created_at: e.event.at,
+      })),
+    )
+    .returning('id')
+    .execute();
+  const stored = events.map((e, i) => ({ id: Number(rows[i]?.id), ...e }));
+  if (isPostgres(tx))
+    await notify(
+      tx,
+      stored.map((s) => s.id),
+    );
+  return stored;
+}
+
+async function notify(tx: Db, ids: number[]): Promise<void> {
+  // NOTIFY payloads are limited to 8000 bytes: send ids in chunks.
+  for (let i = 0; i < ids.length; i += 500) {
+    await sql`select pg_notify(${EVENTS_CHANNEL}, ${ids.slice(i, i + 500).join(',')})`.execute(tx);
+  }
+}
+
+/** A job's events after `afterSeq`, in order (subscription backfill). */
+export async function listEvents(
+  db: Db,
+  jobId: string,
+  afterSeq = 0,
+  limit = 1000,
+): Promise<JobEvent[]> {
+  const rows = await db
+    .selectFrom('job_events')
+    .select('payload')
+    .where('job_id', '=', jobId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => fromJson<JobEvent>(r.payload));
+}
+
+function toStored(r: {
+  id: number;
+  tenant_id: string;
+  kind: string;
+  payload: unknown;
+}): StoredEvent {
+  return {
+    id: Number(r.id),
+    tenantId: r.tenant_id,
+    kind: r.kind,
+    event: fromJson<JobEvent>(r.payload),
+  };
+}
+
+/** Events with a global id above `afterId` (the SQLite tailer's poll). */
+export async function eventsSince(db: Db, afterId: number, limit = 1000): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom('job_events')
+    .select(['id', 'tenant_id', 'kind', 'payload'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toStored);
+}
+
+export async function eventsByIds(db: Db, ids: readonly number[]): Promise<StoredEvent[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('job_events')
+    .select(['id', 'tenant_id', 'kind', 'payload'])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+  return rows.map(toStored);
+}
+
+export async function maxEventId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('job_events')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
+}

@@ -1,0 +1,56 @@
+// The job row as the rest of the code sees it (camelCase, parsed JSON, typed state).
+
+import type { JobError, JobState } from '@sluice/contracts';
+import type { Selectable } from 'kysely';
+import { fromJson } from '../json.js';
+import type { JobsTable } from '../schema.js';
+
+export interface JobRow {
+  id: string;
+  tenantId: string;
+  kind: string;
+  version: string;
+  state: JobState;
+  input: unknown;
+  output: unknown;
+  error: JobError | null;
+  reason: string | null;
+  idempotencyKey: string | null;
+  inputHash: string;
+  fileIds: string[];
+  attempts: number;
+  maxAttempts: number;
+  epoch: number;
+  attemptId: string | null;
+  lastSeq: number;
+  runAfter: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export function toJobRow(row: Selectable<JobsTable>): JobRow {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    kind: row.kind,
+    version: row.version,
+    state: row.state as JobState,
+    input: fromJson(row.input),
+    output: row.output === null ? null : fromJson(row.output),
+    error: row.error === null ? null : fromJson<JobError>(row.error),
+    reason: row.reason,
+    idempotencyKey: row.idempotency_key,
+    inputHash: row.input_hash,
+    fileIds: fromJson<string[]>(row.file_ids) ?? [],
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    epoch: Number(row.epoch),
+    attemptId: row.attempt_id,
+    lastSeq: Number(row.last_seq),
+    runAfter: row.run_after,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}

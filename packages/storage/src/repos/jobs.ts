@@ -1,0 +1,242 @@
+// Jobs: inserts, tenant-scoped reads, and compare-and-set transitions through the contracts
+// state machine. A transition and its event (with the next per-job sequence number) are written
+// in one transaction, so a watcher never sees a state without its event or the other way round.
+
+import {
+  isFinalState,
+  randomToken,
+  sourceStates,
+  TRANSITIONS,
+  type JobError,
+  type JobEvent,
+  type JobState,
+  type JobTransition,
+} from '@sluice/contracts';
+import type { Updateable } from 'kysely';
+import type { Db } from '../database.js';
+import { isoNow, toJson } from '../json.js';
+import type { JobsTable } from '../schema.js';
+import { insertEvents, type StoredEvent } from './events.js';
+import { toJobRow, type JobRow } from './job-row.js';
+import { transitionEvent, type TransitionDetails } from './transition-event.js';
+
+export interface NewJob {
+  id: string;
+  tenantId: string;
+  kind: string;
+  version: string;
+  input: unknown;
+  inputHash: string;
+  idempotencyKey?: string | null | undefined;
+  fileIds?: readonly string[] | undefined;
+  maxAttempts: number;
+}
+
+/** Inserts a job in `accepted` with its first event (seq 1). */
+export async function insertJob(
+  tx: Db,
+  job: NewJob,
+  now = Date.now(),
+): Promise<{ job: JobRow; event: StoredEvent }> {
+  const at = isoNow(now);
+  const row = await tx
+    .insertInto('jobs')
+    .values({
+      id: job.id,
+      tenant_id: job.tenantId,
+      kind: job.kind,
+      version: job.version,
+      state: 'accepted',
+      input: toJson(job.input),
+      output: null,
+      error: null,
+      reason: null,
+      idempotency_key: job.idempotencyKey ?? null,
+      input_hash: job.inputHash,
+      file_ids: toJson(job.fileIds ?? []),
+      attempts: 0,
+      max_attempts: job.maxAttempts,
+      epoch: 0,
+      attempt_id: null,
+      last_seq: 1,
+      run_after: null,
+      created_at: at,
+      updated_at: at,
+      finished_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const event = transitionEvent(job.id, 1, at, null, 'accepted', 0, {});
+  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
+  return { job: toJobRow(row), event: stored as StoredEvent };
+}
+
+/** A job of this tenant; another tenant's job is indistinguishable from a missing one. */
+export async function getJob(db: Db, tenantId: string, id: string): Promise<JobRow | undefined> {
+  const row = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row ? toJobRow(row) : undefined;
+}
+
+/** Unscoped read, for workers (they act on pointers that already name the tenant). */
+export async function getJobById(db: Db, id: string): Promise<JobRow | undefined> {
+  const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toJobRow(row) : undefined;
+}
+
+export async function getJobsByIds(db: Db, ids: readonly string[]): Promise<Map<string, JobRow>> {
+  const out = new Map<string, JobRow>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
+  for (const r of rows) out.set(r.id, toJobRow(r));
+  return out;
+}
+
+export async function findByIdempotencyKey(
+  db: Db,
+  tenantId: string,
+  key: string,
+): Promise<JobRow | undefined> {
+  const row = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+  return row ? toJobRow(row) : undefined;
+}
+
+export interface TransitionRequest extends TransitionDetails {
+  id: string;
+  event: JobTransition;
+  /** Fencing token: apply only if the job is still at this epoch. */
+  epoch?: number | undefined;
+  output?: unknown;
+  /** Stored on the row (and put on the event); `null` clears it. */
+  error?: JobError | null | undefined;
+  /** Earliest next dispatch (retry backoff), ISO text. */
+  runAfter?: string | null | undefined;
+  /** For approve/requeue: reset the attempt budget. */
+  resetAttempts?: boolean | undefined;
+}
+
+export type TransitionOutcome =
+  { ok: true; job: JobRow; event: StoredEvent } | { ok: false; job: JobRow | undefined };
+
+/**
+ * Compare-and-set: moves the job only if it is in a state the event may leave from (and, when
+ * given, still at `epoch`). `start` and `reclaim` open a new attempt: attempts + 1, epoch + 1,
+ * a fresh attempt id. Run it inside a transaction.
+ */
+export async function transitionJob(
+  tx: Db,
+  req: TransitionRequest,
+  now = Date.now(),
+): Promise<TransitionOutcome> {
+  const sources = sourceStates(req.event);
+  // With one possible source state the update itself is the whole check; with several, the
+  // observed state is read first and the update is conditional on exactly it.
+  let from: JobState = sources[0] as JobState;
+  if (sources.length > 1) {
+    const cur = await tx
+      .selectFrom('jobs')
+      .select('state')
+      .where('id', '=', req.id)
+      .executeTakeFirst();
+    if (!cur || !(sources as readonly string[]).includes(cur.state))
+      return { ok: false, job: await getJobById(tx, req.id) };
+    from = cur.state as JobState;
+  }
+  const to = TRANSITIONS[req.event].to as JobState;
+  const at = isoNow(now);
+  const opensAttempt = req.event === 'start' || req.event === 'reclaim';
+  const set: Updateable<JobsTable> = { state: to, updated_at: at };
+  if (req.output !== undefined) set.output = toJson(req.output);
+  if (req.error !== undefined) set.error = req.error === null ? null : toJson(req.error);
+  if (req.reason !== undefined) set.reason = req.reason;
+  if (req.runAfter !== undefined) set.run_after = req.runAfter;
+  if (isFinalState(to)) set.finished_at = at;
+  if (opensAttempt) set.attempt_id = randomToken();
+  let q = tx
+    .updateTable('jobs')
+    .set(set)
+    .set((eb) => ({
+      last_seq: eb('last_seq', '+', 1),
+      ...(opensAttempt ? { attempts: eb('attempts', '+', 1), epoch: eb('epoch', '+', 1) } : {}),
+      ...(req.resetAttempts ? { attempts: eb.val(0) } : {}),
+    }))
+    .where('id', '=', req.id)
+    .where('state', '=', from);
+  if (req.epoch !== undefined) q = q.where('epoch', '=', req.epoch);
+  const row = await q.returningAll().executeTakeFirst();
+  if (!row) return { ok: false, job: await getJobById(tx, req.id) };
+  const job = toJobRow(row);
+  const event = transitionEvent(job.id, job.lastSeq, at, from, to, job.attempts, {
+    ...req,
+    error: req.error ?? undefined,
+  });
+  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
+  return { ok: true, job, event: stored as StoredEvent };
+}
+
+export type AttemptEvent =
+  | { type: 'progress'; data: unknown }
+  | { type: 'unit_done'; unitKey: string; reused?: boolean | undefined };
+
+/**
+ * Appends progress or unit events of a running attempt, fenced by its epoch. Returns the stored
+ * events, or `undefined` when the attempt no longer owns the job (cancelled, reclaimed).
+ */
+export async function appendAttemptEvents(
+  tx: Db,
+  id: string,
+  epoch: number,
+  events: readonly AttemptEvent[],
+  now = Date.now(),
+): Promise<StoredEvent[] | undefined> {
+  if (events.length === 0) return [];
+  const at = isoNow(now);
+  const row = await tx
+    .updateTable('jobs')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', events.length), updated_at: at }))
+    .where('id', '=', id)
+    .where('state', '=', 'running')
+    .where('epoch', '=', epoch)
+    .returning(['last_seq', 'tenant_id', 'kind'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const first = Number(row.last_seq) - events.length + 1;
+  const built: JobEvent[] = events.map(
+    (e, i) => ({ ...e, jobId: id, seq: first + i, at }) as JobEvent,
+  );
+  return insertEvents(
+    tx,
+    built.map((event) => ({ tenantId: row.tenant_id, kind: row.kind, event })),
+  );
+}
+
+/** Which of these (id, epoch) attempts still own a running job: renewal and cancellation check. */
+export async function stillRunning(
+  db: Db,
+  attempts: readonly { id: string; epoch: number }[],
+): Promise<Set<string>> {
+  const owned = new Set<string>();
+  if (attempts.length === 0) return owned;
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'epoch'])
+    .where(
+      'id',
+      'in',
+      attempts.map((a) => a.id),
+    )
+    .where('state', '=', 'running')
+    .execute();
+  const epochs = new Map(rows.map((r) => [r.id, Number(r.epoch)]));
+  for (const a of attempts) if (epochs.get(a.id) === a.epoch) owned.add(a.id);
+  return owned;
+}

@@ -1,0 +1,145 @@
+import type { PoolClient } from 'pg';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { formatJobId } from '@sluice/contracts';
+import { expect, it } from 'vitest';
+import { isoIn, isoNow } from '../json.js';
+import { describeEachDialect } from '../testing/dialects.js';
+import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from './api-keys.js';
+import { EVENTS_CHANNEL, eventsByIds, eventsSince, maxEventId } from './events.js';
+import {
+  attachFiles,
+  deleteFile,
+  expiredFiles,
+  getFile,
+  getFiles,
+  insertFile,
+  listFiles,
+  missingFiles,
+  newFileId,
+} from './files.js';
+import { insertJob } from './jobs.js';
+import { acquireLock, releaseLock } from './locks.js';
+import { addToOutbox, dueOutbox, removeFromOutbox } from './outbox.js';
+
+describeEachDialect('api keys', (ctx) => {
+  it('verifies a created key to its tenant, stores only a hash, and revocation ends it', async () => {
+    const test = ctx();
+    const db = test.database.db;
+    const created = await createApiKey(db, 'acme', 'ci');
+    expect(created.key).toMatch(/^sk_k[a-z2-7]{12}_[a-z2-7]{32}$/);
+    expect(await verifyApiKey(db, created.key)).toEqual({ tenantId: 'acme', keyId: created.id });
+    // a wrong secret with the right id, a malformed key, an unknown id: all the same answer
+    const wrong = created.key.slice(0, -1) + (created.key.endsWith('a') ? 'b' : 'a');
+    expect(await verifyApiKey(db, wrong)).toBeUndefined();
+    expect(await verifyApiKey(db, 'sk_nope')).toBeUndefined();
+    expect(await verifyApiKey(db, `sk_k${'a'.repeat(12)}_${'a'.repeat(32)}`)).toBeUndefined();
+    expect((await listApiKeys(db, 'acme')).map((k) => k.id)).toContain(created.id);
+    if (test.dialect === 'sqlite') {
+      // the plaintext secret never reaches the database file or its write-ahead log
+      for (const f of [test.url, `${test.url}-wal`])
+        expect(readFileSync(f).includes(created.key.slice(17))).toBe(false);
+    }
+    expect(await revokeApiKey(db, created.id)).toBe(true);
+    expect(await revokeApiKey(db, created.id)).toBe(false);
+    expect(await verifyApiKey(db, created.key)).toBeUndefined();
+    await expect(createApiKey(db, '../x')).rejects.toThrow(/invalid tenant id/);
+  });
+});
+
+describeEachDialect('files, outbox, locks, events', (ctx) => {
+  const file = (tenantId: string, expiresAt: string | null) => {
+    const id = newFileId();
+    return {
+      id,
+      tenantId,
+      blobKey: `t/${tenantId}/uploads/${id}`,
+      size: 5,
+      sha256: 'x',
+      contentType: 'text/plain',
+      filename: 'a.txt',
+      createdAt: isoNow(),
+      expiresAt,
+    };
+  };
+  it('files are tenant-scoped; attach stops expiry; delete returns the row', async () => {
+    const db = ctx().database.db;
+    const a = await insertFile(db, file('acme', isoIn(-1000)));
+    const b = await insertFile(db, file('acme', isoIn(60_000)));
+    const c = await insertFile(db, file('other', isoIn(-1000)));
+    expect(await getFile(db, 'acme', a.id)).toEqual(a);
+    expect(await getFile(db, 'other', a.id)).toBeUndefined();
+    expect((await getFiles(db, 'acme', [a.id, b.id, c.id])).map((f) => f.id).sort()).toEqual(
+      [a.id, b.id].sort(),
+    );
+    expect((await listFiles(db, 'acme')).length).toBe(2);
+    expect((await expiredFiles(db, isoNow())).map((f) => f.id).sort()).toEqual([a.id, c.id].sort());
+    await attachFiles(db, [a.id]);
+    expect((await expiredFiles(db, isoNow())).map((f) => f.id)).toEqual([c.id]);
+    expect(await deleteFile(db, 'acme', c.id)).toBeUndefined();
+    expect(await deleteFile(db, 'other', c.id)).toEqual(c);
+    expect(await missingFiles(db, [a.id, c.id])).toEqual([c.id]);
+  });
+  it('outbox returns due job ids and forgets removed ones', async () => {
+    const db = ctx().database.db;
+    await addToOutbox(db, ['j1', 'j2']);
+    await addToOutbox(db, ['j3'], isoIn(60_000));
+    expect((await dueOutbox(db, isoNow())).sort()).toEqual(['j1', 'j2']);
+    await addToOutbox(db, ['j1'], isoIn(60_000));
+    expect(await dueOutbox(db, isoNow())).toEqual(['j2']);
+    expect((await dueOutbox(db, isoIn(120_000))).sort()).toEqual(['j1', 'j2', 'j3']);
+    await removeFromOutbox(db, ['j1', 'j2', 'j3']);
+    expect(await dueOutbox(db, isoIn(120_000))).toEqual([]);
+  });
+  it('a lock has one holder until it expires or is released', async () => {
+    const db = ctx().database.db;
+    const t0 = Date.now();
+    expect(await acquireLock(db, 'reconciler', 'a', 1000, t0)).toBe(true);
+    expect(await acquireLock(db, 'reconciler', 'b', 1000, t0 + 10)).toBe(false);
+    expect(await acquireLock(db, 'reconciler', 'a', 1000, t0 + 500)).toBe(true);
+    expect(await acquireLock(db, 'reconciler', 'b', 1000, t0 + 1200)).toBe(false);
+    expect(await acquireLock(db, 'reconciler', 'b', 1000, t0 + 1600)).toBe(true);
+    await releaseLock(db, 'reconciler', 'a');
+    expect(await acquireLock(db, 'reconciler', 'a', 1000, t0 + 1700)).toBe(false);
+    await releaseLock(db, 'reconciler', 'b');
+    expect(await acquireLock(db, 'reconciler', 'a', 1000, t0 + 1700)).toBe(true);
+  });
+  it('events are readable by global id, and PostgreSQL notifies after commit', async () => {
+    const test = ctx();
+    const before = await maxEventId(test.database.db);
+    let notified: Promise<unknown[]> | undefined;
+    let listener: PoolClient | undefined;
+    if (test.database.pgPool) {
+      listener = await test.database.pgPool.connect();
+      await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+      notified = once(listener, 'notification');
+    }
+    const id = formatJobId('v1');
+    await test.database.transaction((tx) =>
+      insertJob(tx, {
+        id,
+        tenantId: 'acme',
+        kind: 'demo.x',
+        version: 'v1',
+        input: {},
+        inputHash: 'h',
+        maxAttempts: 1,
+      }),
+    );
+    const since = await eventsSince(test.database.db, before);
+    expect(since).toHaveLength(1);
+    expect(since[0]).toMatchObject({
+      tenantId: 'acme',
+      kind: 'demo.x',
+      event: { jobId: id, seq: 1, to: 'accepted' },
+    });
+    expect(await eventsByIds(test.database.db, [since[0]!.id])).toEqual(since);
+    expect(await maxEventId(test.database.db)).toBe(since[0]!.id);
+    if (notified && listener) {
+      const [msg] = (await notified) as [{ channel: string; payload: string }];
+      expect(msg.channel).toBe(EVENTS_CHANNEL);
+      expect(msg.payload).toBe(String(since[0]!.id));
+      listener.release();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+// The database schema as kysely sees it. One migration set builds it on SQLite and PostgreSQL.
+// Timestamps are ISO-8601 UTC text with milliseconds on both (they sort as text and need no
+// driver-specific parsing); JSON is text on SQLite and jsonb on PostgreSQL (see `json.ts`).
+
+import type { Generated } from 'kysely';
+
+/** A JSON column: written as `JSON.stringify` text, read back as text (SQLite) or parsed (pg). */
+export type JsonColumn = unknown;
+
+export interface JobsTable {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  version: string;
+  state: string;
+  input: JsonColumn;
+  output: JsonColumn | null;
+  error: JsonColumn | null;
+  /** Why the job is parked or stale: VERSION_NOT_ROUTABLE, MAX_ATTEMPTS, FILE_MISSING, … */
+  reason: string | null;
+  idempotency_key: string | null;
+  /** sha256 of the canonical input: same key + different input is a CONFLICT. */
+  input_hash: string;
+  file_ids: JsonColumn;
+  /** Attempts started, counted once per attempt in the database (not by the transport). */
+  attempts: number;
+  max_attempts: number;
+  /** Fencing token: bumped by every start or reclaim; writes of an older attempt are rejected. */
+  epoch: number;
+  attempt_id: string | null;
+  /** Sequence number of the job's newest event. */
+  last_seq: number;
+  /** Earliest time the job may be dispatched again (retry backoff). */
+  run_after: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface JobEventsTable {
+  /** Global order of insertion, for tailers. */
+  id: Generated<number>;
+  job_id: string;
+  tenant_id: string;
+  kind: string;
+  seq: number;
+  type: string;
+  /** The whole event (a contracts `JobEvent`). */
+  payload: JsonColumn;
+  created_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  tenant_id: string;
+  blob_key: string;
+  size: number;
+  sha256: string;
+  content_type: string;
+  filename: string | null;
+  created_at: string;
+  /** Uploads never attached to a job expire; attaching clears it. */
+  expires_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  tenant_id: string;
+  /** sha256 (hex) of the whole key; the key itself is shown once and never stored. */
+  secret_hash: string;
+  label: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The embedded runtime's lease queue. */
+export interface QueueTable {
+  job_id: string;
+  tenant_id: string;
+  kind: string;
+  version: string;
+  available_at: string;
+  lease_owner: string | null;
+  /** Bumped by every claim: the delivery id, so an old holder cannot ack or renew. */
+  lease_token: number;
+  lease_expires_at: string | null;
+  deliveries: number;
+  created_at: string;
+}
+
+/** Jobs to dispatch (again) to a runtime whose queue is not in this database. */
+export interface OutboxTable {
+  job_id: string;
+  due_at: string;
+  created_at: string;
+}
+
+/** Named leases for singletons across replicas (the reconciler). */
+export interface LocksTable {
+  name: string;
+  owner: string;
+  expires_at: string;
+}
+
+export interface Database {
+  jobs: JobsTable;
+  job_events: JobEventsTable;
+  files: FilesTable;
+  api_keys: ApiKeysTable;
+  queue: QueueTable;
+  outbox: OutboxTable;
+  locks: LocksTable;
+}
