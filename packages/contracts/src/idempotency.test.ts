@@ -99,3 +99,16 @@ describe('classifyCall: the idempotency table', () => {
     );
   });
 });
+
+describe('classifyDeclaration: fail-closed reasons', () => {
+  it('names every problem it found, not only the first', () => {
+    const c = classifyDeclaration({ ...base, call: 'stream', idempotencyKey: 'maybe' });
+    expect(c.callClass).toBe('fail_closed');
+    if (c.callClass !== 'fail_closed') return;
+    const [, problems = ''] = c.reason.split('undeclared or malformed call: ');
+    const parts = problems.split('; ');
+    expect(parts).toHaveLength(2);
+    expect(parts[0]).toMatch(/sync.*async-job/);
+    expect(parts[1]).toMatch(/none.*documented.*verified/);
+  });
+});

@@ -12,3 +12,4 @@ export * from './define-job.js';
 export * from './submit-schema.js';
 export * from './runtime.js';
 export * from './runtime-keys.js';
+export * from './api.js';

@@ -68,3 +68,37 @@ describe('job ids', () => {
     expect(isJobId(42)).toBe(false);
   });
 });
+
+describe('job ids: edges', () => {
+  const token = 'a'.repeat(26);
+  it('say which version was refused', () => {
+    expect(() => formatJobId('v0')).toThrowError('invalid version "v0" (expected v1, v2, …)');
+  });
+  it('parse multi-digit versions', () => {
+    expect(parseJobId(`v10-${token}`)).toEqual({ version: 'v10', token });
+    expect(parseJobId(`v9999-${token}`)).toEqual({ version: 'v9999', token });
+    expect(parseJobId(formatJobId('v205'))?.version).toBe('v205');
+  });
+  it('parse nothing with junk before the version', () => {
+    for (const junk of ['x', ' ', '-', 'vv']) {
+      expect(parseJobId(`${junk}v1-${token}`)).toBeUndefined();
+      expect(isJobId(`${junk}v1-${token}`)).toBe(false);
+      expect(isVersion(`${junk}v1`)).toBe(false);
+    }
+  });
+  it('isJobId and isVersion accept only real strings', () => {
+    expect(isJobId('v1')).toBe(false);
+    expect(isJobId('not an id')).toBe(false);
+    // a value that merely stringifies to a valid id or version is still not one
+    expect(isJobId({ toString: () => `v1-${token}` })).toBe(false);
+    expect(isVersion({ toString: () => 'v1' })).toBe(false);
+    expect(isVersion('v1')).toBe(true);
+  });
+  it('the Workflows instance id rule is anchored at both ends', () => {
+    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('a-b_c9')).toBe(true);
+    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('_a')).toBe(true);
+    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('-abc')).toBe(false);
+    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('abc!')).toBe(false);
+    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('ab.c')).toBe(false);
+  });
+});

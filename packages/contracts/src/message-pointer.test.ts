@@ -77,3 +77,57 @@ describe('message pointer', () => {
     );
   });
 });
+
+describe('message pointer: errors', () => {
+  it('refuses a malformed job id with BAD_REQUEST naming the field', () => {
+    for (const jobId of ['nope', '', `v1-${'A'.repeat(26)}`]) {
+      expect(() => parsePointer({ ...pointer(), jobId })).toThrowError(
+        expect.objectContaining({ code: 'BAD_REQUEST', message: expect.stringMatching(/jobId: /) }),
+      );
+    }
+  });
+  it('points a prefix mismatch at the version field', () => {
+    expect(() => parsePointer({ ...pointer(), version: 'v2' })).toThrowError(
+      'invalid message pointer: version: the job id prefix must equal the version',
+    );
+  });
+  it('lists every bad field, separated by "; "', () => {
+    try {
+      parsePointer({ ...pointer(), kind: 'Demo', tenantId: '../etc' });
+      expect.unreachable();
+    } catch (e) {
+      const message = (e as Error).message;
+      expect(message).toMatch(/^invalid message pointer: kind: [^;]+; tenantId: [^;]+$/);
+    }
+  });
+  it('odd field lists are a BAD_REQUEST', () => {
+    expect(() => decodePointer(['jobId', 'x', 'kind'])).toThrowError(
+      expect.objectContaining({
+        code: 'BAD_REQUEST',
+        message: 'pointer fields must come in pairs',
+      }),
+    );
+  });
+  it('an oversized pointer reports its size and the limit', () => {
+    const p = pointer();
+    const used = encodePointer(p).join('').length;
+    const n = MAX_POINTER_BYTES - used - 1 + 10; // 10 bytes over once 'p' is counted
+    expect(() => decodePointer([...encodePointer(p), 'p', 'x'.repeat(n)])).toThrowError(
+      expect.objectContaining({
+        code: 'POINTER_TOO_LARGE',
+        message: `pointer is ${MAX_POINTER_BYTES + 10} bytes (max ${MAX_POINTER_BYTES})`,
+        details: { bytes: MAX_POINTER_BYTES + 10, max: MAX_POINTER_BYTES },
+      }),
+    );
+  });
+  it('a record of exactly 1 KiB passes the size check; 1 KiB + 1 does not', () => {
+    const p = pointer();
+    const used = encodePointer(p).join('').length;
+    const fits = { ...p, p: 'x'.repeat(MAX_POINTER_BYTES - used - 1) };
+    expect(() => decodePointer(fits)).toThrowError(/invalid message pointer/); // extra field refused after the size check
+    const over = { ...p, p: 'x'.repeat(MAX_POINTER_BYTES - used) };
+    expect(() => decodePointer(over)).toThrowError(
+      expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
+    );
+  });
+});

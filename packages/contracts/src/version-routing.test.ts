@@ -113,3 +113,37 @@ describe('routeByPrefix', () => {
     });
   });
 });
+
+describe('chooseVersion: basis-point buckets', () => {
+  // Keys found by search, with their bucket (hashKey % 10,000); pinned like the hash above.
+  const bucketOf = (k: string) => hashKey(k) % 10_000;
+  const cfg = (rolloutPercent: number) => ({ current: 'v1', next: 'v2', rolloutPercent });
+  it('a percentage p sends exactly the buckets below p × 100 to next', () => {
+    expect(bucketOf('key-17735')).toBe(0);
+    expect(bucketOf('key-11')).toBe(1);
+    expect(bucketOf('key-3783')).toBe(2499);
+    expect(bucketOf('key-2141')).toBe(2500);
+    expect(bucketOf('key-1626')).toBe(9999);
+    // 0.01 % is one bucket: bucket 0 only
+    expect(chooseVersion('key-17735', cfg(0.01))).toBe('v2');
+    expect(chooseVersion('key-11', cfg(0.01))).toBe('v1');
+    expect(chooseVersion('key-11', cfg(0.02))).toBe('v2');
+    // 25 %: buckets 0–2499
+    expect(chooseVersion('key-3783', cfg(25))).toBe('v2');
+    expect(chooseVersion('key-2141', cfg(25))).toBe('v1');
+    // only 100 % reaches the last bucket
+    expect(chooseVersion('key-1626', cfg(99.99))).toBe('v1');
+    expect(chooseVersion('key-1626', cfg(100))).toBe('v2');
+    expect(chooseVersion('key-17735', cfg(0))).toBe('v1');
+  });
+});
+
+describe('routeByPrefix: detail', () => {
+  it('lists every registered version, comma-separated', () => {
+    const r = routeByPrefix(formatJobId('v2'), ['v1', 'v3']);
+    expect(r).toMatchObject({
+      ok: false,
+      detail: 'no handler registered for v2 (registered: v1, v3)',
+    });
+  });
+});

@@ -14,3 +14,5 @@ export type {
   inferJobOutput,
   inferJobProgress,
 } from './define-job.js';
+export type { FeedItem, FileView, JobResult, JobView, ListResult, SubmitResult } from './api.js';
+export * from './api-paths.js';

@@ -16,3 +16,4 @@ export { waitFor } from './wait-for.js';
 export type { WaitForOptions } from './wait-for.js';
 export { sleep } from './sleep.js';
 export { onProcessExit } from './exit-hooks.js';
+export * from './fake-provider/index.js';

@@ -1,0 +1,91 @@
+// The gateway's public API, shared by the gateway (tRPC `.input()`/`.output()`) and the client
+// (types only). Outputs are explicit objects: nothing internal (epochs, attempt ids, blob keys,
+// idempotency keys, input hashes) reaches a caller.
+
+import { z } from 'zod';
+import { JobErrorSchema, JobEvent } from './events.js';
+import { JOB_ID_PATTERN, MAX_JOB_ID_LENGTH } from './job-id.js';
+import { JOB_STATES } from './state-machine.js';
+import { FileId } from './submit-schema.js';
+
+export const JobIdInput = z.string().max(MAX_JOB_ID_LENGTH).regex(JOB_ID_PATTERN, 'not a job id');
+const state = z.enum(JOB_STATES);
+const kind = z.string().max(100);
+
+export const JobView = z.object({
+  id: z.string(),
+  kind: z.string(),
+  version: z.string(),
+  state,
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  reason: z.string().nullable(),
+  error: JobErrorSchema.nullable(),
+  fileIds: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+export type JobView = z.infer<typeof JobView>;
+
+export const SubmitResult = z.object({ id: z.string(), state, isDuplicate: z.boolean() });
+export type SubmitResult = z.infer<typeof SubmitResult>;
+
+export const GetInput = z.object({ id: JobIdInput }).strict();
+export const ListInput = z
+  .object({
+    state: state.optional(),
+    kind: kind.optional(),
+    cursor: z.string().max(200).nullish(),
+    limit: z.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+export const ListResult = z.object({ items: z.array(JobView), nextCursor: z.string().nullable() });
+export type ListResult = z.infer<typeof ListResult>;
+
+export const CancelResult = z.object({ id: z.string(), state });
+
+/** `output` is the job's typed output once it succeeded, else null; `error` once it failed. */
+export const JobResult = z.object({
+  id: z.string(),
+  state,
+  output: z.unknown(),
+  error: JobErrorSchema.nullable(),
+  reason: z.string().nullable(),
+});
+export type JobResult = z.infer<typeof JobResult>;
+
+export const WatchInput = z
+  .object({ id: JobIdInput, lastEventId: z.string().max(20).nullish() })
+  .strict();
+export const WatchAllInput = z
+  .object({ kinds: z.array(kind).max(50).optional(), states: z.array(state).max(9).optional() })
+  .strict();
+/** One item of the tenant-wide feed: the event and which kind of job it belongs to. */
+export const FeedItem = z.object({ kind: z.string(), event: JobEvent });
+export type FeedItem = z.infer<typeof FeedItem>;
+
+export const FileView = z.object({
+  id: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  contentType: z.string(),
+  filename: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+});
+export type FileView = z.infer<typeof FileView>;
+export const FileIdInput = z.object({ id: FileId }).strict();
+
+export const PageInput = z
+  .object({
+    kind: kind.optional(),
+    cursor: z.string().max(200).nullish(),
+    limit: z.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+export const ReviewDecisionInput = z
+  .object({ id: JobIdInput, note: z.string().min(1).max(2000) })
+  .strict();
+
+export * from './api-paths.js';
