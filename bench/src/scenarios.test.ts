@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { buildScenarios, FULL, QUICK, selectScenarios } from './scenarios.js';
+
+describe('scenarios', () => {
+  const all = buildScenarios(FULL);
+
+  it('covers the eight rows except 4, which is the ceiling column of rows 1–3', () => {
+    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8]);
+    for (const s of all.filter((x) => x.row <= 3)) expect(s.ceiling).toBe('raw-streams');
+  });
+
+  it('selects by prefix, exact id, row number and "ceiling"', () => {
+    const ids = (only: string[]) => selectScenarios(all, only).map((s) => s.id);
+    expect(ids(['drain'])).toEqual([
+      'drain.c16.p1',
+      'drain.c64.p1',
+      'drain.c16.p4',
+      'drain.c64.p4',
+    ]);
+    expect(ids(['drain.c64.p1', 'io'])).toEqual(['drain.c64.p1', 'io.c64']);
+    expect(ids(['5'])).toEqual(['embedded.c16.p1', 'embedded.c64.p1', 'embedded.c16.p4']);
+    expect(ids(['ceiling'])).toEqual(ids(['1', '2', '3']));
+    expect(ids(['dra'])).toEqual([]);
+  });
+
+  it('keeps quick mode smaller than full', () => {
+    const quick = buildScenarios(QUICK).filter((s) => s.row <= 5);
+    expect(quick.length).toBeLessThan(all.filter((s) => s.row <= 5).length);
+    expect(QUICK.rounds).toBeGreaterThanOrEqual(3);
+    expect(FULL.rounds).toBeGreaterThanOrEqual(5);
+  });
+});
