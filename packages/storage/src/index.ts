@@ -15,3 +15,5 @@ export * from './repos/transition-event.js';
 export * from './blobs/blob-store.js';
 export * from './blobs/blob-keys.js';
 export * from './blobs/local-blob-store.js';
+export * from './repos/served-versions.js';
+export * from './repos/job-queries.js';

@@ -147,6 +147,15 @@ function init(dialect: DialectName): Migration {
         .addColumn('owner', 'text', (c) => c.notNull())
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .execute();
+
+      await db.schema
+        .createTable('served_versions')
+        .addColumn('worker_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('served_versions_pk', ['worker_id', 'kind', 'version'])
+        .execute();
     },
   };
 }

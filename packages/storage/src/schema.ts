@@ -103,6 +103,14 @@ export interface LocksTable {
   expires_at: string;
 }
 
+/** Which worker serves which (kind, version), refreshed by heartbeat. */
+export interface ServedVersionsTable {
+  worker_id: string;
+  kind: string;
+  version: string;
+  expires_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   job_events: JobEventsTable;
@@ -111,4 +119,5 @@ export interface Database {
   queue: QueueTable;
   outbox: OutboxTable;
   locks: LocksTable;
+  served_versions: ServedVersionsTable;
 }

@@ -1,0 +1,83 @@
+// Read-side queries over jobs: tenant-scoped pages with an opaque cursor, and counts for metrics.
+
+import { JOB_STATES, type JobState } from '@sluice/contracts';
+import { sql } from 'kysely';
+import type { Db } from '../database.js';
+import { toJobRow, type JobRow } from './job-row.js';
+
+export interface ListJobsOptions {
+  state?: JobState | undefined;
+  kind?: string | undefined;
+  /** From a previous page's `nextCursor`. */
+  cursor?: string | null | undefined;
+  limit: number;
+}
+
+function encodeCursor(row: JobRow): string {
+  return Buffer.from(`${row.createdAt}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } | undefined {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  return createdAt && id ? { createdAt, id } : undefined;
+}
+
+/** Newest first. An unreadable cursor starts from the top rather than failing. */
+export async function listJobs(
+  db: Db,
+  tenantId: string,
+  opts: ListJobsOptions,
+): Promise<{ items: JobRow[]; nextCursor: string | null }> {
+  let q = db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId);
+  if (opts.state) q = q.where('state', '=', opts.state);
+  if (opts.kind) q = q.where('kind', '=', opts.kind);
+  const after = opts.cursor ? decodeCursor(opts.cursor) : undefined;
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(opts.limit + 1)
+    .execute();
+  const items = rows.slice(0, opts.limit).map(toJobRow);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > opts.limit && last ? encodeCursor(last) : null };
+}
+
+/** Jobs per state over every tenant (all states present, zeros included). */
+export async function countJobsByState(db: Db): Promise<Record<JobState, number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['state', sql<number>`count(*)`.as('n')])
+    .groupBy('state')
+    .execute();
+  const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+  for (const r of rows) if (r.state in out) out[r.state as JobState] = Number(r.n);
+  return out;
+}
+
+/** Queued jobs of a (kind, version) not updated since `beforeIso`: the unroutable-grace sweep. */
+export async function queuedBefore(
+  db: Db,
+  kind: string,
+  version: string,
+  beforeIso: string,
+  limit = 100,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'queued')
+    .where('kind', '=', kind)
+    .where('version', '=', version)
+    .where('updated_at', '<', beforeIso)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
