@@ -1,0 +1,119 @@
+// `sluice.config.ts`: what a deployment runs (job registry, handlers, storage, runtime), with
+// environment variables taking precedence so one config file serves every environment.
+
+import type { JobRegistry } from '@sluice/contracts';
+import { SluiceError, assertRolloutPercent } from '@sluice/contracts';
+
+export type RuntimeName = 'embedded' | 'valkey-streams';
+
+export interface SluiceConfig<R extends JobRegistry = JobRegistry> {
+  jobs: R;
+  /** kind → version → handler (from `@sluice/worker`'s `defineHandler`); needed by workers only. */
+  handlers?: Record<string, Record<string, unknown>>;
+  /** `postgres://…` or a SQLite file (default `.sluice/sluice.db`). Env: DATABASE_URL. */
+  database?: string;
+  /** Blob folder for the local store (default `.sluice/blobs`). Env: SLUICE_BLOBS_DIR. */
+  blobsDir?: string;
+  /** Env: SLUICE_RUNTIME. */
+  runtime?: RuntimeName;
+  /** Env: REDIS_URL. */
+  redisUrl?: string;
+  /** Gateway port (default 3000). Env: PORT. */
+  port?: number;
+  hostname?: string;
+  /** Worker probes port (0 = a free port, printed). Env: SLUICE_WORKER_PORT. */
+  workerPort?: number;
+  concurrency?: number;
+  readBatch?: number;
+  leaseMs?: number;
+  uploads?: { maxBytes?: number; ttlMs?: number };
+  /** Browser origins allowed to open WebSockets (same-origin is always allowed). */
+  origins?: string[];
+  /** Rollout percentage per kind; env SLUICE_ROLLOUT_<KIND> (dots and dashes as `_`) wins. */
+  rollout?: Record<string, number>;
+}
+
+export function defineConfig<R extends JobRegistry>(config: SluiceConfig<R>): SluiceConfig<R> {
+  return config;
+}
+
+export interface Settings {
+  jobs: JobRegistry;
+  handlers: Record<string, Record<string, unknown>>;
+  database: string;
+  blobsDir: string;
+  runtime: RuntimeName;
+  redisUrl: string | undefined;
+  port: number;
+  hostname: string;
+  workerPort: number | undefined;
+  concurrency: number;
+  readBatch: number;
+  leaseMs: number;
+  uploads: { maxBytes: number; ttlMs: number };
+  origins: string[];
+  rollout: Record<string, number>;
+  devApiKey: string | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `${name} must be a non-negative integer, got "${value}"`,
+    );
+  return n;
+}
+
+export function rolloutEnvName(kind: string): string {
+  return `SLUICE_ROLLOUT_${kind.toUpperCase().replace(/[.-]/g, '_')}`;
+}
+
+/** Config plus environment → the settings every command runs with. Throws INVALID_CONFIG. */
+export function resolveSettings(config: SluiceConfig, env: Env = process.env): Settings {
+  const runtime = (env.SLUICE_RUNTIME ?? config.runtime ?? 'embedded') as RuntimeName;
+  if (runtime !== 'embedded' && runtime !== 'valkey-streams') {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `SLUICE_RUNTIME must be embedded or valkey-streams, got "${runtime}"`,
+    );
+  }
+  const redisUrl = env.REDIS_URL ?? config.redisUrl;
+  if (runtime === 'valkey-streams' && !redisUrl)
+    throw new SluiceError('INVALID_CONFIG', 'the valkey-streams runtime needs REDIS_URL');
+  const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
+  for (const kind of Object.keys(config.jobs)) {
+    const raw = env[rolloutEnvName(kind)];
+    if (raw !== undefined && raw !== '') rollout[kind] = Number(raw);
+  }
+  for (const [kind, pct] of Object.entries(rollout)) {
+    if (!config.jobs[kind])
+      throw new SluiceError('INVALID_CONFIG', `rollout names unknown kind "${kind}"`);
+    assertRolloutPercent(pct);
+  }
+  return {
+    jobs: config.jobs,
+    handlers: config.handlers ?? {},
+    database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
+    blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
+    runtime,
+    redisUrl,
+    port: int('PORT', env.PORT) ?? config.port ?? 3000,
+    hostname: env.HOST || config.hostname || '127.0.0.1',
+    workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
+    concurrency: int('SLUICE_CONCURRENCY', env.SLUICE_CONCURRENCY) ?? config.concurrency ?? 16,
+    readBatch: config.readBatch ?? 32,
+    leaseMs: int('SLUICE_LEASE_MS', env.SLUICE_LEASE_MS) ?? config.leaseMs ?? 30_000,
+    uploads: {
+      maxBytes: config.uploads?.maxBytes ?? 100 * 1024 * 1024,
+      ttlMs: config.uploads?.ttlMs ?? 24 * 3600_000,
+    },
+    origins: config.origins ?? [],
+    rollout,
+    devApiKey: env.SLUICE_API_KEY || undefined,
+  };
+}

@@ -1,0 +1,44 @@
+// Loads `sluice.config.ts` with tsx's `tsImport`: Node 20 cannot run TypeScript by itself, and
+// this works from the compiled `dist` too (STACK.md).
+
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SluiceError } from '@sluice/contracts';
+import { tsImport } from 'tsx/esm/api';
+import type { SluiceConfig } from './define-config.js';
+
+export const CONFIG_FILES = [
+  'sluice.config.ts',
+  'sluice.config.mts',
+  'sluice.config.js',
+  'sluice.config.mjs',
+];
+
+export function findConfig(cwd: string, explicit?: string): string {
+  if (explicit) {
+    const p = resolve(cwd, explicit);
+    if (!existsSync(p)) throw new SluiceError('INVALID_CONFIG', `config file not found: ${p}`);
+    return p;
+  }
+  for (const name of CONFIG_FILES) {
+    const p = resolve(cwd, name);
+    if (existsSync(p)) return p;
+  }
+  throw new SluiceError(
+    'INVALID_CONFIG',
+    `no sluice.config.ts in ${cwd} (or pass --config <file>)`,
+  );
+}
+
+export async function loadConfig(path: string): Promise<SluiceConfig> {
+  const mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+  const config = (mod.default ?? mod) as SluiceConfig;
+  if (!config || typeof config !== 'object' || !config.jobs || typeof config.jobs !== 'object') {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `${path} must export default defineConfig({ jobs, … })`,
+    );
+  }
+  return config;
+}
