@@ -85,8 +85,19 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
   };
 }
 
+// json (114) and jsonb (3802) come back as text, as on SQLite, so `fromJson` reads both the same
+// way (pg would otherwise hand back a jsonb string scalar already parsed, indistinguishable from
+// JSON text). Per pool, not the global `pg.types`.
+const JSON_OIDS = new Set([114, 3802]);
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    JSON_OIDS.has(oid)
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
 function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types: pgTypes });
   // An idle client error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -17,3 +17,6 @@ export * from './blobs/blob-keys.js';
 export * from './blobs/local-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
+export * from './repos/units.js';
+export * from './repos/provider-calls.js';
+export * from './repos/assets.js';
