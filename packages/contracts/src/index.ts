@@ -13,3 +13,4 @@ export * from './submit-schema.js';
 export * from './runtime.js';
 export * from './runtime-keys.js';
 export * from './api.js';
+export * from './stream-events.js';

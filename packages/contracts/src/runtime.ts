@@ -4,6 +4,7 @@
 // differences between runtimes are capability flags, never name checks.
 
 import type { MessagePointer } from './message-pointer.js';
+import type { PublishedEvent } from './stream-events.js';
 
 export interface RuntimeCapabilities {
   /** `step(name, fn)` results are memoized by the platform (Workflows `step.do`); else the units table backs it. */
@@ -72,5 +73,10 @@ export interface RuntimeConsumer<D extends Delivery = Delivery> {
   release(deliveries: readonly D[], delayMs?: number): Promise<void>;
   /** Moves a delivery to the transport's dead-letter place with its reason, and finishes it. */
   deadLetter(delivery: D, reason: string): Promise<void>;
+  /**
+   * With `carriesEvents`: hands status events (already committed to the database) to the other
+   * processes. Best effort: a lost publish is repaired by watchers' database backfill.
+   */
+  publishEvents?(events: readonly PublishedEvent[]): Promise<void>;
   close(): Promise<void>;
 }
