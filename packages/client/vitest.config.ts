@@ -1,3 +1,5 @@
 import { sluiceVitest } from '../../vitest.shared.js';
 
-export default sluiceVitest();
+export default sluiceVitest({
+  typecheck: { include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+});

@@ -1,0 +1,116 @@
+// Type tests: the registry alone types the client. Run by `vitest --typecheck`.
+import { defineJob, defineJobs, type JobView } from '@sluice/contracts';
+import { describe, expectTypeOf, test } from 'vitest';
+import { z } from 'zod';
+import { createSluiceClient, type JobHandle, type JobWatchEvent } from './index.js';
+
+const summarize = defineJob({
+  kind: 'demo.summarize',
+  versions: { current: 'v1' },
+  input: z.object({
+    text: z.string(),
+    lang: z.enum(['en', 'de']).default('en'),
+  }),
+  output: z.object({ summary: z.string(), words: z.number() }),
+  progress: z.object({ done: z.number(), total: z.number() }),
+});
+const ping = defineJob({
+  kind: 'demo.ping',
+  versions: { current: 'v1' },
+  input: z.object({}),
+  output: z.literal('pong'),
+});
+export const jobs = defineJobs(summarize, ping);
+type Jobs = typeof jobs;
+
+const client = createSluiceClient<Jobs>({ url: 'http://localhost:3000', apiKey: 'k' });
+
+describe('submit', () => {
+  test('accepts the declared input of the kind', async () => {
+    const handle = await client.submit('demo.summarize', { text: 'a. b.' });
+    expectTypeOf(handle).toEqualTypeOf<JobHandle<typeof summarize>>();
+    expectTypeOf(handle.kind).toEqualTypeOf<'demo.summarize'>();
+    expectTypeOf(handle.id).toEqualTypeOf<string>();
+    expectTypeOf(handle.isDuplicate).toEqualTypeOf<boolean>();
+    await client.submit('demo.summarize', { text: 'x', lang: 'de' }, { idempotencyKey: 'k1' });
+    await client.submit('demo.ping', {});
+  });
+
+  test('rejects wrong kinds and inputs at compile time', async () => {
+    // @ts-expect-error unknown kind
+    await client.submit('demo.nope', { text: 'x' });
+    // @ts-expect-error wrong input for the kind (ping takes no text)
+    await client.submit('demo.ping', { text: 'x' });
+    // @ts-expect-error missing required field
+    await client.submit('demo.summarize', {});
+    // @ts-expect-error extra field
+    await client.submit('demo.summarize', { text: 'x', extra: 1 });
+    // @ts-expect-error wrong enum value
+    await client.submit('demo.summarize', { text: 'x', lang: 'fr' });
+    // @ts-expect-error wrong field type
+    await client.submit('demo.summarize', { text: 42 });
+    // @ts-expect-error unknown option
+    await client.submit('demo.ping', {}, { idempotency: 'k' });
+  });
+});
+
+describe('result', () => {
+  test('resolves with exactly the declared output', async () => {
+    const handle = await client.submit('demo.summarize', { text: 'x' });
+    expectTypeOf(handle.result()).resolves.toEqualTypeOf<{ summary: string; words: number }>();
+    const pong = await client.submit('demo.ping', {});
+    expectTypeOf(pong.result()).resolves.toEqualTypeOf<'pong'>();
+    expectTypeOf(handle.status()).resolves.toEqualTypeOf<JobView>();
+  });
+
+  test('a handle rebuilt from an id is typed only when the kind is given', () => {
+    const typed = client.job('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa', 'demo.summarize');
+    expectTypeOf(typed.result()).resolves.toEqualTypeOf<{ summary: string; words: number }>();
+    const untyped = client.job('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa');
+    expectTypeOf(untyped.result()).resolves.toEqualTypeOf<unknown>();
+    expectTypeOf(untyped.kind).toEqualTypeOf<string | undefined>();
+    // @ts-expect-error unknown kind
+    client.job('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa', 'demo.nope');
+  });
+});
+
+describe('watch', () => {
+  test('progress data has the declared progress type', async () => {
+    const handle = await client.submit('demo.summarize', { text: 'x' });
+    for await (const event of handle.watch()) {
+      expectTypeOf(event).toEqualTypeOf<JobWatchEvent<typeof summarize>>();
+      if (event.type === 'progress') {
+        expectTypeOf(event.data).toEqualTypeOf<{ done: number; total: number }>();
+        expectTypeOf(event.seq).toEqualTypeOf<number>();
+      }
+      if (event.type === 'state') expectTypeOf(event.to).toEqualTypeOf<JobView['state']>();
+    }
+    for await (const event of client.job('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa').watch()) {
+      if (event.type === 'progress') expectTypeOf(event.data).toEqualTypeOf<unknown>();
+    }
+  });
+
+  test('the feed is typed by kind', async () => {
+    for await (const item of client.watchAll({ kinds: ['demo.summarize'] })) {
+      expectTypeOf(item.kind).toEqualTypeOf<'demo.summarize'>();
+      if (item.event.type === 'progress') {
+        expectTypeOf(item.event.data).toEqualTypeOf<{ done: number; total: number }>();
+      }
+    }
+    for await (const item of client.watchAll()) {
+      if (item.kind === 'demo.ping' && item.event.type === 'progress') {
+        expectTypeOf(item.event.data).toEqualTypeOf<unknown>();
+      }
+    }
+    // @ts-expect-error unknown kind in the filter
+    client.watchAll({ kinds: ['demo.nope'] });
+  });
+});
+
+test('lists filter by declared kinds only', async () => {
+  await client.jobs.list({ kind: 'demo.ping', state: 'failed', limit: 10 });
+  // @ts-expect-error unknown kind
+  await client.jobs.list({ kind: 'demo.nope' });
+  // @ts-expect-error unknown state
+  await client.jobs.list({ state: 'exploded' });
+});

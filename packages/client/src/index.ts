@@ -1,0 +1,42 @@
+export {
+  createSluiceClient,
+  type SluiceClient,
+  type SluiceClientOptions,
+} from './create-sluice-client.js';
+export type {
+  FeedEvent,
+  FileView,
+  HandleKind,
+  JobHandle,
+  JobProgressEvent,
+  JobView,
+  JobWatchEvent,
+  ListOptions,
+  Page,
+  PageOptions,
+  SubmitOptions,
+  UntypedJob,
+  UploadBody,
+  UploadOptions,
+  WatchAllOptions,
+  WatchOptions,
+} from './types.js';
+export type { ReconnectOptions } from './backoff.js';
+export type { ApiKey, WebSocketClass } from './transport.js';
+export {
+  JobCancelledError,
+  JobDeadLetteredError,
+  JobEndedError,
+  JobFailedError,
+  JobNeedsReviewError,
+  JobStaleError,
+  SluiceApiError,
+  isJobCancelledError,
+  isJobDeadLetteredError,
+  isJobEndedError,
+  isJobFailedError,
+  isJobNeedsReviewError,
+  isJobStaleError,
+  isSluiceApiError,
+  type JobEndedDetails,
+} from './errors.js';

@@ -1,0 +1,96 @@
+// A handle on one job: what `submit` returns and `client.job(id)` rebuilds. Its types ride on
+// the job definition (STYLE.md rule 10); at run time it only knows the id.
+
+import {
+  API_PATHS,
+  isTerminalState,
+  type AnyJobDefinition,
+  type JobResult,
+  type JobState,
+  type JobView,
+  type inferJobOutput,
+} from '@sluice/contracts/wire';
+import { abortReason, linkSignals } from './backoff.js';
+import { mutate, query } from './rpc.js';
+import { settleResult } from './settle-result.js';
+import type { HandleKind, JobHandle, JobWatchEvent, UntypedJob, WatchOptions } from './types.js';
+import { watchJob, type StreamDeps } from './watch-job.js';
+
+export interface HandleInit {
+  id: string;
+  kind?: string | undefined;
+  isDuplicate?: boolean | undefined;
+}
+
+class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
+  readonly id: string;
+  readonly isDuplicate: boolean;
+  #kind: string | undefined;
+  readonly #deps: StreamDeps;
+
+  constructor(deps: StreamDeps, init: HandleInit) {
+    this.#deps = deps;
+    this.id = init.id;
+    this.#kind = init.kind;
+    this.isDuplicate = init.isDuplicate ?? false;
+  }
+
+  get kind(): HandleKind<J> {
+    return this.#kind as HandleKind<J>;
+  }
+
+  async status(opts: { signal?: AbortSignal } = {}): Promise<JobView> {
+    const view = await query<JobView>(
+      this.#deps.transport,
+      API_PATHS.get,
+      { id: this.id },
+      opts.signal,
+    );
+    this.#kind ??= view.kind;
+    return view;
+  }
+
+  async result(opts: { signal?: AbortSignal } = {}): Promise<inferJobOutput<J>> {
+    const { signal, dispose } = linkSignals([opts.signal, this.#deps.closed]);
+    try {
+      let after = 0;
+      for (;;) {
+        const result = await this.#fetchResult(signal);
+        if (isTerminalState(result.state)) return settleResult(result) as inferJobOutput<J>;
+        // Not finished: wait for a terminal event, then ask again. `after` moves on, so a job
+        // that left a parked state (requeued) is waited for again, not settled by an old event.
+        for await (const event of watchJob(this.#deps, this.id, { signal, after })) {
+          after = event.seq;
+        }
+        if (signal.aborted) throw abortReason(signal);
+      }
+    } finally {
+      dispose();
+    }
+  }
+
+  watch(opts: WatchOptions = {}): AsyncIterableIterator<JobWatchEvent<J>> {
+    return watchJob(this.#deps, this.id, opts) as AsyncGenerator<JobWatchEvent<J>, void, undefined>;
+  }
+
+  cancel(): Promise<{ id: string; state: JobState }> {
+    return mutate(this.#deps.transport, API_PATHS.cancel, { id: this.id });
+  }
+
+  async #fetchResult(signal: AbortSignal): Promise<JobResult> {
+    const result = await query<JobResult>(
+      this.#deps.transport,
+      API_PATHS.result,
+      { id: this.id },
+      signal,
+    );
+    return result;
+  }
+}
+
+export function createJobHandle<J extends AnyJobDefinition = UntypedJob>(
+  deps: StreamDeps,
+  init: HandleInit,
+): JobHandle<J> {
+  return new SluiceJobHandle<J>(deps, init);
+}

@@ -1,0 +1,30 @@
+// Queries and mutations by path, with every failure turned into a `SluiceApiError`.
+
+import { toApiError } from './to-api-error.js';
+import type { Transport } from './transport.js';
+
+export async function query<T>(
+  transport: Transport,
+  path: string,
+  input: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
+  try {
+    return (await transport.trpc.query(path, input, signal ? { signal } : undefined)) as T;
+  } catch (error) {
+    throw toApiError(error);
+  }
+}
+
+export async function mutate<T>(
+  transport: Transport,
+  path: string,
+  input: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
+  try {
+    return (await transport.trpc.mutation(path, input, signal ? { signal } : undefined)) as T;
+  } catch (error) {
+    throw toApiError(error);
+  }
+}

@@ -1,0 +1,123 @@
+// The wire: tRPC's untyped client over HTTP batching (queries, mutations) and a WebSocket
+// (subscriptions), split by operation type. Types come from the registry, never from the
+// gateway's router, so the untyped client is all we need (STACK.md).
+
+import {
+  createTRPCUntypedClient,
+  createWSClient,
+  httpBatchLink,
+  splitLink,
+  wsLink,
+  type TRPCLink,
+  type TRPCUntypedClient,
+} from '@trpc/client';
+import type { AnyRouter } from '@trpc/server';
+import { SluiceError, TRPC_PATH, UPLOAD_PATH, WS_PATH } from '@sluice/contracts/wire';
+import { backoffDelay, type ReconnectOptions } from './backoff.js';
+
+export type ApiKey = string | (() => string | Promise<string>);
+type FetchFn = typeof globalThis.fetch;
+/** Any WebSocket class with the browser's constructor shape (the `ws` package's fits). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- `ws` and DOM classes differ in detail
+export type WebSocketClass = new (url: string, protocols?: string | string[]) => any;
+
+export interface TransportOptions {
+  url: string;
+  apiKey: ApiKey;
+  WebSocket?: WebSocketClass | undefined;
+  fetch?: FetchFn | undefined;
+  reconnect?: ReconnectOptions | undefined;
+}
+
+export interface Endpoints {
+  trpc: string;
+  upload: string;
+  ws: string;
+}
+
+/** Where each part of the API lives, from the gateway's base URL (relative in browsers). */
+export function endpoints(url: string): Endpoints {
+  const base = new URL(url, globalThis.location?.href);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new SluiceError('INVALID_CONFIG', `url must be http(s)://…, got "${url}"`);
+  }
+  const path = base.pathname.replace(/\/+$/, '');
+  const wsProtocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  return {
+    trpc: `${base.origin}${path}${TRPC_PATH}`,
+    upload: `${base.origin}${path}${UPLOAD_PATH}`,
+    ws: `${wsProtocol}//${base.host}${path}${WS_PATH}`,
+  };
+}
+
+export interface Transport {
+  readonly trpc: TRPCUntypedClient<AnyRouter>;
+  readonly endpoints: Endpoints;
+  readonly fetch: FetchFn;
+  authorization(): Promise<string>;
+  /** Throws INVALID_CONFIG when no WebSocket class is available (Node 20 without `ws`). */
+  assertWebSocket(): void;
+  close(): Promise<void>;
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const urls = endpoints(options.url);
+  const apiKey = async () =>
+    typeof options.apiKey === 'function' ? await options.apiKey() : options.apiKey;
+  const authorization = async () => `Bearer ${await apiKey()}`;
+  const WebSocketImpl: WebSocketClass | undefined =
+    options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
+  const fetchImpl: FetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  // createWSClient throws at construction when there is no WebSocket (Node 20): build it on the
+  // first subscription, so HTTP-only use works without `ws`.
+  let wsClient: ReturnType<typeof createWSClient> | undefined;
+  const getWsClient = () =>
+    (wsClient ??= createWSClient({
+      url: urls.ws,
+      WebSocket: WebSocketImpl as typeof globalThis.WebSocket,
+      connectionParams: async () => ({ apiKey: await apiKey() }),
+      // The socket opens with the first subscription and closes when none is left.
+      lazy: { enabled: true, closeMs: 1_000 },
+      // Ping so a half-open socket (laptop sleep, NAT timeout) is noticed and replaced.
+      keepAlive: { enabled: true, intervalMs: 15_000, pongTimeoutMs: 5_000 },
+      retryDelayMs: (attempt) => backoffDelay(attempt, options.reconnect),
+    }));
+  const lazyWsLink: TRPCLink<AnyRouter> = (runtime) => {
+    let link: ReturnType<TRPCLink<AnyRouter>> | undefined;
+    return (op) => (link ??= wsLink({ client: getWsClient() })(runtime))(op);
+  };
+
+  const trpc = createTRPCUntypedClient<AnyRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: lazyWsLink,
+        false: httpBatchLink({
+          url: urls.trpc,
+          fetch: fetchImpl,
+          maxURLLength: 2_000,
+          headers: async () => ({ authorization: await authorization() }),
+        }),
+      }),
+    ],
+  });
+
+  return {
+    trpc,
+    endpoints: urls,
+    fetch: fetchImpl,
+    authorization,
+    assertWebSocket() {
+      if (!WebSocketImpl) {
+        throw new SluiceError(
+          'INVALID_CONFIG',
+          'no WebSocket class: on Node 20 pass `WebSocket` from the `ws` package to createSluiceClient',
+        );
+      }
+    },
+    async close() {
+      await wsClient?.close();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// The client's public types. Everything is derived from the job registry, imported as a type:
+// the client never sees the gateway's router type, so product apps need no gateway code and
+// nothing silently widens to `any` (STACK.md, "End-to-end typed handles").
+
+import type {
+  AnyJobDefinition,
+  FileView,
+  JobDefinition,
+  JobEvent,
+  JobRegistry,
+  JobState,
+  JobView,
+  inferJobKind,
+  inferJobOutput,
+  inferJobProgress,
+} from '@sluice/contracts/wire';
+
+/** A job whose kind is not known to the types: output and progress are `unknown`. */
+export type UntypedJob = JobDefinition;
+
+type ProgressEventBase = Extract<JobEvent, { type: 'progress' }>;
+
+/** A progress event whose `data` has the job's declared progress type. */
+export type JobProgressEvent<J extends AnyJobDefinition> = {
+  [P in keyof ProgressEventBase]: P extends 'data' ? inferJobProgress<J> : ProgressEventBase[P];
+};
+
+/** One stored event of a job, as `watch()` yields it. */
+export type JobWatchEvent<J extends AnyJobDefinition = UntypedJob> =
+  Exclude<JobEvent, { type: 'progress' }> | JobProgressEvent<J>;
+
+/** One item of the tenant-wide feed, typed by kind (narrow on `kind`). */
+export type FeedEvent<R extends JobRegistry, K extends inferJobKind<R> = inferJobKind<R>> = {
+  [P in K]: { kind: P; event: JobWatchEvent<R[P]> };
+}[K];
+
+/** `kind` is known on typed handles; a handle rebuilt from an id alone learns it from the server. */
+export type HandleKind<J extends AnyJobDefinition> = string extends J['kind']
+  ? string | undefined
+  : J['kind'];
+
+export interface WatchOptions {
+  /** Ends the iteration (quietly) when aborted. */
+  signal?: AbortSignal | undefined;
+  /** Resume after this event sequence number (events with `seq <= after` are skipped). */
+  after?: number | undefined;
+}
+
+export interface JobHandle<J extends AnyJobDefinition = UntypedJob> {
+  readonly id: string;
+  readonly kind: HandleKind<J>;
+  /** True when `submit` found an earlier job with the same idempotency key. */
+  readonly isDuplicate: boolean;
+  status(opts?: { signal?: AbortSignal }): Promise<JobView>;
+  /**
+   * Waits for a terminal state, then resolves with the typed output, or rejects with
+   * `JobFailedError`, `JobCancelledError`, `JobNeedsReviewError`, `JobDeadLetteredError` or
+   * `JobStaleError` (guards: `isJobFailedError`, …).
+   */
+  result(opts?: { signal?: AbortSignal }): Promise<inferJobOutput<J>>;
+  /**
+   * Every stored event of the job in order, live. Reconnects with backoff and resumes after the
+   * last event it yielded (no gap, no duplicate); ends after a terminal state event.
+   */
+  watch(opts?: WatchOptions): AsyncIterableIterator<JobWatchEvent<J>>;
+  cancel(): Promise<{ id: string; state: JobState }>;
+}
+
+export interface SubmitOptions {
+  /** The same key (per tenant and kind) returns the same job, with `isDuplicate: true`. */
+  idempotencyKey?: string | undefined;
+  /** Uploaded files the job uses (from `client.upload`). */
+  fileIds?: string[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PageOptions<R extends JobRegistry> {
+  kind?: inferJobKind<R> | undefined;
+  cursor?: string | null | undefined;
+  limit?: number | undefined;
+}
+
+export interface ListOptions<R extends JobRegistry> extends PageOptions<R> {
+  state?: JobState | undefined;
+}
+
+export interface WatchAllOptions<K extends string> {
+  kinds?: K[] | undefined;
+  states?: JobState[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Anything `upload` can send: a `File`/`Blob` in browsers, a stream in Node. */
+export type UploadBody =
+  Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | ArrayBuffer | string;
+
+export interface UploadOptions {
+  /** Defaults to a `File`'s name. */
+  filename?: string | undefined;
+  /** Defaults to a `Blob`'s type, else `application/octet-stream`. */
+  contentType?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export type { FileView, JobView };
