@@ -114,3 +114,10 @@ test('lists filter by declared kinds only', async () => {
   // @ts-expect-error unknown state
   await client.jobs.list({ state: 'exploded' });
 });
+
+test('requeue and approve give typed handles when the kind is given', async () => {
+  const typed = await client.deadLetters.requeue('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa', 'demo.ping');
+  expectTypeOf(typed.result()).resolves.toEqualTypeOf<'pong'>();
+  const untyped = await client.review.approve('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa', 'ok');
+  expectTypeOf(untyped.result()).resolves.toEqualTypeOf<unknown>();
+});

@@ -20,7 +20,6 @@ import type {
   FeedEvent,
   JobHandle,
   ListOptions,
-  Page,
   PageOptions,
   SubmitOptions,
   UploadBody,
@@ -68,17 +67,23 @@ export interface SluiceClient<R extends JobRegistry> {
   };
   files: {
     get(id: string): Promise<FileView>;
-    list(opts?: Omit<PageOptions<R>, 'kind'>): Promise<Page<FileView>>;
+    /** The newest files first (default limit 100). */
+    list(opts?: { limit?: number | undefined }): Promise<{ items: FileView[] }>;
     delete(id: string): Promise<void>;
   };
   deadLetters: {
     list(opts?: PageOptions<R>): Promise<ListResult>;
-    /** Puts a dead-lettered job back in the queue with a fresh attempt budget. */
+    /**
+     * Puts a dead-lettered job back in the queue with a fresh attempt budget. Give the kind to
+     * get a typed handle.
+     */
+    requeue<K extends inferJobKind<R>>(id: string, kind: K): Promise<JobHandle<R[K]>>;
     requeue(id: string): Promise<JobHandle>;
   };
   review: {
     list(opts?: PageOptions<R>): Promise<ListResult>;
     /** Authorises one more call of the ambiguous unit and requeues the job. */
+    approve<K extends inferJobKind<R>>(id: string, note: string, kind: K): Promise<JobHandle<R[K]>>;
     approve(id: string, note: string): Promise<JobHandle>;
     /** Fails the job. */
     discard(id: string, note: string): Promise<JobView>;
@@ -136,17 +141,17 @@ export function createSluiceClient<R extends JobRegistry>(
     },
     deadLetters: {
       list: (opts) => query(transport, API_PATHS.deadLetterList, page(opts)),
-      async requeue(id) {
+      requeue: (async (id: string, kind?: string) => {
         const out = await mutate(transport, API_PATHS.deadLetterRequeue, { id });
-        return handle(id, kindOf(out));
-      },
+        return handle(id, kind ?? kindOf(out));
+      }) as SluiceClient<R>['deadLetters']['requeue'],
     },
     review: {
       list: (opts) => query(transport, API_PATHS.reviewList, page(opts)),
-      async approve(id, note) {
+      approve: (async (id: string, note: string, kind?: string) => {
         const out = await mutate(transport, API_PATHS.reviewApprove, { id, note });
-        return handle(id, kindOf(out));
-      },
+        return handle(id, kind ?? kindOf(out));
+      }) as SluiceClient<R>['review']['approve'],
       discard: (id, note) => mutate(transport, API_PATHS.reviewDiscard, { id, note }),
     },
     async close() {

@@ -65,14 +65,29 @@ export class JobStaleError extends JobEndedError {
   }
 }
 
+export interface InputIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
 /** A call to the gateway that failed (HTTP status, tRPC error or network), with a stable code. */
 export class SluiceApiError extends SluiceError {
   override readonly name = 'SluiceApiError';
   /** The HTTP status when there was one; 0 for network and socket failures. */
   readonly httpStatus: number;
-  constructor(code: ErrorCode, message: string, httpStatus: number, cause?: unknown) {
-    super(code, message, { cause, details: { httpStatus } });
+  /** For invalid input: which fields were wrong and why, as the gateway reported them. */
+  readonly issues: readonly InputIssue[] | undefined;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    httpStatus: number,
+    cause?: unknown,
+    issues?: readonly InputIssue[],
+  ) {
+    super(code, message, { cause, details: { httpStatus, ...(issues ? { issues } : {}) } });
     this.httpStatus = httpStatus;
+    this.issues = issues;
   }
 }
 

@@ -38,5 +38,6 @@ export {
   isJobNeedsReviewError,
   isJobStaleError,
   isSluiceApiError,
+  type InputIssue,
   type JobEndedDetails,
 } from './errors.js';

@@ -2,7 +2,7 @@
 // into one `SluiceApiError` with a code from ERROR_CODES, so callers switch on `code` only.
 
 import { isErrorCode, isSluiceError, type ErrorCode } from '@sluice/contracts/wire';
-import { SluiceApiError } from './errors.js';
+import { SluiceApiError, type InputIssue } from './errors.js';
 
 const TRPC_CODES: Readonly<Record<string, ErrorCode>> = {
   PARSE_ERROR: 'BAD_REQUEST',
@@ -60,7 +60,10 @@ export function isTransientCode(code: ErrorCode): boolean {
   return code === 'UNAVAILABLE' || code === 'TIMEOUT' || code === 'RATE_LIMITED';
 }
 
-type ErrorData = { code?: unknown; httpStatus?: unknown; sluiceCode?: unknown } | null | undefined;
+type ErrorData =
+  | { code?: unknown; httpStatus?: unknown; sluiceCode?: unknown; issues?: unknown }
+  | null
+  | undefined;
 
 /** A Sluice code the gateway put in the error data, when it did. */
 function sluiceCodeOf(data: ErrorData): ErrorCode | undefined {
@@ -85,7 +88,8 @@ export function toApiError(error: unknown): SluiceApiError {
       const code =
         sluiceCodeOf(data) ??
         (trpcCode ? (TRPC_CODES[trpcCode] ?? 'INTERNAL') : status ? codeForStatus(status) : null);
-      return new SluiceApiError(code ?? 'UNAVAILABLE', message, status, error);
+      const issues = Array.isArray(data?.issues) ? (data.issues as InputIssue[]) : undefined;
+      return new SluiceApiError(code ?? 'UNAVAILABLE', message, status, error, issues);
     }
     if (e.name === 'AbortError' || e.name === 'TimeoutError') {
       return new SluiceApiError('TIMEOUT', message, 0, error);

@@ -57,9 +57,12 @@ function requestBody(body: UploadBody): { body: RequestBody; streamed: boolean }
   throw new TypeError('upload: body must be a Blob, a stream, an async iterable or bytes');
 }
 
-/** Header values must be Latin-1: other names travel percent-encoded. */
+/**
+ * Header values must be Latin-1, so the name always travels percent-encoded (the gateway decodes
+ * it); encoding every name, not only non-ASCII ones, keeps a literal `%` in a name intact.
+ */
 function headerFilename(filename: string): string {
-  return /^[\x20-\x7e]*$/.test(filename) ? filename : encodeURIComponent(filename);
+  return encodeURIComponent(filename);
 }
 
 export async function upload(
