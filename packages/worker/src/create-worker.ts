@@ -1,0 +1,148 @@
+// `createWorker`: handlers + a runtime consumer + the job database (+ blobs) → a worker with a
+// lifecycle (`start`, `stop({ deadlineMs })`), readiness, metrics and, when asked, a probes
+// server. The runtime may be given built, or as a factory that receives the served versions,
+// worker id and lease length, so they are stated once.
+
+import type { JobRegistry, RuntimeConsumer, VersionKey } from '@sluice/contracts';
+import { SluiceError } from '@sluice/contracts';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import { DEFAULT_LEASE_MS, defaultWorkerId } from './create-embedded-runtime.js';
+import { resolveHandlers, type HandlerRegistry } from './handler-registry.js';
+import { createStderrLogger, type WorkerLogger } from './logger.js';
+import type { WorkerMetrics } from './metrics.js';
+import { startProbes, type ProbesServer } from './probes-server.js';
+import { RuntimeHost } from './runtime-host.js';
+import type { CheckpointStore } from './step.js';
+import type { SettledJob } from './terminal-writer.js';
+
+export interface RuntimeContext {
+  readonly versions: readonly VersionKey[];
+  readonly workerId: string;
+  readonly leaseMs: number;
+  readonly onError: (error: unknown) => void;
+}
+
+export type RuntimeOption = RuntimeConsumer | ((ctx: RuntimeContext) => RuntimeConsumer);
+
+export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
+  jobs: R;
+  handlers: HandlerRegistry<R>;
+  runtime: RuntimeOption;
+  database: SluiceDatabase;
+  blobs?: BlobStore | undefined;
+  /** Attempts executing at once. */
+  concurrency: number;
+  /** Deliveries per read (default: concurrency, at most 64). */
+  readBatch?: number | undefined;
+  leaseMs?: number | undefined;
+  renewEveryMs?: number | undefined;
+  unitConcurrency?: number | undefined;
+  workerId?: string | undefined;
+  probes?: { port: number; hostname?: string | undefined } | undefined;
+  logger?: WorkerLogger | undefined;
+  unreadyAfterReadFailures?: number | undefined;
+  unroutableGraceMs?: number | undefined;
+  sweepEveryMs?: number | undefined;
+  checkpoints?: CheckpointStore | undefined;
+  /** Called after terminal outcomes are stored and their deliveries finished. */
+  onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
+}
+
+export interface Worker {
+  readonly workerId: string;
+  /** The (kind, version) pairs this worker serves. */
+  readonly versions: readonly VersionKey[];
+  /** Resolves once ready (runtime initialised, read loop running). */
+  start(): Promise<void>;
+  stop(opts?: { deadlineMs?: number }): Promise<void>;
+  isReady(): boolean;
+  metrics(): WorkerMetrics;
+  /** Set once `start()` has the probes server listening. */
+  readonly probes: { port: number; url: string } | undefined;
+}
+
+function positiveInt(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new SluiceError('INVALID_CONFIG', `${name} must be an integer ≥ 1, got ${String(value)}`);
+  }
+}
+
+export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>): Worker {
+  positiveInt('concurrency', opts.concurrency);
+  positiveInt('readBatch', opts.readBatch);
+  positiveInt('unitConcurrency', opts.unitConcurrency);
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const renewEveryMs = opts.renewEveryMs ?? Math.min(10_000, Math.floor(leaseMs / 3));
+  if (renewEveryMs >= leaseMs) {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `renewEveryMs (${renewEveryMs}) must be shorter than leaseMs (${leaseMs})`,
+    );
+  }
+  const handlers = resolveHandlers(opts.jobs, opts.handlers as HandlerRegistry);
+  const workerId = opts.workerId ?? defaultWorkerId();
+  const logger = opts.logger ?? createStderrLogger();
+  const consumer =
+    typeof opts.runtime === 'function'
+      ? opts.runtime({
+          versions: handlers.versions,
+          workerId,
+          leaseMs,
+          onError: (error) => logger.warn('runtime background task failed', { error }),
+        })
+      : opts.runtime;
+  if (!consumer.capabilities.pullsDeliveries) {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `runtime "${consumer.name}" pushes work: it needs no worker process`,
+    );
+  }
+  const host = new RuntimeHost({
+    consumer,
+    database: opts.database,
+    blobs: opts.blobs,
+    handlers,
+    concurrency: opts.concurrency,
+    readBatch: opts.readBatch,
+    leaseMs,
+    renewEveryMs,
+    unitConcurrency: opts.unitConcurrency,
+    unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
+    unroutableGraceMs: opts.unroutableGraceMs,
+    sweepEveryMs: opts.sweepEveryMs,
+    checkpoints: opts.checkpoints,
+    logger,
+    onSettled: opts.onSettled,
+  });
+  let probes: ProbesServer | undefined;
+  let starting: Promise<void> | undefined;
+
+  return {
+    workerId,
+    versions: handlers.versions,
+    get probes() {
+      return probes ? { port: probes.port, url: probes.url } : undefined;
+    },
+    start() {
+      starting ??= (async () => {
+        if (opts.probes) {
+          probes = await startProbes({
+            port: opts.probes.port,
+            hostname: opts.probes.hostname,
+            isReady: () => host.isReady(),
+            metrics: () => host.metrics(),
+          });
+          logger.info('worker probes listening', { url: probes.url });
+        }
+        await host.start();
+      })();
+      return starting;
+    },
+    async stop(stopOpts = {}) {
+      await host.stop(stopOpts);
+      await probes?.close();
+    },
+    isReady: () => host.isReady(),
+    metrics: () => host.metrics(),
+  };
+}

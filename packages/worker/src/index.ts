@@ -1,0 +1,59 @@
+// @sluice/worker: re-exports only.
+export { defineHandler } from './define-handler.js';
+export type {
+  Handler,
+  HandlerContext,
+  HandlerFiles,
+  HandlerStages,
+  StepFn,
+  Unit,
+  UnitResult,
+} from './define-handler.js';
+export { resolveHandlers } from './handler-registry.js';
+export type { HandlerRegistry, ResolvedHandlers } from './handler-registry.js';
+export { createWorker } from './create-worker.js';
+export type {
+  CreateWorkerOptions,
+  RuntimeContext,
+  RuntimeOption,
+  Worker,
+} from './create-worker.js';
+export {
+  createEmbeddedRuntime,
+  defaultWorkerId,
+  DEFAULT_LEASE_MS,
+} from './create-embedded-runtime.js';
+export type { EmbeddedRuntimeOptions } from './create-embedded-runtime.js';
+export { createEmbeddedQueueStore } from './embedded-queue-store.js';
+export type { EmbeddedQueueStoreOptions } from './embedded-queue-store.js';
+export { createEmbeddedConsumer, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
+export type { EmbeddedConsumerOptions } from './runtimes/embedded.js';
+export type {
+  EmbeddedClaim,
+  EmbeddedDelivery,
+  EmbeddedLease,
+  EmbeddedQueueStore,
+} from './runtimes/types.js';
+export { RuntimeHost } from './runtime-host.js';
+export type { RuntimeHostOptions } from './runtime-host.js';
+export { runStages, DEFAULT_UNIT_CONCURRENCY } from './stage-runner.js';
+export type { AttemptJob, RunStagesInput } from './stage-runner.js';
+export { runPool } from './pool.js';
+export type { PoolTask } from './pool.js';
+export { createStep } from './step.js';
+export type { CheckpointStore, CreateStepOptions } from './step.js';
+export { decideDelivery } from './decide-delivery.js';
+export type { DeliveryDecision, DeliveryFacts } from './decide-delivery.js';
+export { decideOutcome } from './decide-outcome.js';
+export type { AbortCause, AttemptResult, Outcome, OutcomeFacts } from './decide-outcome.js';
+export { sweepUnroutable } from './sweep-unroutable.js';
+export type { SweepOptions } from './sweep-unroutable.js';
+export { startProbes } from './probes-server.js';
+export type { ProbesOptions, ProbesServer } from './probes-server.js';
+export { installShutdown } from './install-shutdown.js';
+export type { InstallShutdownOptions, Stoppable } from './install-shutdown.js';
+export { renderPrometheus } from './metrics.js';
+export type { WorkerCounters, WorkerGauges, WorkerMetrics } from './metrics.js';
+export { createStderrLogger, silentLogger } from './logger.js';
+export type { LogFields, WorkerLogger } from './logger.js';
+export type { SettledJob } from './terminal-writer.js';

@@ -1,0 +1,404 @@
+// The runtime host: the lifecycle around any `RuntimeConsumer` (STYLE.md rule 3). It owns init
+// with retry, readiness, the read loop (read batch size apart from the execution limit), batch
+// admission, attempts under the semaphore, lease renewal (which also carries cancellation),
+// group-committed terminal writes, the unroutable-version sweep and drain. Runtimes differ only
+// through their capability flags; nothing here knows a runtime by name.
+
+import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import { admitBatch, type Admitted } from './admit-batch.js';
+import { abortAttempt, type Attempt } from './attempt.js';
+import { decideOutcome, type AttemptResult } from './decide-outcome.js';
+import { drainHeld } from './drain-held.js';
+import { EventWriter } from './event-writer.js';
+import type { ResolvedHandlers } from './handler-registry.js';
+import { createJobFiles } from './job-files.js';
+import type { WorkerLogger } from './logger.js';
+import { createCounters, type WorkerMetrics } from './metrics.js';
+import { Readiness } from './readiness.js';
+import { renewHeld } from './renew-held.js';
+import { runStages } from './stage-runner.js';
+import { createStep, type CheckpointStore } from './step.js';
+import { sweepUnroutable } from './sweep-unroutable.js';
+import { TerminalWriter, type SettledJob } from './terminal-writer.js';
+
+export interface RuntimeHostOptions<D extends Delivery> {
+  consumer: RuntimeConsumer<D>;
+  database: SluiceDatabase;
+  blobs?: BlobStore | undefined;
+  handlers: ResolvedHandlers;
+  /** Attempts executing at once. */
+  concurrency: number;
+  /** Deliveries asked for per read (default: concurrency, at most 64); never more than free slots. */
+  readBatch?: number | undefined;
+  leaseMs?: number | undefined;
+  renewEveryMs?: number | undefined;
+  unitConcurrency?: number | undefined;
+  /** Consecutive read failures that make the worker unready (default 3). */
+  unreadyAfterReadFailures?: number | undefined;
+  /** Grace before a job queued on a version nobody serves is dead-lettered (default 60 s). */
+  unroutableGraceMs?: number | undefined;
+  /** Sweep period (default grace / 4); 0 turns the sweep off. */
+  sweepEveryMs?: number | undefined;
+  checkpoints?: CheckpointStore | undefined;
+  logger: WorkerLogger;
+  onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
+}
+
+const backoff = (n: number) => Math.min(5000, 100 * 2 ** Math.max(0, n - 1));
+
+export class RuntimeHost<D extends Delivery = Delivery> {
+  private readonly counters = createCounters();
+  private readonly readiness: Readiness;
+  private readonly held = new Map<string, Attempt<D>>();
+  private readonly byJob = new Map<string, Attempt<D>>();
+  private readonly events: EventWriter;
+  private readonly terminal: TerminalWriter<D>;
+  private readonly readAbort = new AbortController();
+  private readonly leaseMs: number;
+  private readonly readBatch: number;
+  private slots = 0;
+  private executing = 0;
+  private wake: (() => void) | undefined;
+  private lifecycle: Promise<void> | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private renewing = false;
+  private sweeping = false;
+  private stopping: Promise<void> | undefined;
+  private heldWaiters: (() => void)[] = [];
+
+  constructor(private readonly opts: RuntimeHostOptions<D>) {
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 64));
+    this.readiness = new Readiness(opts.unreadyAfterReadFailures ?? 3);
+    this.events = new EventWriter({
+      database: opts.database,
+      onFenced: (queue) => {
+        for (const a of this.held.values()) if (a.events === queue) this.lose(a);
+      },
+      onError: (error) => {
+        this.counters.eventWriteFailures++;
+        opts.logger.warn('event flush failed; will retry', { error });
+      },
+      onWritten: (n) => (this.counters.eventsWritten += n),
+    });
+    this.terminal = new TerminalWriter({
+      database: opts.database,
+      consumer: opts.consumer,
+      counters: this.counters,
+      logger: opts.logger,
+      onSettled: opts.onSettled,
+    });
+  }
+
+  /** Resolves once the runtime is initialised and the read loop runs (or the host stops first). */
+  start(): Promise<void> {
+    if (!this.lifecycle) {
+      this.lifecycle = this.runLifecycle();
+      const renewEvery = this.opts.renewEveryMs ?? 10_000;
+      this.every(renewEvery, () => this.renewRound());
+      const grace = this.opts.unroutableGraceMs ?? 60_000;
+      const sweepEvery = this.opts.sweepEveryMs ?? Math.max(1000, grace / 4);
+      if (sweepEvery > 0) this.every(sweepEvery, () => this.sweepRound(grace));
+    }
+    return this.readiness.firstReady;
+  }
+
+  isReady(): boolean {
+    return this.readiness.ready && !this.stopping;
+  }
+
+  metrics(): WorkerMetrics {
+    return {
+      ...this.counters,
+      running: this.executing,
+      held: this.held.size,
+      consecutiveReadFailures: this.readiness.consecutiveFailures,
+      ready: this.isReady(),
+    };
+  }
+
+  /** Drain: unready at once, stop reading, let running work finish until the deadline, then give the rest back. */
+  stop(opts: { deadlineMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.drain(opts.deadlineMs ?? 30_000);
+    return this.stopping;
+  }
+
+  private every(ms: number, fn: () => Promise<void>): void {
+    const t = setInterval(() => void fn(), ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private async pause(ms: number): Promise<void> {
+    if (this.readAbort.signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.readAbort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), {
+        once: true,
+      });
+    });
+  }
+
+  private async runLifecycle(): Promise<void> {
+    let failures = 0;
+    while (!this.readAbort.signal.aborted) {
+      try {
+        await this.opts.consumer.init();
+        failures = 0;
+      } catch (error) {
+        this.counters.initFailures++;
+        this.opts.logger.warn('runtime init failed; retrying', {
+          error,
+          runtime: this.opts.consumer.name,
+        });
+        await this.pause(backoff(++failures));
+        continue;
+      }
+      this.readiness.initialised(true);
+      try {
+        await this.readLoop();
+      } catch (error) {
+        // The loop is not meant to end while running: back through init, as the seed asks.
+        this.opts.logger.error('read loop ended unexpectedly; re-initialising', { error });
+        this.readiness.initialised(false);
+        await this.pause(backoff(++failures));
+      }
+    }
+    this.readiness.loop(false);
+    this.readiness.settleFirst();
+  }
+
+  private freeSlots(n: number): void {
+    this.slots -= n;
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async readLoop(): Promise<void> {
+    const { consumer, logger } = this.opts;
+    const signal = this.readAbort.signal;
+    this.readiness.loop(true);
+    try {
+      while (!signal.aborted) {
+        const free = this.opts.concurrency - this.slots;
+        if (free <= 0) {
+          await new Promise<void>((resolve) => {
+            this.wake = resolve;
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          continue;
+        }
+        const n = Math.min(this.readBatch, free);
+        this.slots += n;
+        let deliveries: D[];
+        try {
+          deliveries = await consumer.read(n, signal);
+        } catch (error) {
+          this.freeSlots(n);
+          if (signal.aborted) break;
+          this.readFailed(error);
+          await this.pause(backoff(this.readiness.consecutiveFailures));
+          continue;
+        }
+        this.freeSlots(n - deliveries.length);
+        if (deliveries.length === 0) {
+          this.readiness.readSucceeded();
+          continue;
+        }
+        this.counters.claimed += deliveries.length;
+        if (signal.aborted) {
+          // Read raced with stop: give them back untouched.
+          this.freeSlots(deliveries.length);
+          await consumer
+            .release(deliveries, 0)
+            .catch((error: unknown) => logger.error('release on stop failed', { error }));
+          break;
+        }
+        let admitted: Admitted<D>[];
+        try {
+          admitted = await admitBatch(this.admitDeps(), deliveries);
+          this.readiness.readSucceeded();
+        } catch (error) {
+          this.freeSlots(deliveries.length);
+          this.readFailed(error);
+          await consumer
+            .release(deliveries, 1000)
+            .catch((e: unknown) =>
+              logger.error('release after a failed admission failed', { error: e }),
+            );
+          await this.pause(backoff(this.readiness.consecutiveFailures));
+          continue;
+        }
+        this.freeSlots(deliveries.length - admitted.length);
+        for (const a of admitted) this.launch(a);
+      }
+    } finally {
+      this.readiness.loop(false);
+    }
+  }
+
+  private readFailed(error: unknown): void {
+    this.counters.readFailures++;
+    this.readiness.readFailed();
+    this.opts.logger.warn('read failed', {
+      error,
+      consecutive: this.readiness.consecutiveFailures,
+    });
+  }
+
+  private admitDeps() {
+    return {
+      database: this.opts.database,
+      consumer: this.opts.consumer,
+      handlers: this.opts.handlers,
+      counters: this.counters,
+      logger: this.opts.logger,
+      isLocal: (jobId: string) => this.byJob.has(jobId),
+      fenceLocal: (jobId: string) => {
+        const a = this.byJob.get(jobId);
+        if (a) this.lose(a);
+      },
+    };
+  }
+
+  private lose(a: Attempt<D>): void {
+    // A cancel already stored stands (its delivery is only acknowledged); anything else is
+    // overridden: an attempt that lost its job writes nothing more.
+    if (a.cause === 'lease_lost' || a.cause === 'cancelled') return;
+    this.counters.lostLeases++;
+    a.cause = undefined;
+    abortAttempt(a, 'lease_lost');
+  }
+
+  private launch({ delivery, job }: Admitted<D>): void {
+    const attempt: Attempt<D> = {
+      delivery,
+      job,
+      controller: new AbortController(),
+      events: this.events.open(job.id, job.epoch),
+      cause: undefined,
+      phase: 'running',
+      lastRenewedAt: Date.now(),
+    };
+    this.held.set(delivery.id, attempt);
+    this.byJob.set(job.id, attempt);
+    this.executing++;
+    void this.runAttempt(attempt);
+  }
+
+  private async runAttempt(attempt: Attempt<D>): Promise<void> {
+    const { job } = attempt;
+    const { database, handlers, consumer } = this.opts;
+    let result: AttemptResult;
+    try {
+      const handler = handlers.get(job.kind, job.version);
+      if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
+      const output = await runStages({
+        handler,
+        job,
+        signal: attempt.controller.signal,
+        events: attempt.events,
+        step: createStep({
+          capabilities: consumer.capabilities,
+          checkpoints: this.opts.checkpoints,
+        }),
+        files: createJobFiles({
+          database,
+          blobs: this.opts.blobs,
+          tenantId: job.tenantId,
+          fileIds: job.fileIds,
+        }),
+        unitConcurrency: this.opts.unitConcurrency,
+      });
+      result = { ok: true, output };
+    } catch (error) {
+      result = { ok: false, error };
+    }
+    this.executing--;
+    this.freeSlots(1);
+    attempt.phase = 'finishing';
+    try {
+      const events = await attempt.events.settle();
+      if (attempt.events.fenced) this.lose(attempt);
+      const outcome = decideOutcome({
+        result,
+        cause: attempt.cause,
+        attempts: job.attempts,
+        maxAttempts: job.maxAttempts,
+      });
+      if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
+        this.opts.logger.warn('attempt failed', {
+          jobId: job.id,
+          attempt: job.attempts,
+          outcome: outcome.kind,
+          error: result.error,
+        });
+      }
+      if (outcome.kind !== 'none') await this.terminal.submit({ attempt, outcome, events });
+    } finally {
+      this.held.delete(attempt.delivery.id);
+      if (this.byJob.get(job.id) === attempt) this.byJob.delete(job.id);
+      for (const w of this.heldWaiters.splice(0)) w();
+    }
+  }
+
+  private async renewRound(): Promise<void> {
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      await renewHeld(
+        {
+          database: this.opts.database,
+          consumer: this.opts.consumer,
+          counters: this.counters,
+          logger: this.opts.logger,
+          leaseMs: this.leaseMs,
+        },
+        [...this.held.values()],
+      );
+    } catch (error) {
+      this.counters.renewalFailures++;
+      this.opts.logger.error('renewal round failed', { error });
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async sweepRound(graceMs: number): Promise<void> {
+    if (this.sweeping || this.stopping) return;
+    this.sweeping = true;
+    try {
+      const kinds = [...new Set(this.opts.handlers.versions.map((v) => v.kind))];
+      const swept = await sweepUnroutable({ database: this.opts.database, kinds, graceMs });
+      this.counters.sweptUnroutable += swept.length;
+      if (swept.length > 0)
+        this.opts.logger.warn('dead-lettered jobs on unserved versions', { jobIds: swept });
+    } catch (error) {
+      this.opts.logger.warn('unroutable sweep failed', { error });
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async drain(deadlineMs: number): Promise<void> {
+    const started = Date.now();
+    this.readAbort.abort();
+    // A read or init that ignores the signal still must not hold the drain past its deadline.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.lifecycle, new Promise((r) => (timer = setTimeout(r, deadlineMs)))]);
+    clearTimeout(timer);
+    await drainHeld({
+      held: () => [...this.held.values()],
+      waitForChange: () => new Promise<void>((resolve) => this.heldWaiters.push(resolve)),
+      deadline: started + deadlineMs,
+      database: this.opts.database,
+      consumer: this.opts.consumer,
+      logger: this.opts.logger,
+    });
+    for (const t of this.timers) clearInterval(t);
+    this.events.close();
+    await this.opts.consumer.close();
+  }
+}

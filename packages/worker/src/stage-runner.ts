@@ -1,0 +1,127 @@
+// Runs one attempt of a job through its stages: prepare → execute (units in a bounded pool, each
+// through `step('unit:<key>')`) → apply → finalize. The input is parsed with the job's input
+// schema and the output validated with its output schema; a value that does not fit is a
+// non-retriable failure (a retry would produce the same value). Progress is validated here and
+// queued in order; the host writes what is left before the terminal transition.
+
+import { NonRetriableError, type AnyJobDefinition, type Schema } from '@sluice/contracts';
+import { z } from 'zod';
+import type {
+  Handler,
+  HandlerContext,
+  HandlerFiles,
+  StepFn,
+  Unit,
+  UnitResult,
+} from './define-handler.js';
+import type { AttemptEvents } from './event-writer.js';
+import { abortReason, runPool } from './pool.js';
+
+export interface AttemptJob {
+  readonly id: string;
+  readonly kind: string;
+  readonly version: string;
+  readonly tenantId: string;
+  /** The attempt number (attempts counted in the database). */
+  readonly attempts: number;
+  readonly input: unknown;
+}
+
+export interface RunStagesInput {
+  handler: Handler;
+  job: AttemptJob;
+  signal: AbortSignal;
+  events: AttemptEvents;
+  step: StepFn;
+  files: HandlerFiles;
+  /** Units run at once (default 4). */
+  unitConcurrency?: number | undefined;
+}
+
+export const DEFAULT_UNIT_CONCURRENCY = 4;
+
+function describeIssues(error: z.core.$ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+async function parseWith(schema: Schema, value: unknown, what: string): Promise<unknown> {
+  const parsed = await z.safeParseAsync(schema, value);
+  if (!parsed.success) throw new NonRetriableError(`${what}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Runs the stages and returns the validated output. Throws whatever the job code threw. */
+export async function runStages(run: RunStagesInput): Promise<unknown> {
+  const { handler, job, signal, events } = run;
+  const definition: AnyJobDefinition = handler.job;
+  const input = await parseWith(
+    definition.input,
+    job.input,
+    'the stored input does not match the input schema',
+  );
+  const ctx: HandlerContext = {
+    jobId: job.id,
+    kind: job.kind,
+    version: job.version,
+    tenantId: job.tenantId,
+    attempt: job.attempts,
+    input,
+    signal,
+    progress(data: unknown) {
+      const parsed = z.safeParse(definition.progress, data);
+      if (!parsed.success) {
+        throw new NonRetriableError(
+          `progress does not match the progress schema: ${describeIssues(parsed.error)}`,
+        );
+      }
+      events.push({ type: 'progress', data: parsed.data });
+    },
+    files: run.files,
+    step: run.step,
+  };
+  const { stages } = handler;
+
+  signal.throwIfAborted();
+  const units = checkUnits(await stages.prepare(ctx));
+
+  signal.throwIfAborted();
+  const results = await runPool(
+    units.map((unit) => ({
+      key: unit.key,
+      run: async (): Promise<UnitResult<unknown>> => {
+        const result = await run.step(`unit:${unit.key}`, async () => stages.execute(unit, ctx));
+        events.push({ type: 'unit_done', unitKey: unit.key });
+        return { key: unit.key, result };
+      },
+    })),
+    { concurrency: run.unitConcurrency ?? DEFAULT_UNIT_CONCURRENCY, signal },
+  );
+
+  if (signal.aborted) throw abortReason(signal);
+  const applied = stages.apply ? await stages.apply(results, ctx) : results;
+
+  if (signal.aborted) throw abortReason(signal);
+  const output = await stages.finalize(applied, ctx);
+  return parseWith(
+    definition.output,
+    output,
+    'finalize returned an output that does not match the output schema',
+  );
+}
+
+function checkUnits(units: unknown): Unit<unknown>[] {
+  if (!Array.isArray(units)) throw new NonRetriableError('prepare must return an array of units');
+  const keys = new Set<string>();
+  for (const unit of units as Unit<unknown>[]) {
+    const key: unknown = unit?.key;
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new NonRetriableError('every unit needs a non-empty string key');
+    }
+    if (keys.has(key))
+      throw new NonRetriableError(
+        `duplicate unit key "${key}": keys must be unique and deterministic`,
+      );
+    keys.add(key);
+  }
+  return units as Unit<unknown>[];
+}

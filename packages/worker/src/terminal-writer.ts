@@ -1,0 +1,228 @@
+// Terminal writes by group commit: attempts that finish close together share ONE transaction
+// (each attempt's last queued events, then its fenced compare-and-set transition), and only after
+// it commits are their deliveries finished, in ONE `ack` call (plus grouped releases for retries
+// and dead-letters). A crash between the commit and the ack means a redelivery that finds the job
+// finished and only acknowledges it.
+
+import {
+  isTerminalState,
+  type Delivery,
+  type JobState,
+  type RuntimeConsumer,
+} from '@sluice/contracts';
+import {
+  appendAttemptEvents,
+  getJobById,
+  isoIn,
+  transitionJob,
+  type AttemptEvent,
+  type JobRow,
+  type SluiceDatabase,
+  type TransitionRequest,
+} from '@sluice/storage';
+import type { Attempt } from './attempt.js';
+import type { Outcome } from './decide-outcome.js';
+import type { WorkerLogger } from './logger.js';
+import type { WorkerCounters } from './metrics.js';
+
+export interface Finished<D extends Delivery> {
+  attempt: Attempt<D>;
+  outcome: Outcome;
+  /** Events the attempt queued that are not stored yet: written before the transition. */
+  events: AttemptEvent[];
+}
+
+export interface SettledJob {
+  jobId: string;
+  outcome: Outcome['kind'];
+  /** The state stored by this worker, when it stored one. */
+  state: JobState | undefined;
+}
+
+export interface TerminalWriterOptions<D extends Delivery> {
+  database: SluiceDatabase;
+  consumer: RuntimeConsumer<D>;
+  counters: WorkerCounters;
+  logger: WorkerLogger;
+  onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
+  /** Retries of a failed terminal transaction before its deliveries are left to expire. */
+  retryDelaysMs?: readonly number[];
+}
+
+type Item<D extends Delivery> = Finished<D> & { done: () => void };
+type Written = { ok: boolean; job: JobRow | undefined };
+
+function requestFor(
+  attempt: Attempt,
+  outcome: Outcome,
+  now: number,
+): TransitionRequest | undefined {
+  const base = { id: attempt.job.id, epoch: attempt.job.epoch };
+  switch (outcome.kind) {
+    case 'succeed':
+      return { ...base, event: 'succeed', output: outcome.output, error: null };
+    case 'fail':
+      return { ...base, event: 'fail', error: outcome.error };
+    case 'review':
+      return { ...base, event: 'review', error: outcome.error, reason: outcome.reason };
+    case 'retry':
+      return {
+        ...base,
+        event: 'retry',
+        error: outcome.error,
+        runAfter: isoIn(outcome.delayMs, now),
+        ...(outcome.reason ? { reason: outcome.reason } : {}),
+      };
+    case 'dead_letter':
+      return { ...base, event: 'dead_letter', error: outcome.error, reason: outcome.reason };
+    case 'stale':
+      return { ...base, event: 'stale', error: outcome.error, reason: outcome.reason };
+    case 'ack_only':
+    case 'none':
+      return undefined;
+  }
+}
+
+const COUNTER: Partial<Record<Outcome['kind'], keyof WorkerCounters>> = {
+  succeed: 'succeeded',
+  fail: 'failed',
+  review: 'reviewed',
+  retry: 'retried',
+  dead_letter: 'deadLettered',
+  stale: 'stale',
+};
+
+export class TerminalWriter<D extends Delivery> {
+  private queue: Item<D>[] = [];
+  private flushing = false;
+
+  constructor(private readonly opts: TerminalWriterOptions<D>) {}
+
+  /** Resolves once the outcome is stored and the transport told (or given up on, and logged). */
+  submit(finished: Finished<D>): Promise<void> {
+    return new Promise<void>((done) => {
+      this.queue.push({ ...finished, done });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.drainQueue());
+      }
+    });
+  }
+
+  private async drainQueue(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      try {
+        await this.flush(batch);
+      } finally {
+        for (const item of batch) item.done();
+      }
+    }
+    this.flushing = false;
+  }
+
+  private async write(batch: readonly Item<D>[], now: number): Promise<Map<Item<D>, Written>> {
+    const delays = this.opts.retryDelaysMs ?? [100, 500, 2000];
+    for (let i = 0; ; i++) {
+      try {
+        return await this.opts.database.transaction(async (tx) => {
+          const out = new Map<Item<D>, Written>();
+          for (const item of batch) {
+            const req = requestFor(item.attempt, item.outcome, now);
+            if (!req) continue;
+            const { job } = item.attempt;
+            if (item.events.length > 0) {
+              const stored = await appendAttemptEvents(tx, job.id, job.epoch, item.events, now);
+              if (!stored) {
+                // The attempt no longer owns the job: report where it is, write nothing.
+                out.set(item, { ok: false, job: await getJobById(tx, job.id) });
+                continue;
+              }
+            }
+            const r = await transitionJob(tx, req, now);
+            out.set(item, { ok: r.ok, job: r.job });
+          }
+          return out;
+        });
+      } catch (error) {
+        this.opts.counters.terminalWriteFailures++;
+        if (i >= delays.length) throw error;
+        this.opts.logger.warn('terminal transaction failed; retrying', {
+          error,
+          jobs: batch.length,
+        });
+        await new Promise((r) => setTimeout(r, delays[i]));
+      }
+    }
+  }
+
+  private async flush(batch: readonly Item<D>[]): Promise<void> {
+    const { consumer, counters, logger } = this.opts;
+    const now = Date.now();
+    let written: Map<Item<D>, Written>;
+    try {
+      written = batch.some((b) => requestFor(b.attempt, b.outcome, now))
+        ? await this.write(batch, now)
+        : new Map();
+    } catch (error) {
+      // Nothing stored: the deliveries are not finished, their leases expire and the jobs come
+      // back to a worker. Logged here because no caller can store it.
+      logger.error('terminal transaction failed; leaving the jobs to lease expiry', {
+        error,
+        jobIds: batch.map((b) => b.attempt.job.id),
+      });
+      return;
+    }
+    counters.terminalBatches++;
+
+    const acks: D[] = [];
+    const releases = new Map<number, D[]>();
+    const deadLetters: D[] = [];
+    const settled: SettledJob[] = [];
+    for (const item of batch) {
+      const { delivery, job } = item.attempt;
+      const { outcome } = item;
+      const w = written.get(item);
+      if (outcome.kind === 'ack_only') {
+        acks.push(delivery);
+        settled.push({ jobId: job.id, outcome: outcome.kind, state: undefined });
+        continue;
+      }
+      if (outcome.kind === 'none' || w === undefined) continue;
+      if (!w.ok) {
+        // The compare-and-set did not apply. A finished or vanished job needs only an ack; one
+        // that another attempt holds is that attempt's to finish.
+        if (!w.job || isTerminalState(w.job.state)) acks.push(delivery);
+        continue;
+      }
+      const counter = COUNTER[outcome.kind];
+      if (counter) counters[counter]++;
+      settled.push({ jobId: job.id, outcome: outcome.kind, state: w.job?.state });
+      switch (outcome.kind) {
+        case 'retry':
+          releases.set(outcome.delayMs, [...(releases.get(outcome.delayMs) ?? []), delivery]);
+          break;
+        case 'dead_letter':
+          deadLetters.push(delivery);
+          break;
+        case 'succeed':
+        case 'fail':
+        case 'review':
+        case 'stale':
+          acks.push(delivery);
+          break;
+      }
+    }
+    const calls: Promise<unknown>[] = [];
+    if (acks.length > 0) calls.push(consumer.ack(acks));
+    for (const [ms, ds] of releases) calls.push(consumer.release(ds, ms));
+    for (const d of deadLetters) calls.push(consumer.deadLetter(d, 'MAX_ATTEMPTS'));
+    for (const r of await Promise.allSettled(calls)) {
+      if (r.status === 'rejected')
+        logger.error('finishing deliveries failed after the outcome was stored', {
+          error: r.reason,
+        });
+    }
+    if (settled.length > 0) this.opts.onSettled?.(settled);
+  }
+}
