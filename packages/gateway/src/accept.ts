@@ -1,0 +1,168 @@
+// The accept path: the only work `jobs.submit` does inside the request. Checks (files, version
+// routing, idempotency) run before the transaction, so a rejected request writes nothing; then
+// ONE transaction writes the job with its first event, attaches its files and either queues it
+// (in-transaction runtimes), dead-letters it (a version no live worker serves), or writes the
+// outbox row that is dispatched right after commit.
+
+import { createHash } from 'node:crypto';
+import {
+  assertRolloutPercent,
+  chooseVersion,
+  formatJobId,
+  randomToken,
+  SluiceError,
+  type JobRegistry,
+  type JobState,
+  type MessagePointer,
+  type RolloutConfig,
+  type SubmitResult,
+} from '@sluice/contracts';
+import {
+  attachFiles,
+  findByIdempotencyKey,
+  getFiles,
+  insertJob,
+  transitionJob,
+  type JobRow,
+  type SluiceDatabase,
+  type StoredEvent,
+} from '@sluice/storage';
+import type { DispatchPath } from './dispatch.js';
+import type { EventHub } from './events/event-hub.js';
+import type { GatewayMetrics } from './metrics.js';
+import type { ServedVersionCheck } from './served-versions.js';
+
+export interface SubmitRequest {
+  kind: string;
+  input: unknown;
+  idempotencyKey?: string | undefined;
+  fileIds?: readonly string[] | undefined;
+}
+
+export interface AcceptDeps {
+  jobs: JobRegistry;
+  database: SluiceDatabase;
+  dispatch: DispatchPath;
+  served: ServedVersionCheck;
+  hub: EventHub;
+  metrics: GatewayMetrics;
+  /** Per-kind override of `versions.rolloutPercent`. */
+  rollout?: Readonly<Record<string, number>> | undefined;
+}
+
+export type Acceptor = (tenantId: string, request: SubmitRequest) => Promise<SubmitResult>;
+
+/** JSON with object keys sorted at every level: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}
+
+export function inputHash(input: unknown, fileIds: readonly string[]): string {
+  return createHash('sha256')
+    .update(canonicalJson({ input: input ?? null, fileIds }))
+    .digest('hex');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export function createAcceptor(deps: AcceptDeps): Acceptor {
+  const { database, dispatch, hub, metrics } = deps;
+  // Built once: the rollout of every kind, with its override.
+  const rollouts = new Map<string, RolloutConfig>();
+  for (const def of Object.values(deps.jobs)) {
+    const override = deps.rollout?.[def.kind];
+    const rolloutPercent = assertRolloutPercent(override ?? def.versions.rolloutPercent ?? 0);
+    rollouts.set(def.kind, { ...def.versions, rolloutPercent });
+  }
+
+  function duplicateOf(existing: JobRow, hash: string): SubmitResult {
+    if (existing.inputHash !== hash) {
+      throw new SluiceError('CONFLICT', 'idempotency key already used with a different input');
+    }
+    metrics.duplicates++;
+    return { id: existing.id, state: existing.state, isDuplicate: true };
+  }
+
+  return async (tenantId, request) => {
+    const def = deps.jobs[request.kind];
+    const rollout = rollouts.get(request.kind);
+    if (!def || !rollout) throw new SluiceError('BAD_REQUEST', 'unknown job kind');
+    const key = request.idempotencyKey;
+    const fileIds = [...new Set(request.fileIds ?? [])];
+    const hash = inputHash(request.input, fileIds);
+
+    if (fileIds.length > 0) {
+      const found = await getFiles(database.db, tenantId, fileIds);
+      // Another tenant's file answers exactly like a missing one.
+      if (found.length !== fileIds.length) throw new SluiceError('NOT_FOUND', 'file not found');
+    }
+    if (key !== undefined) {
+      const existing = await findByIdempotencyKey(database.db, tenantId, key);
+      if (existing) return duplicateOf(existing, hash);
+    }
+    const version =
+      rollout.next === undefined || !rollout.rolloutPercent
+        ? rollout.current
+        : chooseVersion(`${tenantId}\u0000${request.kind}\u0000${key ?? randomToken()}`, rollout);
+    const id = formatJobId(version);
+    const route = await deps.served(request.kind, version, id);
+    const pointer: MessagePointer = { jobId: id, kind: request.kind, version, tenantId };
+
+    let outcome: { state: JobState; events: StoredEvent[] };
+    try {
+      outcome = await database.transaction(async (tx) => {
+        const { event } = await insertJob(tx, {
+          id,
+          tenantId,
+          kind: request.kind,
+          version,
+          input: request.input,
+          inputHash: hash,
+          idempotencyKey: key ?? null,
+          fileIds,
+          maxAttempts: def.maxAttempts,
+        });
+        await attachFiles(tx, fileIds);
+        if (!route.ok) {
+          // Never routed to another version: parked with its reason for a person to see.
+          const r = await transitionJob(tx, {
+            id,
+            event: 'dead_letter',
+            reason: route.reason,
+            detail: route.detail,
+          });
+          return { state: 'dead_lettered', events: r.ok ? [event, r.event] : [event] };
+        }
+        await dispatch.stage(tx, [pointer]);
+        if (!dispatch.inTransaction) return { state: 'accepted', events: [event] };
+        const r = await transitionJob(tx, { id, event: 'dispatch' });
+        return { state: 'queued', events: r.ok ? [event, r.event] : [event] };
+      });
+    } catch (error) {
+      // Two submits with one key raced: the other one's job is the answer.
+      if (key !== undefined && isUniqueViolation(error)) {
+        const existing = await findByIdempotencyKey(database.db, tenantId, key);
+        if (existing) return duplicateOf(existing, hash);
+      }
+      throw error;
+    }
+    hub.publish(outcome.events);
+    metrics.submits++;
+    if (!route.ok) metrics.unroutable++;
+    let state = outcome.state;
+    if (state === 'accepted') {
+      const after = await dispatch.afterCommit([pointer], { markQueued: true });
+      hub.publish(after.events);
+      if (after.events.length > 0) state = 'queued';
+    }
+    return { id, state, isDuplicate: false };
+  };
+}

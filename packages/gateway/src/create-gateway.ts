@@ -1,0 +1,173 @@
+// createGateway: the Hono app with tRPC at /trpc, uploads, probes and metrics, the WebSocket
+// endpoint for subscriptions, the event hub with its tailer, and the upload sweeper. It owns no
+// database or blob store: the caller opens and closes those (after `close()`).
+//
+//   const gateway = createGateway({ jobs, database, blobs, runtime: createEmbeddedDispatcher(database) });
+//   const server = await serve(gateway, { port: 3000 });
+
+import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
+import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
+import { trpcServer } from '@hono/trpc-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { createAcceptor } from './accept.js';
+import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
+import { createDispatchPath } from './dispatch.js';
+import { createEventHub, type EventHub, type EventTailer } from './events/event-hub.js';
+import { createPgTailer } from './events/pg-tailer.js';
+import { createSqliteTailer } from './events/sqlite-tailer.js';
+import { registerHealth } from './health.js';
+import { consoleLogger, type GatewayLogger } from './logger.js';
+import { createMetrics, type GatewayMetrics } from './metrics.js';
+import { createAppRouter, type AppRouter } from './routers/index.js';
+import { createServedVersionCheck } from './served-versions.js';
+import { createHttpContext, type GatewayContext } from './trpc/context.js';
+import {
+  registerUploads,
+  startUploadSweeper,
+  sweepExpiredUploads,
+  type UploadOptions,
+} from './uploads.js';
+import {
+  createWebSocketEndpoint,
+  type WebSocketEndpoint,
+  type WebSocketOptions,
+} from './websocket.js';
+
+export interface GatewayOptions<R extends JobRegistry> {
+  jobs: R;
+  database: SluiceDatabase;
+  blobs: BlobStore;
+  runtime: RuntimeDispatcher<Db>;
+  auth?: AuthOptions;
+  uploads?: UploadOptions;
+  /** Browser origins allowed to open WebSockets (`https://app.example.com`). */
+  origins?: readonly string[];
+  /** Per-kind override of `versions.rolloutPercent` (0–100). */
+  rollout?: Readonly<Record<string, number>>;
+  logger?: GatewayLogger;
+  websocket?: WebSocketOptions;
+  /** SQLite tailer poll interval (default 50 ms). */
+  eventPollMs?: number;
+  /** Largest tRPC HTTP request body, checked before JSON parsing (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** How long the served-versions registry is cached (default 1000 ms). */
+  servedVersionsCacheMs?: number;
+}
+
+export interface Gateway<R extends JobRegistry = JobRegistry> {
+  readonly app: Hono;
+  readonly router: AppRouter<R>;
+  readonly hub: EventHub;
+  readonly metrics: GatewayMetrics;
+  readonly websocket: WebSocketEndpoint;
+  /** Deletes expired uploads now (the sweeper does it on its interval). */
+  sweepUploads(now?: number): Promise<number>;
+  /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
+  close(): Promise<void>;
+}
+
+function createTailer(
+  database: SluiceDatabase,
+  pollMs: number | undefined,
+  onError: (e: unknown) => void,
+): EventTailer {
+  if (database.dialect === 'postgres' && database.pgPool) {
+    return createPgTailer(database.pgPool, database.db, { onError });
+  }
+  return createSqliteTailer(database.db, { intervalMs: pollMs, onError });
+}
+
+export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>): Gateway<R> {
+  const { database, blobs, runtime } = options;
+  const logger = options.logger ?? consoleLogger;
+  const onError = (what: string) => (error: unknown) => logger.error(what, { error });
+  const metrics = createMetrics();
+  const auth = createApiKeyAuth(database.db, options.auth);
+  const hub = createEventHub(createTailer(database, options.eventPollMs, onError('event tailer')), {
+    onError: onError('event subscriber'),
+  });
+  const dispatch = createDispatchPath(runtime, database, onError('dispatch after commit'));
+  const accept = createAcceptor({
+    jobs: options.jobs,
+    database,
+    dispatch,
+    served: createServedVersionCheck(runtime, options.servedVersionsCacheMs),
+    hub,
+    metrics,
+    rollout: options.rollout,
+  });
+  const router = createAppRouter(
+    { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger },
+    auth,
+  );
+  let closing = false;
+
+  const app = new Hono();
+  registerHealth(app, {
+    database,
+    metrics,
+    activeSubscriptions: () => hub.listenerCount(),
+    closing: () => closing,
+  });
+  registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
+  app.use(
+    '/trpc/*',
+    bodyLimit({
+      maxSize: options.maxRequestBytes ?? 1024 * 1024,
+      onError: (c) => {
+        metrics.reject('PAYLOAD_TOO_LARGE');
+        // The rest of the body is not read: the connection cannot be reused.
+        c.header('Connection', 'close');
+        return c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request too large' } }, 413);
+      },
+    }),
+    trpcServer({
+      router,
+      endpoint: '/trpc',
+      createContext: (_opts, c) =>
+        createHttpContext(c.req.header('authorization')) satisfies GatewayContext,
+      onError: ({ error, path }) => {
+        metrics.reject(error.code);
+        if (error.code === 'INTERNAL_SERVER_ERROR') {
+          logger.error('procedure failed', { path, error: error.cause ?? error });
+        }
+      },
+    }),
+  );
+  app.onError((error, c) => {
+    logger.error('request failed', { path: c.req.path, error });
+    return c.json({ error: { code: 'INTERNAL', message: 'Internal server error' } }, 500);
+  });
+
+  const websocket = createWebSocketEndpoint({
+    router,
+    auth,
+    origins: options.origins ?? [],
+    metrics,
+    logger,
+    options: options.websocket ?? {},
+  });
+  const sweepUploads = (now?: number) => sweepExpiredUploads(database, blobs, logger, now);
+  const stopSweeper = startUploadSweeper(
+    sweepUploads,
+    options.uploads?.sweepIntervalMs ?? 60_000,
+    logger,
+  );
+
+  return {
+    app,
+    router,
+    hub,
+    metrics,
+    websocket,
+    sweepUploads,
+    async close() {
+      if (closing) return;
+      closing = true;
+      stopSweeper();
+      await websocket.close();
+      await hub.close();
+    },
+  };
+}

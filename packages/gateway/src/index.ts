@@ -1,0 +1,15 @@
+export { createGateway } from './create-gateway.js';
+export type { Gateway, GatewayOptions } from './create-gateway.js';
+export { serve } from './serve.js';
+export type { RunningGateway, ServeOptions } from './serve.js';
+export type { AppRouter } from './routers/index.js';
+export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
+export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
+export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';
+export type { EventHub, HubSubscriber, EventTailer } from './events/event-hub.js';
+export type { GatewayLogger } from './logger.js';
+export type { GatewayMetrics } from './metrics.js';
+export type { UploadOptions } from './uploads.js';
+export type { WebSocketOptions, WebSocketEndpoint } from './websocket.js';
+export { FileListInput, FileListResult, FileDeleteResult } from './routers/files.js';
+export type { ErrorData, IssueView } from './trpc/errors.js';

@@ -1,0 +1,18 @@
+// What the routers need, built once by `createGateway`.
+
+import type { JobRegistry } from '@sluice/contracts';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import type { Acceptor } from '../accept.js';
+import type { DispatchPath } from '../dispatch.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { GatewayLogger } from '../logger.js';
+
+export interface RouterDeps<R extends JobRegistry = JobRegistry> {
+  jobs: R;
+  database: SluiceDatabase;
+  blobs: BlobStore;
+  hub: EventHub;
+  accept: Acceptor;
+  dispatch: DispatchPath;
+  logger: GatewayLogger;
+}

@@ -1,0 +1,22 @@
+// The app router, built at runtime from the job registry: `jobs.submit`'s input is the
+// discriminated union of every kind's input schema.
+
+import type { JobRegistry } from '@sluice/contracts';
+import type { ApiKeyAuth } from '../auth/api-key-auth.js';
+import { createProcedures } from '../trpc/procedures.js';
+import { createDeadLettersRouter } from './dead-letters.js';
+import type { RouterDeps } from './deps.js';
+import { createFilesRouter } from './files.js';
+import { createJobsRouter } from './jobs.js';
+
+export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth: ApiKeyAuth) {
+  const p = createProcedures(auth);
+  return p.router({
+    jobs: createJobsRouter(p, deps),
+    files: createFilesRouter(p, deps),
+    deadLetters: createDeadLettersRouter(p, deps as RouterDeps),
+  });
+}
+
+/** The router's type for a registry: `createTRPCClient<AppRouter<typeof jobs>>`. */
+export type AppRouter<R extends JobRegistry = JobRegistry> = ReturnType<typeof createAppRouter<R>>;

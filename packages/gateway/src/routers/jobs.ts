@@ -1,0 +1,101 @@
+// `jobs.*`: submit, read, cancel, result, and the two subscriptions. Every call is scoped to
+// the caller's tenant; another tenant's job answers exactly like a missing one.
+
+import {
+  CancelResult,
+  createSubmitSchema,
+  FeedItem,
+  GetInput,
+  JobEvent,
+  JobResult,
+  JobView,
+  ListInput,
+  ListResult,
+  SluiceError,
+  SubmitResult,
+  transition,
+  WatchAllInput,
+  WatchInput,
+  type JobRegistry,
+} from '@sluice/contracts';
+import { getJob, listJobs, transitionJob } from '@sluice/storage';
+import { openJobWatch } from '../events/watch-job.js';
+import { watchTenant } from '../events/watch-tenant.js';
+import { toJobResult, toJobView } from '../job-view.js';
+import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
+import type { Procedures } from '../trpc/procedures.js';
+import type { RouterDeps } from './deps.js';
+
+const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
+
+export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: RouterDeps<R>) {
+  const { database, hub } = deps;
+  const db = database.db;
+  const submitInput = createSubmitSchema(deps.jobs);
+  const watchOutput = zTrackedIterable(JobEvent);
+  const feedOutput = zIterable(FeedItem);
+
+  async function ownJob(tenantId: string, id: string) {
+    const job = await getJob(db, tenantId, id);
+    if (!job) throw notFound();
+    return job;
+  }
+
+  return p.router({
+    submit: p.authedProcedure
+      .input(submitInput)
+      .output(SubmitResult)
+      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input)),
+
+    get: p.authedProcedure
+      .input(GetInput)
+      .output(JobView)
+      .query(async ({ ctx, input }) => toJobView(await ownJob(ctx.tenantId, input.id))),
+
+    list: p.authedProcedure
+      .input(ListInput)
+      .output(ListResult)
+      .query(async ({ ctx, input }) => {
+        const page = await listJobs(db, ctx.tenantId, input);
+        return { items: page.items.map(toJobView), nextCursor: page.nextCursor };
+      }),
+
+    cancel: p.authedProcedure
+      .input(GetInput)
+      .output(CancelResult)
+      .mutation(async ({ ctx, input }) => {
+        const job = await ownJob(ctx.tenantId, input.id);
+        // Cancelling a cancelled job is a no-op that answers the same.
+        if (job.state === 'cancelled') return { id: job.id, state: job.state };
+        const legal = transition(job.state, 'cancel');
+        if (!legal.ok) throw new SluiceError('CONFLICT', legal.error.message);
+        const r = await database.transaction((tx) =>
+          transitionJob(tx, { id: job.id, event: 'cancel' }),
+        );
+        if (r.ok) {
+          hub.publish([r.event]);
+          return { id: job.id, state: r.job.state };
+        }
+        // It moved meanwhile (a worker finished it, another cancel won).
+        if (r.job?.state === 'cancelled') return { id: job.id, state: r.job.state };
+        throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
+      }),
+
+    result: p.authedProcedure
+      .input(GetInput)
+      .output(JobResult)
+      .query(async ({ ctx, input }) => toJobResult(await ownJob(ctx.tenantId, input.id))),
+
+    watch: p.authedProcedure
+      .input(WatchInput)
+      .output(watchOutput)
+      .subscription(({ ctx, input, signal }) =>
+        openJobWatch({ db, hub }, ctx.tenantId, input, signal),
+      ),
+
+    watchAll: p.authedProcedure
+      .input(WatchAllInput)
+      .output(feedOutput)
+      .subscription(({ ctx, input, signal }) => watchTenant(hub, ctx.tenantId, input, signal)),
+  });
+}

@@ -1,0 +1,25 @@
+// The embedded runtime's dispatch half: the queue is a table in the job database, so dispatch
+// is an insert inside the accept transaction (no outbox), and the served-versions registry is
+// the table the workers heartbeat. The consume half lives in @sluice/worker.
+
+import type { RuntimeCapabilities, RuntimeDispatcher } from '@sluice/contracts';
+import { enqueue, servedVersions, type Db, type SluiceDatabase } from '@sluice/storage';
+
+export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
+  memoizesSteps: false,
+  reclaimsAbandoned: true,
+  dispatchesInTransaction: true,
+  carriesEvents: false,
+  pullsDeliveries: true,
+});
+
+export function createEmbeddedDispatcher(database: SluiceDatabase): RuntimeDispatcher<Db> {
+  return {
+    name: 'embedded',
+    capabilities: EMBEDDED_CAPABILITIES,
+    // Outside a transaction (a reconciler) the pointer goes in on its own.
+    dispatch: (pointers, tx) => enqueue(tx ?? database.db, pointers),
+    servedVersions: (kind) => servedVersions(database.db, kind),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,169 @@
+// `POST /v1/uploads`: the request body is streamed to the blob store, never buffered whole; the
+// store counts bytes and hashes them on the way and cuts the body at the first byte over the
+// limit (leaving nothing behind). A declared Content-Length over the limit is refused before a
+// byte is read. The file row is written only once the blob is stored. Uploads not attached to a
+// job expire (`expires_at`); a sweeper deletes them, row first, then blob.
+
+import { UPLOAD_PATH, isSluiceError } from '@sluice/contracts';
+import {
+  expiredFiles,
+  insertFile,
+  isoIn,
+  isoNow,
+  newFileId,
+  uploadKey,
+  type BlobStore,
+  type SluiceDatabase,
+} from '@sluice/storage';
+import type { Hono } from 'hono';
+import type { ApiKeyAuth } from './auth/api-key-auth.js';
+import { bearerToken } from './auth/api-key-auth.js';
+import { toFileView } from './job-view.js';
+import type { GatewayLogger } from './logger.js';
+import type { GatewayMetrics } from './metrics.js';
+import { deleteExpiredFile } from './storage-extras.js';
+
+export interface UploadOptions {
+  /** Largest accepted body in bytes (default 100 MiB). */
+  maxBytes?: number;
+  /** Unattached uploads expire after this long (default 24 h). */
+  ttlMs?: number;
+  /** How often expired uploads are swept (default 60 s; 0 turns the sweeper off). */
+  sweepIntervalMs?: number;
+}
+
+export const DEFAULT_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const UNAUTHORIZED_BODY = {
+  error: { code: 'UNAUTHORIZED', message: 'missing or invalid API key' },
+} as const;
+
+/** The display name of an upload: metadata only, never part of a key. */
+export function sanitizeFilename(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    // not percent-encoded: keep it as sent
+  }
+  const cleaned = name
+    // control characters and bidi overrides (a name that displays as something else)
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .split(/[/\\]/)
+    .pop()!
+    .trim()
+    .slice(0, 255);
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? null : cleaned;
+}
+
+const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/;
+
+export function parseContentType(raw: string | undefined): string {
+  const type = (raw ?? '').split(';')[0]!.trim().toLowerCase();
+  return type.length <= 100 && CONTENT_TYPE.test(type) ? type : 'application/octet-stream';
+}
+
+interface UploadDeps {
+  database: SluiceDatabase;
+  blobs: BlobStore;
+  auth: ApiKeyAuth;
+  metrics: GatewayMetrics;
+  logger: GatewayLogger;
+  options: UploadOptions;
+}
+
+export function registerUploads(app: Hono, deps: UploadDeps): void {
+  const maxBytes = deps.options.maxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
+  const ttlMs = deps.options.ttlMs ?? DAY_MS;
+  const tooLarge = {
+    error: { code: 'PAYLOAD_TOO_LARGE', message: `upload exceeds ${maxBytes} bytes` },
+  };
+
+  app.post(UPLOAD_PATH, async (c) => {
+    const principal = await deps.auth.verify(bearerToken(c.req.header('authorization')));
+    if (!principal) {
+      deps.metrics.reject('UNAUTHORIZED');
+      return c.json(UNAUTHORIZED_BODY, 401);
+    }
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > maxBytes) {
+      deps.metrics.reject('PAYLOAD_TOO_LARGE');
+      c.header('Connection', 'close');
+      return c.json(tooLarge, 413);
+    }
+    const id = newFileId();
+    const key = uploadKey(principal.tenantId, id);
+    const body = c.req.raw.body ?? new Blob([]).stream();
+    let stored: { size: number; sha256: string };
+    try {
+      stored = await deps.blobs.put(key, body, { maxBytes, signal: c.req.raw.signal });
+    } catch (error) {
+      if (isSluiceError(error) && error.code === 'PAYLOAD_TOO_LARGE') {
+        deps.metrics.reject('PAYLOAD_TOO_LARGE');
+        c.header('Connection', 'close');
+        return c.json(tooLarge, 413);
+      }
+      throw error;
+    }
+    const now = Date.now();
+    let row;
+    try {
+      row = await insertFile(deps.database.db, {
+        id,
+        tenantId: principal.tenantId,
+        blobKey: key,
+        size: stored.size,
+        sha256: stored.sha256,
+        contentType: parseContentType(c.req.header('content-type')),
+        filename: sanitizeFilename(c.req.header('x-filename')),
+        createdAt: isoNow(now),
+        expiresAt: isoIn(ttlMs, now),
+      });
+    } catch (error) {
+      await deps.blobs.delete(key).catch(() => false);
+      throw error;
+    }
+    deps.metrics.uploads++;
+    deps.metrics.uploadBytes += stored.size;
+    return c.json(toFileView(row), 201);
+  });
+}
+
+/** Deletes expired, unattached uploads (row first, then blob). Returns how many went. */
+export async function sweepExpiredUploads(
+  database: SluiceDatabase,
+  blobs: BlobStore,
+  logger: GatewayLogger,
+  now = Date.now(),
+): Promise<number> {
+  let removed = 0;
+  const nowIso = isoNow(now);
+  for (;;) {
+    const batch = await expiredFiles(database.db, nowIso, 100);
+    for (const file of batch) {
+      const blobKey = await deleteExpiredFile(database.db, file, nowIso);
+      if (blobKey === undefined) continue;
+      removed++;
+      await blobs.delete(blobKey).catch((error: unknown) => {
+        logger.error('expired upload: blob delete failed', { fileId: file.id, error });
+      });
+    }
+    if (batch.length < 100) return removed;
+  }
+}
+
+export function startUploadSweeper(
+  sweep: () => Promise<unknown>,
+  intervalMs: number,
+  logger: GatewayLogger,
+): () => void {
+  if (intervalMs <= 0) return () => {};
+  const timer = setInterval(() => {
+    sweep().catch((error: unknown) => logger.error('upload sweep failed', { error }));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,113 @@
+// WebSocket subscriptions on the gateway's own port: `ws` in noServer mode, tRPC's handler, and
+// the `upgrade` routing that serve() wires to the HTTP server. Guards, in order:
+//   - only `/ws` upgrades; a browser Origin outside the allow-list gets 403 before the upgrade;
+//   - `maxPayload` (64 KiB) caps every frame;
+//   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed;
+//   - a socket that never authenticates within the handshake timeout (5 s) is closed.
+
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WS_PATH } from '@sluice/contracts';
+import type { AnyRouter } from '@trpc/server';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ApiKeyAuth } from './auth/api-key-auth.js';
+import { createOriginCheck } from './auth/origin.js';
+import { createWsContextFactory } from './trpc/context.js';
+import type { GatewayLogger } from './logger.js';
+import type { GatewayMetrics } from './metrics.js';
+
+export interface WebSocketOptions {
+  /** Close sockets that have not authenticated after this long (default 5000 ms). */
+  handshakeTimeoutMs?: number;
+  /** Largest accepted frame (default 64 KiB). */
+  maxPayload?: number;
+  /** Accept a browser page served from the gateway's own host (default true). */
+  allowSameOrigin?: boolean;
+  /** Ping idle sockets this often; a socket that does not answer is dropped (default 30 s). */
+  pingMs?: number;
+}
+
+export interface WebSocketEndpoint {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Open sockets now. */
+  count(): number;
+  /** Drops every socket at once (clients reconnect and resume from their last event id). */
+  terminateAll(): void;
+  close(): Promise<void>;
+}
+
+interface Deps {
+  router: AnyRouter;
+  auth: ApiKeyAuth;
+  origins: readonly string[];
+  metrics: GatewayMetrics;
+  logger: GatewayLogger;
+  options: WebSocketOptions;
+}
+
+function refuse(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  socket.destroy();
+}
+
+export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
+  const handshakeMs = deps.options.handshakeTimeoutMs ?? 5000;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: deps.options.maxPayload ?? 65_536,
+  });
+  const originAllowed = createOriginCheck({
+    allow: deps.origins,
+    sameOrigin: deps.options.allowSameOrigin ?? true,
+  });
+  const authenticated = new WeakSet<object>();
+
+  // Registered before tRPC's listener, so the timer exists before any context is created.
+  wss.on('connection', (socket: WebSocket) => {
+    const timer = setTimeout(() => {
+      if (!authenticated.has(socket)) socket.close(4401, 'authentication timeout');
+    }, handshakeMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
+  const handler = applyWSSHandler({
+    wss,
+    router: deps.router,
+    createContext: createWsContextFactory(deps.auth, (socket) => {
+      if (typeof socket === 'object' && socket !== null) authenticated.add(socket);
+    }),
+    keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
+    onError: ({ error }) => {
+      deps.metrics.reject(error.code);
+      if (error.code === 'INTERNAL_SERVER_ERROR') {
+        deps.logger.error('subscription failed', { error: error.cause ?? error });
+      }
+    },
+  });
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== WS_PATH) {
+        refuse(socket, '404 Not Found');
+        return;
+      }
+      if (!originAllowed(req.headers.origin, req.headers.host)) {
+        deps.metrics.reject('FORBIDDEN');
+        refuse(socket, '403 Forbidden');
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
+    count: () => wss.clients.size,
+    terminateAll() {
+      for (const client of wss.clients) client.terminate();
+    },
+    async close() {
+      handler.broadcastReconnectNotification();
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
