@@ -173,3 +173,60 @@ export async function errorOf(promise: Promise<unknown>): Promise<{
   }
   throw new Error('expected the call to fail');
 }
+
+export interface Watched<T> {
+  readonly items: T[];
+  /** Settles when the subscription completes (resolves) or errors (rejects). */
+  readonly done: Promise<void>;
+  /** Resolves once `n` items arrived. */
+  until(n: number, timeoutMs?: number): Promise<T[]>;
+  stop(): void;
+}
+
+/** Subscribes and records what arrives. */
+export function record<T>(
+  subscribe: (handlers: {
+    onData(item: T): void;
+    onError(error: unknown): void;
+    onComplete(): void;
+  }) => { unsubscribe(): void },
+): Watched<T> {
+  const items: T[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  let settle!: { resolve: () => void; reject: (e: unknown) => void };
+  const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  done.catch(() => {});
+  const sub = subscribe({
+    onData(item) {
+      items.push(item);
+      for (const w of [...waiters]) if (items.length >= w.n) w.resolve();
+    },
+    onError: (error) => settle.reject(error),
+    onComplete: () => settle.resolve(),
+  });
+  return {
+    items,
+    done,
+    until(n, timeoutMs = 10_000) {
+      if (items.length >= n) return Promise.resolve(items);
+      return new Promise<T[]>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`got ${items.length} of ${n} items: ${JSON.stringify(items)}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(items);
+          },
+        });
+        done.catch((error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+      });
+    },
+    stop: () => sub.unsubscribe(),
+  };
+}

@@ -1,0 +1,95 @@
+import { createApiKey, getJobById, revokeApiKey } from '@sluice/storage';
+import { describeEachDialect } from '@sluice/storage/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sleep } from '@sluice/testkit';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
+import { bearerToken, createApiKeyAuth } from './api-key-auth.js';
+import { createOriginCheck } from './origin.js';
+
+it('reads bearer tokens and nothing else', () => {
+  expect(bearerToken('Bearer abc')).toBe('abc');
+  expect(bearerToken('bearer  abc ')).toBe('abc');
+  expect(bearerToken('Basic abc')).toBeNull();
+  expect(bearerToken('Bearer a b')).toBeNull();
+  expect(bearerToken(undefined)).toBeNull();
+});
+
+it('checks Origin: none and listed pass, same-origin passes by default, others fail', () => {
+  const check = createOriginCheck({ allow: ['https://app.example.com/'], sameOrigin: true });
+  expect(check(undefined, 'gw:3000')).toBe(true);
+  expect(check('https://app.example.com', 'gw:3000')).toBe(true);
+  expect(check('HTTPS://APP.EXAMPLE.COM', 'gw:3000')).toBe(true);
+  expect(check('http://gw:3000', 'gw:3000')).toBe(true);
+  expect(check('https://evil.example', 'gw:3000')).toBe(false);
+  expect(check('null', 'gw:3000')).toBe(false);
+  const strict = createOriginCheck({ allow: [], sameOrigin: false });
+  expect(strict('http://gw:3000', 'gw:3000')).toBe(false);
+});
+
+describeEachDialect('auth', (ctx) => {
+  let f: GatewayFixture;
+  beforeAll(async () => {
+    f = await startGateway(ctx(), { auth: { cacheTtlMs: 200, devKey: 'dev-secret-key' } });
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+
+  async function statusAndBody(key: string | null, path = '/trpc/jobs.list?input=%7B%7D') {
+    const res = await fetch(`${f.url}${path}`, {
+      headers: key === null ? {} : { authorization: `Bearer ${key}` },
+    });
+    return { status: res.status, body: await res.text() };
+  }
+
+  it('answers missing, malformed, unknown and revoked keys with one identical 401', async () => {
+    const revoked = await createApiKey(ctx().database.db, 'acme');
+    expect((await statusAndBody(revoked.key)).status).toBe(200);
+    await revokeApiKey(ctx().database.db, revoked.id);
+    await sleep(250); // the auth cache TTL
+    const unknown = `sk_k${'a'.repeat(12)}_${'b'.repeat(32)}`;
+    const answers = await Promise.all(
+      [null, 'nonsense', unknown, revoked.key, `${f.keyA}x`, 'x'.repeat(5000)].map((k) =>
+        statusAndBody(k),
+      ),
+    );
+    for (const a of answers) expect(a).toEqual(answers[0]);
+    expect(answers[0]?.status).toBe(401);
+    expect(JSON.parse(answers[0]!.body)).toMatchObject({
+      error: { message: 'missing or invalid API key', data: { code: 'UNAUTHORIZED' } },
+    });
+    // Uploads answer them alike too.
+    const uploads = await Promise.all(
+      [null, 'nonsense', unknown, revoked.key].map(async (k) => {
+        const res = await fetch(`${f.url}/v1/uploads`, {
+          method: 'POST',
+          headers: k === null ? {} : { authorization: `Bearer ${k}` },
+          body: 'x',
+        });
+        return { status: res.status, body: await res.text() };
+      }),
+    );
+    for (const u of uploads) expect(u).toEqual({ status: 401, body: uploads[0]!.body });
+  });
+
+  it('accepts SLUICE_API_KEY as tenant dev, compared in full', async () => {
+    const r = await f.http('dev-secret-key').jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'dev' },
+    });
+    expect((await getJobById(ctx().database.db, r.id))?.tenantId).toBe('dev');
+    expect((await statusAndBody('dev-secret-keY')).status).toBe(401);
+    expect((await statusAndBody('dev-secret-key-')).status).toBe(401);
+  });
+
+  it('caches verifications for at most the TTL', async () => {
+    const auth = createApiKeyAuth(ctx().database.db, { cacheTtlMs: 60_000 });
+    const k = await createApiKey(ctx().database.db, 'acme');
+    expect(await auth.verify(k.key)).toEqual({ tenantId: 'acme', keyId: k.id });
+    await revokeApiKey(ctx().database.db, k.id);
+    // Capped at 5 s whatever is asked; a fresh verifier sees the revocation at once.
+    expect(await createApiKeyAuth(ctx().database.db).verify(k.key)).toBeUndefined();
+    auth.clear();
+    expect(await auth.verify(k.key)).toBeUndefined();
+  });
+});
