@@ -44,6 +44,8 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   unroutableGraceMs?: number | undefined;
   sweepEveryMs?: number | undefined;
   checkpoints?: CheckpointStore | undefined;
+  /** Retry backoff of ordinary errors (default base 1 s, cap 60 s, full jitter). */
+  retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   /** Called after terminal outcomes are stored and their deliveries finished. */
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
@@ -111,6 +113,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     unroutableGraceMs: opts.unroutableGraceMs,
     sweepEveryMs: opts.sweepEveryMs,
     checkpoints: opts.checkpoints,
+    retryBackoff: opts.retryBackoff,
     logger,
     onSettled: opts.onSettled,
   });

@@ -4,7 +4,7 @@
 // group-committed terminal writes, the unroutable-version sweep and drain. Runtimes differ only
 // through their capability flags; nothing here knows a runtime by name.
 
-import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import { backoffMs, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { admitBatch, type Admitted } from './admit-batch.js';
 import { abortAttempt, type Attempt } from './attempt.js';
@@ -41,6 +41,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Sweep period (default grace / 4); 0 turns the sweep off. */
   sweepEveryMs?: number | undefined;
   checkpoints?: CheckpointStore | undefined;
+  /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
+  retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
@@ -130,13 +132,20 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.timers.push(t);
   }
 
-  private async pause(ms: number): Promise<void> {
-    if (this.readAbort.signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.readAbort.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), {
-        once: true,
-      });
+  /** Waits `ms`, or (without `ms`) until a slot frees; a stop ends either wait at once. */
+  private pause(ms?: number): Promise<void> {
+    const signal = this.readAbort.signal;
+    return new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      signal.addEventListener('abort', done);
+      if (ms === undefined) this.wake = done;
     });
   }
 
@@ -184,10 +193,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       while (!signal.aborted) {
         const free = this.opts.concurrency - this.slots;
         if (free <= 0) {
-          await new Promise<void>((resolve) => {
-            this.wake = resolve;
-            signal.addEventListener('abort', () => resolve(), { once: true });
-          });
+          await this.pause();
           continue;
         }
         const n = Math.min(this.readBatch, free);
@@ -327,6 +333,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         cause: attempt.cause,
         attempts: job.attempts,
         maxAttempts: job.maxAttempts,
+        backoff: (n) => backoffMs(n, this.opts.retryBackoff),
       });
       if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
         this.opts.logger.warn('attempt failed', {

@@ -14,7 +14,7 @@ import type {
   Unit,
   UnitResult,
 } from './define-handler.js';
-import type { AttemptEvents } from './event-writer.js';
+import type { AttemptEvent } from '@sluice/storage';
 import { abortReason, runPool } from './pool.js';
 
 export interface AttemptJob {
@@ -31,7 +31,8 @@ export interface RunStagesInput {
   handler: Handler;
   job: AttemptJob;
   signal: AbortSignal;
-  events: AttemptEvents;
+  /** The attempt's ordered event queue. */
+  events: { push(event: AttemptEvent): void };
   step: StepFn;
   files: HandlerFiles;
   /** Units run at once (default 4). */
