@@ -75,6 +75,7 @@ export class EventWriter {
   private readonly scheduled = new Set<AttemptEvents>();
   private flushing = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly opts: EventWriterOptions) {}
 
@@ -83,6 +84,9 @@ export class EventWriter {
   }
 
   schedule(queue: AttemptEvents): void {
+    // After close (the worker stopped) a straggling attempt's events are dropped: it no longer
+    // owns its job, and the database may be closed.
+    if (this.closed) return;
     this.scheduled.add(queue);
     this.kick();
   }
@@ -140,7 +144,7 @@ export class EventWriter {
       release();
       this.flushing = false;
     }
-    if (failed) {
+    if (failed && !this.closed) {
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
         this.kick();
@@ -152,6 +156,7 @@ export class EventWriter {
   }
 
   close(): void {
+    this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.scheduled.clear();

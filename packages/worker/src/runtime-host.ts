@@ -4,21 +4,20 @@
 // group-committed terminal writes, the unroutable-version sweep and drain. Runtimes differ only
 // through their capability flags; nothing here knows a runtime by name.
 
-import { backoffMs, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
+import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { admitBatch, type Admitted } from './admit-batch.js';
 import { abortAttempt, type Attempt } from './attempt.js';
-import { decideOutcome, type AttemptResult } from './decide-outcome.js';
 import { drainHeld } from './drain-held.js';
 import { EventWriter } from './event-writer.js';
 import type { ResolvedHandlers } from './handler-registry.js';
-import { createJobFiles } from './job-files.js';
 import type { WorkerLogger } from './logger.js';
 import { createCounters, type WorkerMetrics } from './metrics.js';
+import { every, type Periodic } from './periodic.js';
 import { Readiness } from './readiness.js';
 import { renewHeld } from './renew-held.js';
-import { runStages } from './stage-runner.js';
-import { createStep, type CheckpointStore } from './step.js';
+import { runAttempt } from './run-attempt.js';
+import type { CheckpointStore } from './step.js';
 import { sweepUnroutable } from './sweep-unroutable.js';
 import { TerminalWriter, type SettledJob } from './terminal-writer.js';
 
@@ -63,9 +62,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private executing = 0;
   private wake: (() => void) | undefined;
   private lifecycle: Promise<void> | undefined;
-  private timers: NodeJS.Timeout[] = [];
-  private renewing = false;
-  private sweeping = false;
+  private timers: Periodic[] = [];
   private stopping: Promise<void> | undefined;
   private heldWaiters: (() => void)[] = [];
 
@@ -98,13 +95,17 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     if (!this.lifecycle) {
       this.lifecycle = this.runLifecycle();
       const renewEvery = this.opts.renewEveryMs ?? 10_000;
-      this.every(renewEvery, () => this.renewRound());
+      this.timers.push(every(renewEvery, () => this.renewRound(), this.periodicFailed));
       const grace = this.opts.unroutableGraceMs ?? 60_000;
       const sweepEvery = this.opts.sweepEveryMs ?? Math.max(1000, grace / 4);
-      if (sweepEvery > 0) this.every(sweepEvery, () => this.sweepRound(grace));
+      if (sweepEvery > 0)
+        this.timers.push(every(sweepEvery, () => this.sweepRound(grace), this.periodicFailed));
     }
     return this.readiness.firstReady;
   }
+
+  private readonly periodicFailed = (error: unknown) =>
+    this.opts.logger.error('periodic task failed', { error });
 
   isReady(): boolean {
     return this.readiness.ready && !this.stopping;
@@ -124,12 +125,6 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   stop(opts: { deadlineMs?: number } = {}): Promise<void> {
     this.stopping ??= this.drain(opts.deadlineMs ?? 30_000);
     return this.stopping;
-  }
-
-  private every(ms: number, fn: () => Promise<void>): void {
-    const t = setInterval(() => void fn(), ms);
-    t.unref();
-    this.timers.push(t);
   }
 
   /** Waits `ms`, or (without `ms`) until a slot frees; a stop ends either wait at once. */
@@ -295,65 +290,38 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   }
 
   private async runAttempt(attempt: Attempt<D>): Promise<void> {
-    const { job } = attempt;
-    const { database, handlers, consumer } = this.opts;
-    let result: AttemptResult;
+    const o = this.opts;
     try {
-      const handler = handlers.get(job.kind, job.version);
-      if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
-      const output = await runStages({
-        handler,
-        job,
-        signal: attempt.controller.signal,
-        events: attempt.events,
-        step: createStep({
-          capabilities: consumer.capabilities,
-          checkpoints: this.opts.checkpoints,
-        }),
-        files: createJobFiles({
-          database,
-          blobs: this.opts.blobs,
-          tenantId: job.tenantId,
-          fileIds: job.fileIds,
-        }),
-        unitConcurrency: this.opts.unitConcurrency,
-      });
-      result = { ok: true, output };
+      await runAttempt(
+        {
+          database: o.database,
+          blobs: o.blobs,
+          handlers: o.handlers,
+          capabilities: o.consumer.capabilities,
+          checkpoints: o.checkpoints,
+          unitConcurrency: o.unitConcurrency,
+          retryBackoff: o.retryBackoff,
+          logger: o.logger,
+          terminal: this.terminal,
+          executed: () => {
+            this.executing--;
+            this.freeSlots(1);
+          },
+          lose: (a) => this.lose(a),
+        },
+        attempt,
+      );
     } catch (error) {
-      result = { ok: false, error };
-    }
-    this.executing--;
-    this.freeSlots(1);
-    attempt.phase = 'finishing';
-    try {
-      const events = await attempt.events.settle();
-      if (attempt.events.fenced) this.lose(attempt);
-      const outcome = decideOutcome({
-        result,
-        cause: attempt.cause,
-        attempts: job.attempts,
-        maxAttempts: job.maxAttempts,
-        backoff: (n) => backoffMs(n, this.opts.retryBackoff),
-      });
-      if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
-        this.opts.logger.warn('attempt failed', {
-          jobId: job.id,
-          attempt: job.attempts,
-          outcome: outcome.kind,
-          error: result.error,
-        });
-      }
-      if (outcome.kind !== 'none') await this.terminal.submit({ attempt, outcome, events });
+      o.logger.error('attempt bookkeeping failed', { error, jobId: attempt.job.id });
     } finally {
       this.held.delete(attempt.delivery.id);
-      if (this.byJob.get(job.id) === attempt) this.byJob.delete(job.id);
+      if (this.byJob.get(attempt.job.id) === attempt) this.byJob.delete(attempt.job.id);
       for (const w of this.heldWaiters.splice(0)) w();
     }
   }
 
   private async renewRound(): Promise<void> {
-    if (this.renewing || this.held.size === 0) return;
-    this.renewing = true;
+    if (this.held.size === 0) return;
     try {
       await renewHeld(
         {
@@ -368,14 +336,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     } catch (error) {
       this.counters.renewalFailures++;
       this.opts.logger.error('renewal round failed', { error });
-    } finally {
-      this.renewing = false;
     }
   }
 
   private async sweepRound(graceMs: number): Promise<void> {
-    if (this.sweeping || this.stopping) return;
-    this.sweeping = true;
+    if (this.stopping) return;
     try {
       const kinds = [...new Set(this.opts.handlers.versions.map((v) => v.kind))];
       const swept = await sweepUnroutable({ database: this.opts.database, kinds, graceMs });
@@ -384,8 +349,6 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         this.opts.logger.warn('dead-lettered jobs on unserved versions', { jobIds: swept });
     } catch (error) {
       this.opts.logger.warn('unroutable sweep failed', { error });
-    } finally {
-      this.sweeping = false;
     }
   }
 
@@ -404,7 +367,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       consumer: this.opts.consumer,
       logger: this.opts.logger,
     });
-    for (const t of this.timers) clearInterval(t);
+    for (const t of this.timers) t.stop();
     this.events.close();
     await this.opts.consumer.close();
   }
