@@ -62,5 +62,8 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      globals: { process: 'readonly', URL: 'readonly', console: 'readonly', Buffer: 'readonly' },
+    },
   },
 );

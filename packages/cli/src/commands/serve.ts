@@ -1,0 +1,59 @@
+// `sluice dev`, `sluice gateway`, `sluice worker`: start, print where, drain on SIGTERM/SIGINT.
+
+import { randomToken } from '@sluice/contracts';
+import type { Settings } from '../define-config.js';
+import { openResources } from '../resources.js';
+import { startGateway, type StartedGateway } from './gateway.js';
+import { startWorker } from './worker.js';
+
+export type ServeMode = 'dev' | 'gateway' | 'worker';
+
+export interface Served {
+  gatewayUrl?: string;
+  workerProbesUrl?: string;
+  devApiKey?: string;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+export async function runServe(
+  mode: ServeMode,
+  input: Settings,
+  out: (line: string) => void,
+): Promise<Served> {
+  // `sluice dev` always has a key to try things with: SLUICE_API_KEY, or one made for this run.
+  const settings: Settings =
+    mode === 'dev' && !input.devApiKey ? { ...input, devApiKey: `dev_${randomToken()}` } : input;
+  const resources = await openResources(settings);
+  let gateway: StartedGateway | undefined;
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  try {
+    if (mode !== 'worker') gateway = await startGateway(settings, resources);
+    if (mode !== 'gateway') worker = await startWorker(settings, resources);
+  } catch (error) {
+    await gateway?.close();
+    await resources.close();
+    throw error;
+  }
+  const served: Served = {
+    ...(gateway ? { gatewayUrl: gateway.running.url } : {}),
+    ...(worker?.probes ? { workerProbesUrl: worker.probes.url } : {}),
+    ...(mode === 'dev' && settings.devApiKey ? { devApiKey: settings.devApiKey } : {}),
+    async stop(deadlineMs = 30_000) {
+      // Gateway first (no new work), then drain the worker, then the database.
+      await gateway?.close();
+      await worker?.stop({ deadlineMs });
+      await resources.close();
+    },
+  };
+  out(
+    `sluice ${mode}: runtime ${settings.runtime}, database ${settings.database.startsWith('postgres') ? 'postgres' : settings.database}`,
+  );
+  if (served.gatewayUrl)
+    out(
+      `gateway listening on ${served.gatewayUrl} (tRPC /trpc, WebSocket /ws, uploads /v1/uploads)`,
+    );
+  if (served.workerProbesUrl)
+    out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);
+  if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);
+  return served;
+}

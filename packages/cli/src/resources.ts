@@ -1,0 +1,33 @@
+// What every long-running command opens: the job database (migrated) and the blob store.
+// On SQLite one process holds exactly one database handle (storage's `openDatabase` note), so
+// `sluice dev` shares this one between its gateway and its worker.
+
+import {
+  createLocalBlobStore,
+  migrate,
+  openDatabase,
+  type BlobStore,
+  type SluiceDatabase,
+} from '@sluice/storage';
+import type { Settings } from './define-config.js';
+
+export interface Resources {
+  database: SluiceDatabase;
+  blobs: BlobStore;
+  close(): Promise<void>;
+}
+
+export async function openResources(settings: Settings): Promise<Resources> {
+  const database = openDatabase({ url: settings.database });
+  try {
+    await migrate(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return {
+    database,
+    blobs: createLocalBlobStore(settings.blobsDir),
+    close: () => database.close(),
+  };
+}
