@@ -1,0 +1,69 @@
+import { defineJob, defineJobs } from '@sluice/contracts';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { resolveSettings, rolloutEnvName } from './define-config.js';
+
+const jobs = defineJobs(
+  defineJob({
+    kind: 'video.render-scene',
+    versions: { current: 'v1', next: 'v2' },
+    input: z.object({}),
+    output: z.null(),
+  }),
+);
+
+describe('resolveSettings', () => {
+  it('uses the embedded defaults', () => {
+    expect(resolveSettings({ jobs }, {})).toMatchObject({
+      database: '.sluice/sluice.db',
+      blobsDir: '.sluice/blobs',
+      runtime: 'embedded',
+      port: 3000,
+      hostname: '127.0.0.1',
+      workerPort: undefined,
+      leaseMs: 30_000,
+      rollout: {},
+      devApiKey: undefined,
+    });
+  });
+  it('lets the environment win over the file', () => {
+    const s = resolveSettings(
+      {
+        jobs,
+        database: 'file.db',
+        port: 4000,
+        runtime: 'embedded',
+        rollout: { 'video.render-scene': 5 },
+      },
+      {
+        DATABASE_URL: 'postgres://x/y',
+        PORT: '5000',
+        SLUICE_WORKER_PORT: '0',
+        SLUICE_API_KEY: 'k',
+        [rolloutEnvName('video.render-scene')]: '25',
+      },
+    );
+    expect(s).toMatchObject({
+      database: 'postgres://x/y',
+      port: 5000,
+      workerPort: 0,
+      devApiKey: 'k',
+      rollout: { 'video.render-scene': 25 },
+    });
+    expect(rolloutEnvName('video.render-scene')).toBe('SLUICE_ROLLOUT_VIDEO_RENDER_SCENE');
+  });
+  it.each([
+    [{ PORT: 'abc' }, /PORT must be a non-negative integer/],
+    [{ PORT: '-1' }, /PORT must be/],
+    [{ SLUICE_RUNTIME: 'kafka' }, /SLUICE_RUNTIME must be/],
+    [{ SLUICE_RUNTIME: 'valkey-streams' }, /needs REDIS_URL/],
+    [{ SLUICE_ROLLOUT_VIDEO_RENDER_SCENE: '101' }, /rolloutPercent must be 0–100/],
+  ])('refuses %o', (env, message) => {
+    expect(() => resolveSettings({ jobs }, env)).toThrowError(message);
+  });
+  it('refuses a rollout for an unknown kind', () => {
+    expect(() => resolveSettings({ jobs, rollout: { 'a.b': 1 } }, {})).toThrowError(
+      /unknown kind "a.b"/,
+    );
+  });
+});
