@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { getFile, uploadKey } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
+import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type GatewayFixture } from './testing/fixture.js';
 import { parseContentType, sanitizeFilename } from './uploads.js';
@@ -136,6 +137,24 @@ describeEachDialect('uploads', (ctx) => {
     expect([413, 'ECONNRESET', 'EPIPE']).toContain(status);
     expect(await f.counts()).toEqual(before);
     expect(before.tempFiles).toBe(0);
+  });
+
+  it('leaves nothing behind when the client disconnects mid-upload', async () => {
+    const before = await f.counts();
+    await new Promise<void>((resolve) => {
+      const req = request(`${f.url}/v1/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${f.keyA}`, 'transfer-encoding': 'chunked' },
+      });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(32 * 1024, 98));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    await waitFor(async () => (await f.counts()).tempFiles === 0, { timeoutMs: 5000 });
+    expect(await f.counts()).toEqual(before);
   });
 
   it('attaching a file stops its expiry; the sweep removes only unattached expired uploads', async () => {

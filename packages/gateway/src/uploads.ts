@@ -106,6 +106,11 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
         c.header('Connection', 'close');
         return c.json(tooLarge, 413);
       }
+      // The client went away mid-body: the store removed the partial; nobody reads an answer.
+      if (c.req.raw.signal.aborted) {
+        deps.metrics.reject('CLIENT_CLOSED_REQUEST');
+        return c.json({ error: { code: 'BAD_REQUEST', message: 'upload aborted' } }, 400);
+      }
       throw error;
     }
     const now = Date.now();
