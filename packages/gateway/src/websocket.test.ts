@@ -46,7 +46,7 @@ describeEachDialect('websocket guards', (ctx) => {
   beforeAll(async () => {
     f = await startGateway(ctx(), {
       origins: ['https://app.example.com'],
-      websocket: { handshakeTimeoutMs: 300 },
+      websocket: { handshakeTimeoutMs: 300, recheckMs: 100 },
       auth: { cacheTtlMs: 100 },
     });
   });
@@ -98,6 +98,25 @@ describeEachDialect('websocket guards', (ctx) => {
       expect(r.status).toBeUndefined();
       expect(r.messages[0]).toMatchObject({ error: { data: { code: 'UNAUTHORIZED' } } });
     }
+  });
+
+  it('closes open sockets of a revoked key within the cache TTL and the re-check', async () => {
+    const key = await createApiKey(ctx().database.db, 'acme');
+    const r = await new Promise<{ code: number; after: number }>((resolve) => {
+      const ws = new WebSocket(`${f.url.replace(/^http/, 'ws')}/ws?connectionParams=1`);
+      let revokedAt = 0;
+      ws.on('open', () => {
+        ws.send(JSON.stringify({ method: 'connectionParams', data: { apiKey: key.key } }));
+        // Authenticated by now (the handshake timer would have closed it otherwise).
+        setTimeout(() => {
+          revokedAt = Date.now();
+          void revokeApiKey(ctx().database.db, key.id);
+        }, 400);
+      });
+      ws.on('close', (code) => resolve({ code, after: Date.now() - revokedAt }));
+    });
+    expect(r.code).toBe(4403);
+    expect(r.after).toBeLessThan(1500);
   });
 
   it('denies the next subscription of a revoked key on an open connection', async () => {

@@ -3,7 +3,8 @@
 //   - only `/ws` upgrades; a browser Origin outside the allow-list gets 403 before the upgrade;
 //   - `maxPayload` (64 KiB) caps every frame;
 //   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed;
-//   - a socket that never authenticates within the handshake timeout (5 s) is closed.
+//   - a socket that never authenticates within the handshake timeout (5 s) is closed;
+//   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,6 +27,8 @@ export interface WebSocketOptions {
   allowSameOrigin?: boolean;
   /** Ping idle sockets this often; a socket that does not answer is dropped (default 30 s). */
   pingMs?: number;
+  /** How often open sockets' keys are re-verified (default 2000 ms; 0 turns it off). */
+  recheckMs?: number;
 }
 
 export interface WebSocketEndpoint {
@@ -61,7 +64,8 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
     allow: deps.origins,
     sameOrigin: deps.options.allowSameOrigin ?? true,
   });
-  const authenticated = new WeakSet<object>();
+  // Authenticated sockets and their keys, for the handshake timer and the revocation re-check.
+  const authenticated = new Map<WebSocket, string>();
 
   // Registered before tRPC's listener, so the timer exists before any context is created.
   wss.on('connection', (socket: WebSocket) => {
@@ -69,13 +73,17 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
       if (!authenticated.has(socket)) socket.close(4401, 'authentication timeout');
     }, handshakeMs);
     timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', () => {
+      clearTimeout(timer);
+      authenticated.delete(socket);
+    });
   });
   const handler = applyWSSHandler({
     wss,
     router: deps.router,
-    createContext: createWsContextFactory(deps.auth, (socket) => {
-      if (typeof socket === 'object' && socket !== null) authenticated.add(socket);
+    createContext: createWsContextFactory(deps.auth, (socket, apiKey) => {
+      const ws = socket as WebSocket;
+      if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
     }),
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
     onError: ({ error }) => {
@@ -85,6 +93,30 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
       }
     },
   });
+
+  // One verification per distinct key per round (through the auth cache, so at most one query
+  // per key per cache TTL).
+  async function recheck(): Promise<void> {
+    const byKey = new Map<string, WebSocket[]>();
+    for (const [socket, key] of authenticated) byKey.set(key, [...(byKey.get(key) ?? []), socket]);
+    for (const [key, sockets] of byKey) {
+      if (await deps.auth.verify(key)) continue;
+      for (const socket of sockets) socket.close(4403, 'API key revoked');
+    }
+  }
+  const recheckMs = deps.options.recheckMs ?? 2000;
+  let rechecking = false;
+  const recheckTimer =
+    recheckMs > 0
+      ? setInterval(() => {
+          if (rechecking || authenticated.size === 0) return;
+          rechecking = true;
+          recheck()
+            .catch((error: unknown) => deps.logger.error('socket re-check failed', { error }))
+            .finally(() => (rechecking = false));
+        }, recheckMs)
+      : undefined;
+  recheckTimer?.unref();
 
   return {
     handleUpgrade(req, socket, head) {
@@ -105,6 +137,7 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
       for (const client of wss.clients) client.terminate();
     },
     async close() {
+      clearInterval(recheckTimer);
       handler.broadcastReconnectNotification();
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -23,14 +23,16 @@ export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
 
 export function createWsContextFactory(
   auth: ApiKeyAuth,
-  onAuthenticated: (socket: unknown) => void,
+  onAuthenticated: (socket: unknown, apiKey: string) => void,
 ): (opts: CreateWSSContextFnOptions) => Promise<GatewayContext> {
   return async ({ info, res }) => {
     const raw: unknown = info.connectionParams?.apiKey;
     const apiKey = typeof raw === 'string' ? raw : null;
     const principal = await auth.verify(apiKey);
-    if (!principal) throw new TRPCError({ code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE });
-    onAuthenticated(res);
+    if (!principal || apiKey === null) {
+      throw new TRPCError({ code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE });
+    }
+    onAuthenticated(res, apiKey);
     return { apiKey };
   };
 }
