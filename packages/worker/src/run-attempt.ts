@@ -56,8 +56,8 @@ export async function runAttempt<D extends Delivery>(
   } catch (error) {
     result = { ok: false, error };
   }
-  deps.executed();
   attempt.phase = 'finishing';
+  deps.executed();
   const events = await attempt.events.settle();
   if (attempt.events.fenced) deps.lose(attempt);
   const outcome = decideOutcome({

@@ -58,7 +58,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly readAbort = new AbortController();
   private readonly leaseMs: number;
   private readonly readBatch: number;
+  /** Deliveries reserved for execution: from the read until the handler returns. */
   private slots = 0;
+  /** Attempts whose handler returned and whose outcome is not stored yet. */
+  private finishing = 0;
   private executing = 0;
   private wake: (() => void) | undefined;
   private lifecycle: Promise<void> | undefined;
@@ -186,7 +189,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.readiness.loop(true);
     try {
       while (!signal.aborted) {
-        const free = this.opts.concurrency - this.slots;
+        // Execution is bounded by `concurrency`; deliveries still waiting for their terminal write
+        // may add up to another `concurrency` (so the next batch runs while one commits).
+        const c = this.opts.concurrency;
+        const free = Math.min(c - this.slots, 2 * c - this.slots - this.finishing);
         if (free <= 0) {
           await this.pause();
           continue;
@@ -234,6 +240,9 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         }
         this.freeSlots(deliveries.length - admitted.length);
         for (const a of admitted) this.launch(a);
+        // Let timers and I/O in: with a synchronous driver (better-sqlite3) every await above
+        // resolves as a microtask, and a busy loop would starve renewals and terminal writes.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.readiness.loop(false);
@@ -305,6 +314,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           terminal: this.terminal,
           executed: () => {
             this.executing--;
+            this.finishing++;
             this.freeSlots(1);
           },
           lose: (a) => this.lose(a),
@@ -316,6 +326,13 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     } finally {
       this.held.delete(attempt.delivery.id);
       if (this.byJob.get(attempt.job.id) === attempt) this.byJob.delete(attempt.job.id);
+      if (attempt.phase === 'running') {
+        this.executing--; // the handler never got to run
+        this.freeSlots(1);
+      } else {
+        this.finishing--;
+        this.freeSlots(0);
+      }
       for (const w of this.heldWaiters.splice(0)) w();
     }
   }
