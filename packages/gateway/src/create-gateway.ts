@@ -125,6 +125,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     trpcServer({
       router,
       endpoint: '/trpc',
+      // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
+      maxBatchSize: 50,
       createContext: (_opts, c) =>
         createHttpContext(c.req.header('authorization')) satisfies GatewayContext,
       onError: ({ error, path }) => {

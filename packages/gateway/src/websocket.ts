@@ -85,6 +85,7 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
       const ws = socket as WebSocket;
       if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
     }),
+    maxBatchSize: 50,
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
     onError: ({ error }) => {
       deps.metrics.reject(error.code);

@@ -101,6 +101,21 @@ describeEachDialect('jobs router', (ctx) => {
     });
   });
 
+  it('refuses HTTP batches of more than 50 calls', async () => {
+    const call = async (n: number) => {
+      const paths = Array.from({ length: n }, () => 'jobs.list').join(',');
+      const input = encodeURIComponent(
+        JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))),
+      );
+      const res = await fetch(`${f.url}/trpc/${paths}?batch=1&input=${input}`, {
+        headers: { authorization: `Bearer ${f.keyA}` },
+      });
+      return res.status;
+    };
+    expect(await call(50)).toBe(200);
+    expect(await call(51)).toBe(400);
+  });
+
   it('refuses malformed ids as BAD_REQUEST', async () => {
     const e = await errorOf(f.http(f.keyA).jobs.get.query({ id: '../../etc' }));
     expect(e.data).toMatchObject({ code: 'BAD_REQUEST', issues: [{ path: 'id' }] });
