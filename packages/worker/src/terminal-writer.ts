@@ -110,15 +110,21 @@ export class TerminalWriter<D extends Delivery> {
   }
 
   private async drainQueue(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0);
-      try {
-        await this.flush(batch);
-      } finally {
-        for (const item of batch) item.done();
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0);
+        try {
+          await this.flush(batch);
+        } catch (error) {
+          // A bug, not a database failure (those are handled in flush): keep writing later batches.
+          this.opts.logger.error('terminal flush failed', { error });
+        } finally {
+          for (const item of batch) item.done();
+        }
       }
+    } finally {
+      this.flushing = false;
     }
-    this.flushing = false;
   }
 
   private async write(batch: readonly Item<D>[], now: number): Promise<Map<Item<D>, Written>> {
@@ -223,6 +229,12 @@ export class TerminalWriter<D extends Delivery> {
           error: r.reason,
         });
     }
-    if (settled.length > 0) this.opts.onSettled?.(settled);
+    if (settled.length > 0 && this.opts.onSettled) {
+      try {
+        this.opts.onSettled(settled);
+      } catch (error) {
+        logger.error('onSettled threw', { error });
+      }
+    }
   }
 }
