@@ -43,6 +43,8 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   unreadyAfterReadFailures?: number | undefined;
   unroutableGraceMs?: number | undefined;
   sweepEveryMs?: number | undefined;
+  /** Versions of a kind some live worker serves, for the sweep (default: the served-versions table). */
+  servedVersions?: ((kind: string) => Promise<readonly string[]>) | undefined;
   checkpoints?: CheckpointStore | undefined;
   /** Retry backoff of ordinary errors (default base 1 s, cap 60 s, full jitter). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
@@ -112,6 +114,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
     unroutableGraceMs: opts.unroutableGraceMs,
     sweepEveryMs: opts.sweepEveryMs,
+    servedVersions: opts.servedVersions,
     checkpoints: opts.checkpoints,
     retryBackoff: opts.retryBackoff,
     logger,

@@ -39,6 +39,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   unroutableGraceMs?: number | undefined;
   /** Sweep period (default grace / 4); 0 turns the sweep off. */
   sweepEveryMs?: number | undefined;
+  /** Versions of a kind some live worker serves (default: storage's served-versions table). */
+  servedVersions?: ((kind: string) => Promise<readonly string[]>) | undefined;
   checkpoints?: CheckpointStore | undefined;
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
@@ -360,7 +362,12 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     if (this.stopping) return;
     try {
       const kinds = [...new Set(this.opts.handlers.versions.map((v) => v.kind))];
-      const swept = await sweepUnroutable({ database: this.opts.database, kinds, graceMs });
+      const swept = await sweepUnroutable({
+        database: this.opts.database,
+        kinds,
+        graceMs,
+        servedVersions: this.opts.servedVersions,
+      });
       this.counters.sweptUnroutable += swept.length;
       if (swept.length > 0)
         this.opts.logger.warn('dead-lettered jobs on unserved versions', { jobIds: swept });
