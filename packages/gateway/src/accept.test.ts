@@ -72,6 +72,15 @@ describeEachDialect('accept path', (ctx) => {
       sluiceCode: 'CONFLICT',
     });
     expect(await f.counts()).toEqual(before);
+    // The same key for another kind with an identical input is a conflict too.
+    const k2 = await errorOf(
+      client.jobs.submit.mutate({
+        kind: 'demo.copy',
+        input: { text: 'same' },
+        idempotencyKey: 'order-1',
+      }),
+    );
+    expect(k2.data).toMatchObject({ code: 'CONFLICT' });
     // The same key in another tenant is another job.
     const other = await f.http(f.keyB).jobs.submit.mutate({
       kind: 'demo.echo',

@@ -83,8 +83,8 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     rollouts.set(def.kind, { ...def.versions, rolloutPercent });
   }
 
-  function duplicateOf(existing: JobRow, hash: string): SubmitResult {
-    if (existing.inputHash !== hash) {
+  function duplicateOf(existing: JobRow, kind: string, hash: string): SubmitResult {
+    if (existing.kind !== kind || existing.inputHash !== hash) {
       throw new SluiceError('CONFLICT', 'idempotency key already used with a different input');
     }
     metrics.duplicates++;
@@ -106,7 +106,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     }
     if (key !== undefined) {
       const existing = await findByIdempotencyKey(database.db, tenantId, key);
-      if (existing) return duplicateOf(existing, hash);
+      if (existing) return duplicateOf(existing, request.kind, hash);
     }
     const version =
       rollout.next === undefined || !rollout.rolloutPercent
@@ -150,7 +150,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       // Two submits with one key raced: the other one's job is the answer.
       if (key !== undefined && isUniqueViolation(error)) {
         const existing = await findByIdempotencyKey(database.db, tenantId, key);
-        if (existing) return duplicateOf(existing, hash);
+        if (existing) return duplicateOf(existing, request.kind, hash);
       }
       throw error;
     }

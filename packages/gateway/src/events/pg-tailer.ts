@@ -118,8 +118,8 @@ export function createPgTailer(pool: ListenPool, db: Db, opts: PgTailerOptions =
       client = undefined;
       if (c) {
         c.removeAllListeners('notification');
-        await c.query(`UNLISTEN ${EVENTS_CHANNEL}`).catch(() => {});
-        c.release();
+        // Destroyed, not returned: a connection that LISTENed is not handed to other queries.
+        c.release(true);
       }
       await fetching;
     },

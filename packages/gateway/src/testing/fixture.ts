@@ -32,6 +32,12 @@ export const testJobs = defineJobs(
     maxAttempts: 3,
   }),
   defineJob({
+    kind: 'demo.copy',
+    versions: { current: 'v1' },
+    input: z.object({ text: z.string().max(1000) }).strict(),
+    output: z.object({ text: z.string() }),
+  }),
+  defineJob({
     kind: 'demo.rollout',
     versions: { current: 'v1', next: 'v2' },
     input: z.object({ n: z.number().int() }).strict(),
