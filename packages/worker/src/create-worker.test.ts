@@ -26,7 +26,7 @@ import {
   submitJobs,
   testJob,
   type ConformanceHarness,
-} from './runtimes/conformance-kit.js';
+} from './testing/conformance-kit.js';
 import { EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
 
 describeEachDialect('createWorker on the embedded runtime', (ctx) => {

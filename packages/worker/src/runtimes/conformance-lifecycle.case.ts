@@ -19,7 +19,7 @@ import {
   wrapConsumer,
   type ConformanceHarness,
   type TransportFaults,
-} from './conformance-kit.js';
+} from '../testing/conformance-kit.js';
 
 export function registerLifecycleCases(h: () => ConformanceHarness): void {
   it('cancellation of a running job reaches it through renewal and aborts its signal', async () => {

@@ -23,9 +23,9 @@ import {
   TIMING,
   wrapConsumer,
   type ConformanceHarness,
-} from './conformance-kit.js';
+} from '../testing/conformance-kit.js';
 
-export type { ConformanceHarness, TransportFaults } from './conformance-kit.js';
+export type { ConformanceHarness, TransportFaults } from '../testing/conformance-kit.js';
 
 function echoHandler(kind: string, runs: Map<string, number>, opts: { maxAttempts?: number } = {}) {
   const job = testJob(kind, opts);
