@@ -57,7 +57,11 @@ export interface SluiceClient<R extends JobRegistry> {
   job(id: string): JobHandle;
   /** Streams a file to the gateway; pass the returned id in `submit(…, { fileIds })`. */
   upload(body: UploadBody, opts?: UploadOptions): Promise<FileView>;
-  /** The tenant's live feed of events of every job (optionally only some kinds or states). */
+  /**
+   * The tenant's live feed of events of every job (optionally only some kinds or states). It is
+   * live from when iteration starts (a feed, not a log: after a reconnect it carries on live);
+   * use a job's `watch()` for a complete history.
+   */
   watchAll<K extends inferJobKind<R> = inferJobKind<R>>(
     opts?: WatchAllOptions<K>,
   ): AsyncIterableIterator<FeedEvent<R, K>>;

@@ -1,5 +1,7 @@
-// Queries and mutations by path, with every failure turned into a `SluiceApiError`.
+// Queries and mutations by path, with every failure turned into a `SluiceApiError` (an aborted
+// call rejects with its signal's reason instead, as fetch does).
 
+import { abortReason } from './backoff.js';
 import { toApiError } from './to-api-error.js';
 import type { Transport } from './transport.js';
 
@@ -12,6 +14,7 @@ export async function query<T>(
   try {
     return (await transport.trpc.query(path, input, signal ? { signal } : undefined)) as T;
   } catch (error) {
+    if (signal?.aborted) throw abortReason(signal);
     throw toApiError(error);
   }
 }
@@ -25,6 +28,7 @@ export async function mutate<T>(
   try {
     return (await transport.trpc.mutation(path, input, signal ? { signal } : undefined)) as T;
   } catch (error) {
+    if (signal?.aborted) throw abortReason(signal);
     throw toApiError(error);
   }
 }

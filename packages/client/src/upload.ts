@@ -3,6 +3,7 @@
 // fetch request body over HTTP/1.1); Node streams, with `duplex: 'half'` as fetch requires.
 
 import type { FileView } from '@sluice/contracts/wire';
+import { abortReason } from './backoff.js';
 import { responseError, toApiError } from './to-api-error.js';
 import type { Transport } from './transport.js';
 import type { UploadBody, UploadOptions } from './types.js';
@@ -90,6 +91,7 @@ export async function upload(
       ...(options.signal ? { signal: options.signal } : {}),
     } as RequestInit);
   } catch (error) {
+    if (options.signal?.aborted) throw abortReason(options.signal);
     throw toApiError(error);
   }
   if (response.status !== 201 && response.status !== 200) throw await responseError(response);

@@ -152,6 +152,25 @@ describeStack('client end to end', (stack) => {
     expect((await client.jobs.get(submitted.id)).state).toBe('succeeded');
   });
 
+  it('an aborted result() rejects with the abort reason; close() ends open watches', async () => {
+    const client = clientOf(stack());
+    const handle = await client.submit('test.echo', { text: 'slow', steps: 30, stepMs: 100 });
+    const controller = new AbortController();
+    const waiting = rejection(handle.result({ signal: controller.signal }));
+    controller.abort(new Error('gave up'));
+    expect(await waiting).toMatchObject({ message: 'gave up' });
+
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const event of handle.watch()) seen.push(event.type);
+    })();
+    while (!seen.includes('progress')) await new Promise((r) => setTimeout(r, 20));
+    await client.close();
+    await watching;
+    expect(seen.at(-1)).not.toBe('state');
+    await handle.cancel().catch(() => undefined);
+  });
+
   it('bad input and bad keys are typed API errors, over HTTP and over the socket', async () => {
     await using client = disposable(clientOf(stack()));
     const bad = await rejection(client.submit('test.echo', { text: 'x', steps: 0 }));
