@@ -48,6 +48,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
 
+/** Batch admissions in flight at once (each holds one database connection for its transaction). */
+const MAX_ADMISSIONS = 3;
 const backoff = (n: number) => Math.min(5000, 100 * 2 ** Math.max(0, n - 1));
 
 export class RuntimeHost<D extends Delivery = Delivery> {
@@ -70,6 +72,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private timers: Periodic[] = [];
   private stopping: Promise<void> | undefined;
   private heldWaiters: (() => void)[] = [];
+  private readonly admissions = new Set<Promise<void>>();
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
     this.leaseMs = opts.leaseMs ?? 30_000;
@@ -191,6 +194,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.readiness.loop(true);
     try {
       while (!signal.aborted) {
+        if (this.readiness.consecutiveFailures > 0) {
+          await this.pause(backoff(this.readiness.consecutiveFailures));
+          if (signal.aborted) break;
+        }
         // Execution is bounded by `concurrency`; deliveries still waiting for their terminal write
         // may add up to another `concurrency` (so the next batch runs while one commits).
         const c = this.opts.concurrency;
@@ -208,7 +215,6 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           this.freeSlots(n);
           if (signal.aborted) break;
           this.readFailed(error);
-          await this.pause(backoff(this.readiness.consecutiveFailures));
           continue;
         }
         this.freeSlots(n - deliveries.length);
@@ -225,30 +231,38 @@ export class RuntimeHost<D extends Delivery = Delivery> {
             .catch((error: unknown) => logger.error('release on stop failed', { error }));
           break;
         }
-        let admitted: Admitted<D>[];
-        try {
-          admitted = await admitBatch(this.admitDeps(), deliveries);
-          this.readiness.readSucceeded();
-        } catch (error) {
-          this.freeSlots(deliveries.length);
-          this.readFailed(error);
-          await consumer
-            .release(deliveries, 1000)
-            .catch((e: unknown) =>
-              logger.error('release after a failed admission failed', { error: e }),
-            );
-          await this.pause(backoff(this.readiness.consecutiveFailures));
-          continue;
-        }
-        this.freeSlots(deliveries.length - admitted.length);
-        for (const a of admitted) this.launch(a);
+        // Admission runs while the next read goes out (a few at once, each ONE transaction): on
+        // PostgreSQL the round trips of one batch overlap the next one's.
+        const admission = this.admit(deliveries).finally(() => this.admissions.delete(admission));
+        this.admissions.add(admission);
+        if (this.admissions.size >= MAX_ADMISSIONS) await Promise.race(this.admissions);
         // Let timers and I/O in: with a synchronous driver (better-sqlite3) every await above
         // resolves as a microtask, and a busy loop would starve renewals and terminal writes.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
+      await Promise.allSettled(this.admissions);
       this.readiness.loop(false);
     }
+  }
+
+  private async admit(deliveries: D[]): Promise<void> {
+    let admitted: Admitted<D>[];
+    try {
+      admitted = await admitBatch(this.admitDeps(), deliveries);
+      this.readiness.readSucceeded();
+    } catch (error) {
+      this.freeSlots(deliveries.length);
+      this.readFailed(error);
+      await this.opts.consumer
+        .release(deliveries, 1000)
+        .catch((e: unknown) =>
+          this.opts.logger.error('release after a failed admission failed', { error: e }),
+        );
+      return;
+    }
+    this.freeSlots(deliveries.length - admitted.length);
+    for (const a of admitted) this.launch(a);
   }
 
   private readFailed(error: unknown): void {

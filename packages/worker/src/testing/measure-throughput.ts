@@ -1,7 +1,7 @@
 // A quick in-process throughput probe of the embedded runtime (not the benchmark): N jobs are
 // inserted up front, one worker drains them, and the figures say how many database round trips
 // the batching saved. Run: npx tsx --conditions=@sluice/source src/testing/measure-throughput.ts
-//   [jobs=2000] [concurrency=32] [units=0|1] [dialects=sqlite,postgres]
+//   [jobs=2000] [concurrency=32] [readBatch=] [units=0|1] [dialects=sqlite,postgres]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=') as
 const jobs = Number(args.jobs ?? 2000);
 const concurrency = Number(args.concurrency ?? 32);
 const units = Number(args.units ?? 0);
+const readBatch = args.readBatch ? Number(args.readBatch) : undefined;
 const dialects = (args.dialects ?? 'sqlite,postgres').split(',') as DialectName[];
 
 const noop = defineJob({
@@ -81,6 +82,7 @@ async function run(dialect: DialectName): Promise<void> {
     handlers: { [noop.kind]: { v1: handler } },
     database,
     concurrency,
+    readBatch,
     logger: silentLogger,
     sweepEveryMs: 0,
     runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 5 }),
@@ -99,7 +101,7 @@ async function run(dialect: DialectName): Promise<void> {
   await pg?.drop();
   rmSync(dir, { recursive: true, force: true });
   console.log(
-    `${dialect}: ${jobs} jobs, ${units} unit(s) each, concurrency ${concurrency}: ${ms.toFixed(0)} ms = ${((jobs / ms) * 1000).toFixed(0)} jobs/s; ` +
+    `${dialect}: ${jobs} jobs, ${units} unit(s) each, concurrency ${concurrency}, readBatch ${readBatch ?? 'default'}: ${ms.toFixed(0)} ms = ${((jobs / ms) * 1000).toFixed(0)} jobs/s; ` +
       `terminal transactions ${m.terminalBatches} (${(jobs / m.terminalBatches).toFixed(1)} jobs each), events written apart ${m.eventsWritten}`,
   );
 }
