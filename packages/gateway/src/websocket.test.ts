@@ -107,11 +107,21 @@ describeEachDialect('websocket guards', (ctx) => {
       let revokedAt = 0;
       ws.on('open', () => {
         ws.send(JSON.stringify({ method: 'connectionParams', data: { apiKey: key.key } }));
-        // Authenticated by now (the handshake timer would have closed it otherwise).
-        setTimeout(() => {
+        ws.send(
+          JSON.stringify({
+            id: 1,
+            method: 'subscription',
+            params: { path: 'jobs.watchAll', input: {} },
+          }),
+        );
+      });
+      ws.on('message', (data: Buffer) => {
+        // The feed started, so the socket is authenticated: now revoke its key.
+        const msg = JSON.parse(data.toString()) as { result?: { type?: string } };
+        if (msg.result?.type === 'started' && revokedAt === 0) {
           revokedAt = Date.now();
           void revokeApiKey(ctx().database.db, key.id);
-        }, 400);
+        }
       });
       ws.on('close', (code) => resolve({ code, after: Date.now() - revokedAt }));
     });
@@ -119,32 +129,41 @@ describeEachDialect('websocket guards', (ctx) => {
     expect(r.after).toBeLessThan(1500);
   });
 
-  it('denies the next subscription of a revoked key on an open connection', async () => {
-    const key = await createApiKey(ctx().database.db, 'acme');
-    const { id } = await f
-      .http(key.key)
-      .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'r' } });
-    const { client } = f.ws(key.key);
-    const first = await new Promise<number>((resolve, reject) => {
-      const sub = client.jobs.watch.subscribe(
-        { id },
-        {
-          onData: (d) => {
-            sub.unsubscribe();
-            resolve(d.data.seq);
-          },
-          onError: reject,
-        },
-      );
+  it('denies the next subscription of a revoked key even while its socket stays open', async () => {
+    // Without the periodic re-check, the per-call check alone must stop the key.
+    const g = await startGateway(ctx(), {
+      websocket: { recheckMs: 0 },
+      auth: { cacheTtlMs: 100 },
     });
-    expect(first).toBe(1);
-    await revokeApiKey(ctx().database.db, key.id);
-    await sleep(150);
-    const denied = await errorOf(
-      new Promise((resolve, reject) => {
-        client.jobs.watch.subscribe({ id }, { onData: resolve, onError: reject });
-      }),
-    );
-    expect(denied.data).toMatchObject({ code: 'UNAUTHORIZED' });
+    try {
+      const key = await createApiKey(ctx().database.db, 'acme');
+      const { id } = await g
+        .http(key.key)
+        .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'r' } });
+      const { client } = g.ws(key.key);
+      const first = await new Promise<number>((resolve, reject) => {
+        const sub = client.jobs.watch.subscribe(
+          { id },
+          {
+            onData: (d) => {
+              sub.unsubscribe();
+              resolve(d.data.seq);
+            },
+            onError: reject,
+          },
+        );
+      });
+      expect(first).toBe(1);
+      await revokeApiKey(ctx().database.db, key.id);
+      await sleep(150);
+      const denied = await errorOf(
+        new Promise((resolve, reject) => {
+          client.jobs.watch.subscribe({ id }, { onData: resolve, onError: reject });
+        }),
+      );
+      expect(denied.data).toMatchObject({ code: 'UNAUTHORIZED' });
+    } finally {
+      await g.close();
+    }
   });
 });

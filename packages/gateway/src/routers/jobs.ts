@@ -17,8 +17,10 @@ import {
   WatchAllInput,
   WatchInput,
   type JobRegistry,
+  type SubmitInput,
 } from '@sluice/contracts';
 import { getJob, listJobs, transitionJob } from '@sluice/storage';
+import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
 import { toJobResult, toJobView } from '../job-view.js';
@@ -31,7 +33,10 @@ const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: RouterDeps<R>) {
   const { database, hub } = deps;
   const db = database.db;
-  const submitInput = createSubmitSchema(deps.jobs);
+  // contracts types the schema as ZodType<SubmitInput<R>> (input side `unknown`); tRPC infers a
+  // procedure's input from the schema's input side, so name it here: callers of AppRouter<R>
+  // then get the discriminated union.
+  const submitInput = createSubmitSchema(deps.jobs) as z.ZodType<SubmitInput<R>, SubmitInput<R>>;
   const watchOutput = zTrackedIterable(JobEvent);
   const feedOutput = zIterable(FeedItem);
 

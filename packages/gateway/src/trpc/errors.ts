@@ -4,7 +4,7 @@
 
 import { isSluiceError, SluiceError, type ErrorCode } from '@sluice/contracts';
 import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODE_NUMBER } from '@trpc/server/rpc';
 
 export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
   switch (code) {
@@ -139,14 +139,14 @@ export interface ErrorData {
 }
 
 interface DefaultShape {
-  code: number;
+  code: TRPC_ERROR_CODE_NUMBER;
   message: string;
   data: { code: TRPC_ERROR_CODE_KEY; httpStatus: number; path?: string | undefined };
 }
 
 /** tRPC `errorFormatter`: a stable, minimal shape (no stack, no internal messages). */
 export function formatError({ shape, error }: { shape: DefaultShape; error: TRPCError }): {
-  code: number;
+  code: TRPC_ERROR_CODE_NUMBER;
   message: string;
   data: ErrorData;
 } {

@@ -7,5 +7,6 @@ import { formatError } from './errors.js';
 
 export const t = initTRPC.context<GatewayContext>().create({
   isDev: false,
-  errorFormatter: formatError,
+  // Written out so tRPC infers the error shape (clients see `data.sluiceCode` typed).
+  errorFormatter: ({ shape, error }) => formatError({ shape, error }),
 });
