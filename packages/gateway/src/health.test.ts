@@ -1,4 +1,5 @@
 import { describeEachDialect } from '@sluice/storage/testing';
+import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway } from './create-gateway.js';
 import { createEmbeddedDispatcher } from './runtimes/embedded.js';
@@ -73,7 +74,7 @@ describeEachDialect('health and metrics', (ctx) => {
     });
     const { client } = f.ws(f.keyA);
     const feed = record((h) => client.jobs.watchAll.subscribe({}, h));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => f.gateway.hub.listenerCount() === 1);
 
     const res = await fetch(`${f.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
