@@ -6,7 +6,8 @@
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
-import { admitBatch, type Admitted } from './admit-batch.js';
+import { admitBatch, type AdmitDeps, type Admitted } from './admit-batch.js';
+import { Capacity } from './capacity.js';
 import { abortAttempt, type Attempt } from './attempt.js';
 import { drainHeld } from './drain-held.js';
 import { EventWriter } from './event-writer.js';
@@ -62,12 +63,9 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly readAbort = new AbortController();
   private readonly leaseMs: number;
   private readonly readBatch: number;
-  /** Deliveries reserved for execution: from the read until the handler returns. */
-  private slots = 0;
-  /** Attempts whose handler returned and whose outcome is not stored yet. */
-  private finishing = 0;
+  private readonly capacity: Capacity;
+  private readonly admitDeps: AdmitDeps<D>;
   private executing = 0;
-  private wake: (() => void) | undefined;
   private lifecycle: Promise<void> | undefined;
   private timers: Periodic[] = [];
   private stopping: Promise<void> | undefined;
@@ -78,6 +76,19 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 64));
     this.readiness = new Readiness(opts.unreadyAfterReadFailures ?? 3);
+    this.capacity = new Capacity(opts.concurrency, this.readAbort.signal);
+    this.admitDeps = {
+      database: opts.database,
+      consumer: opts.consumer,
+      handlers: opts.handlers,
+      counters: this.counters,
+      logger: opts.logger,
+      isLocal: (jobId) => this.byJob.has(jobId),
+      fenceLocal: (jobId) => {
+        const a = this.byJob.get(jobId);
+        if (a) this.lose(a);
+      },
+    };
     this.events = new EventWriter({
       database: opts.database,
       onFenced: (queue) => {
@@ -135,23 +146,6 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     return this.stopping;
   }
 
-  /** Waits `ms`, or (without `ms`) until a slot frees; a stop ends either wait at once. */
-  private pause(ms?: number): Promise<void> {
-    const signal = this.readAbort.signal;
-    return new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        if (this.wake === done) this.wake = undefined;
-        resolve();
-      };
-      const timer = ms === undefined ? undefined : setTimeout(done, ms);
-      signal.addEventListener('abort', done);
-      if (ms === undefined) this.wake = done;
-    });
-  }
-
   private async runLifecycle(): Promise<void> {
     let failures = 0;
     while (!this.readAbort.signal.aborted) {
@@ -164,7 +158,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           error,
           runtime: this.opts.consumer.name,
         });
-        await this.pause(backoff(++failures));
+        await this.capacity.wait(backoff(++failures));
         continue;
       }
       this.readiness.initialised(true);
@@ -174,18 +168,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         // The loop is not meant to end while running: back through init, as the seed asks.
         this.opts.logger.error('read loop ended unexpectedly; re-initialising', { error });
         this.readiness.initialised(false);
-        await this.pause(backoff(++failures));
+        await this.capacity.wait(backoff(++failures));
       }
     }
     this.readiness.loop(false);
     this.readiness.settleFirst();
-  }
-
-  private freeSlots(n: number): void {
-    this.slots -= n;
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 
   private async readLoop(): Promise<void> {
@@ -195,29 +182,26 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     try {
       while (!signal.aborted) {
         if (this.readiness.consecutiveFailures > 0) {
-          await this.pause(backoff(this.readiness.consecutiveFailures));
+          await this.capacity.wait(backoff(this.readiness.consecutiveFailures));
           if (signal.aborted) break;
         }
-        // Execution is bounded by `concurrency`; deliveries still waiting for their terminal write
-        // may add up to another `concurrency` (so the next batch runs while one commits).
-        const c = this.opts.concurrency;
-        const free = Math.min(c - this.slots, 2 * c - this.slots - this.finishing);
+        const free = this.capacity.free;
         if (free <= 0) {
-          await this.pause();
+          await this.capacity.wait();
           continue;
         }
         const n = Math.min(this.readBatch, free);
-        this.slots += n;
+        this.capacity.reserve(n);
         let deliveries: D[];
         try {
           deliveries = await consumer.read(n, signal);
         } catch (error) {
-          this.freeSlots(n);
+          this.capacity.unreserve(n);
           if (signal.aborted) break;
           this.readFailed(error);
           continue;
         }
-        this.freeSlots(n - deliveries.length);
+        this.capacity.unreserve(n - deliveries.length);
         if (deliveries.length === 0) {
           this.readiness.readSucceeded();
           continue;
@@ -225,7 +209,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         this.counters.claimed += deliveries.length;
         if (signal.aborted) {
           // Read raced with stop: give them back untouched.
-          this.freeSlots(deliveries.length);
+          this.capacity.unreserve(deliveries.length);
           await consumer
             .release(deliveries, 0)
             .catch((error: unknown) => logger.error('release on stop failed', { error }));
@@ -249,10 +233,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private async admit(deliveries: D[]): Promise<void> {
     let admitted: Admitted<D>[];
     try {
-      admitted = await admitBatch(this.admitDeps(), deliveries);
+      admitted = await admitBatch(this.admitDeps, deliveries);
       this.readiness.readSucceeded();
     } catch (error) {
-      this.freeSlots(deliveries.length);
+      this.capacity.unreserve(deliveries.length);
       this.readFailed(error);
       await this.opts.consumer
         .release(deliveries, 1000)
@@ -261,7 +245,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         );
       return;
     }
-    this.freeSlots(deliveries.length - admitted.length);
+    this.capacity.unreserve(deliveries.length - admitted.length);
     for (const a of admitted) this.launch(a);
   }
 
@@ -272,21 +256,6 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       error,
       consecutive: this.readiness.consecutiveFailures,
     });
-  }
-
-  private admitDeps() {
-    return {
-      database: this.opts.database,
-      consumer: this.opts.consumer,
-      handlers: this.opts.handlers,
-      counters: this.counters,
-      logger: this.opts.logger,
-      isLocal: (jobId: string) => this.byJob.has(jobId),
-      fenceLocal: (jobId: string) => {
-        const a = this.byJob.get(jobId);
-        if (a) this.lose(a);
-      },
-    };
   }
 
   private lose(a: Attempt<D>): void {
@@ -330,8 +299,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           terminal: this.terminal,
           executed: () => {
             this.executing--;
-            this.finishing++;
-            this.freeSlots(1);
+            this.capacity.executed();
           },
           lose: (a) => this.lose(a),
         },
@@ -344,10 +312,9 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       if (this.byJob.get(attempt.job.id) === attempt) this.byJob.delete(attempt.job.id);
       if (attempt.phase === 'running') {
         this.executing--; // the handler never got to run
-        this.freeSlots(1);
+        this.capacity.unreserve(1);
       } else {
-        this.finishing--;
-        this.freeSlots(0);
+        this.capacity.settled();
       }
       for (const w of this.heldWaiters.splice(0)) w();
     }
