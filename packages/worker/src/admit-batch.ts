@@ -83,7 +83,8 @@ export async function admitBatch<D extends Delivery>(
     const decision = decideDelivery({
       pointer: delivery.pointer,
       row,
-      servedVersions: delivery.pointer ? deps.handlers.versionsOf(delivery.pointer.kind) : [],
+      // The row is the truth: route by its kind, never by what the transport carried.
+      servedVersions: row ? deps.handlers.versionsOf(row.kind) : [],
       missingFiles: row ? row.fileIds.filter((f) => missing.has(f)) : [],
       duplicate,
       now,
