@@ -20,3 +20,4 @@ export * from './repos/job-queries.js';
 export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';
+export * from './repos/bulk-transitions.js';

@@ -241,9 +241,21 @@ function retrySafety(dialect: DialectName): Migration {
   };
 }
 
+function jobLease(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable('jobs').addColumn('lease_until', 'text').execute();
+    },
+  };
+}
+
 /** Migrations by name, in order. Later issues append entries; never edit a shipped one. */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
-  return { '0001_init': init(dialect), '0002_retry_safety': retrySafety(dialect) };
+  return {
+    '0001_init': init(dialect),
+    '0002_retry_safety': retrySafety(dialect),
+    '0003_job_lease': jobLease(),
+  };
 }
 
 export async function migrate(database: SluiceDatabase): Promise<string[]> {

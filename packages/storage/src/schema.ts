@@ -32,6 +32,12 @@ export interface JobsTable {
   last_seq: number;
   /** Earliest time the job may be dispatched again (retry backoff). */
   run_after: string | null;
+  /**
+   * While running: until when the current attempt holds the job. Renewed by its worker; another
+   * attempt may `reclaim` the job only after it passed, so a duplicate delivery never steals a
+   * job from a live holder.
+   */
+  lease_until: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;

@@ -7,7 +7,7 @@ import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
   getJobsByIds,
   missingFiles,
-  transitionJob,
+  transitionJobs,
   type JobRow,
   type SluiceDatabase,
   type TransitionRequest,
@@ -27,6 +27,8 @@ export interface AdmitDeps<D extends Delivery> {
   handlers: ResolvedHandlers;
   counters: WorkerCounters;
   logger: WorkerLogger;
+  /** How long a started attempt holds its job in the database (renewed by the renewal tick). */
+  leaseMs: number;
   /** A delivery for a job this worker is still running: its old attempt is fenced out first. */
   fenceLocal(jobId: string): void;
   isLocal(jobId: string): boolean;
@@ -39,11 +41,15 @@ export interface Admitted<D extends Delivery> {
 
 type Planned<D> = { delivery: D; decision: DeliveryDecision; row: JobRow | undefined };
 
-function requestFor(id: string, decision: DeliveryDecision): TransitionRequest | undefined {
+function requestFor(
+  id: string,
+  decision: DeliveryDecision,
+  leaseMs: number,
+): TransitionRequest | undefined {
   switch (decision.action) {
     case 'start':
     case 'reclaim':
-      return { id, event: decision.action, epoch: decision.epoch };
+      return { id, event: decision.action, epoch: decision.epoch, leaseMs };
     case 'dead_letter':
       return { id, event: 'dead_letter', reason: decision.reason, detail: decision.detail };
     case 'stale':
@@ -99,17 +105,37 @@ export async function admitBatch<D extends Delivery>(
 
   // Every CAS is fenced by the epoch seen in the batch load: if anything moved the job since,
   // the transition does not apply and the delivery is re-examined below.
-  const written = await database.transaction(async (tx) => {
-    const out = new Map<D, { ok: boolean; job: JobRow | undefined }>();
-    for (const p of planned) {
-      if (!p.row) continue;
-      const req = requestFor(p.row.id, p.decision);
-      if (!req) continue;
-      const r = await transitionJob(tx, { ...req, epoch: req.epoch ?? p.row.epoch }, now);
-      out.set(p.delivery, { ok: r.ok, job: r.job });
-    }
-    return out;
-  });
+  const requests: { delivery: D; req: TransitionRequest }[] = [];
+  for (const p of planned) {
+    if (!p.row) continue;
+    const req = requestFor(p.row.id, p.decision, deps.leaseMs);
+    if (req)
+      requests.push({ delivery: p.delivery, req: { ...req, epoch: req.epoch ?? p.row.epoch } });
+  }
+  const written = new Map<D, { ok: boolean; job: JobRow | undefined }>();
+  if (requests.length > 0) {
+    // One statement per kind of transition for the whole batch (storage's bulk path).
+    const results = await database.transaction((tx) =>
+      transitionJobs(
+        tx,
+        requests.map((r) => r.req),
+        now,
+      ),
+    );
+    const moved = results.some((r) => !r.ok)
+      ? await getJobsByIds(
+          database.db,
+          requests.filter((_, i) => !results[i]?.ok).map((r) => r.req.id),
+        )
+      : new Map<string, JobRow>();
+    requests.forEach((r, i) => {
+      const res = results[i];
+      written.set(
+        r.delivery,
+        res?.ok ? { ok: true, job: res.job } : { ok: false, job: moved.get(r.req.id) },
+      );
+    });
+  }
 
   const acks: D[] = [];
   const releases = new Map<number, D[]>();

@@ -8,12 +8,16 @@ const pointer = (version = 'v1'): MessagePointer => ({
   version,
   tenantId: 'acme',
 });
-const row = (state: JobState, extra: Partial<NonNullable<DeliveryFacts['row']>> = {}) => ({
+const row = (
+  state: JobState,
+  extra: Partial<NonNullable<DeliveryFacts['row']>> = {},
+): NonNullable<DeliveryFacts['row']> => ({
   state,
   epoch: 3,
   attempts: 1,
   maxAttempts: 5,
   runAfter: null,
+  leaseUntil: null,
   ...extra,
 });
 const facts = (f: Partial<DeliveryFacts>): DeliveryFacts => ({
@@ -93,5 +97,27 @@ describe('decideDelivery', () => {
       why: 'not_due',
     });
     expect(decideDelivery(facts({ row: row('accepted') }))).toMatchObject({ action: 'release' });
+  });
+
+  it('leaves a running job alone while its holder’s lease is live (a duplicate delivery)', () => {
+    const now = Date.parse('2026-11-29T10:00:00.000Z');
+    const live = row('running', { leaseUntil: '2026-11-29T10:00:02.000Z', attempts: 5 });
+    // not reclaimed, not dead-lettered at its attempt limit, not marked stale: only looked at later
+    expect(decideDelivery(facts({ row: live, now, missingFiles: ['f_x'] }))).toEqual({
+      action: 'release',
+      delayMs: 2100,
+      why: 'held',
+    });
+    expect(decideDelivery(facts({ row: live, now, servedVersions: [] }))).toMatchObject({
+      action: 'release',
+      why: 'held',
+    });
+    const expired = row('running', { leaseUntil: '2026-11-29T09:59:59.999Z' });
+    expect(decideDelivery(facts({ row: expired, now }))).toEqual({ action: 'reclaim', epoch: 3 });
+    expect(
+      decideDelivery(
+        facts({ row: row('running', { leaseUntil: '2026-11-29T10:00:00.000Z' }), now }),
+      ),
+    ).toEqual({ action: 'reclaim', epoch: 3 });
   });
 });

@@ -14,6 +14,8 @@ export interface DeliveryFacts {
         attempts: number;
         maxAttempts: number;
         runAfter: string | null;
+        /** Until when the running attempt holds the job (null: no lease recorded). */
+        leaseUntil: string | null;
       }
     | undefined;
   /** Versions of the pointer's kind this worker serves. */
@@ -30,10 +32,12 @@ export type DeliveryDecision =
   | { action: 'dead_letter'; reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS'; detail: string }
   | { action: 'stale'; reason: 'FILE_MISSING'; detail: string }
   | { action: 'start' | 'reclaim'; epoch: number }
-  | { action: 'release'; delayMs: number; why: 'not_dispatched' | 'not_due' };
+  | { action: 'release'; delayMs: number; why: 'not_dispatched' | 'not_due' | 'held' };
 
 /** How long to wait before looking again at a job whose dispatch is not visible yet. */
 export const NOT_DISPATCHED_DELAY_MS = 1000;
+/** Margin past a live holder's lease before looking again. */
+export const HELD_MARGIN_MS = 100;
 
 export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
   // The transport lost the data: nothing to mark; the reconciler re-dispatches from the database.
@@ -54,6 +58,14 @@ export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
     case 'queued':
     case 'running':
       break;
+  }
+  // A running job whose attempt still holds its lease is someone's live work (this delivery is a
+  // duplicate, or the holder's own claim outlived a transport hiccup): touch nothing, look again
+  // once the lease would have passed.
+  if (row.state === 'running' && row.leaseUntil) {
+    const until = Date.parse(row.leaseUntil);
+    if (until > f.now)
+      return { action: 'release', delayMs: until - f.now + HELD_MARGIN_MS, why: 'held' };
   }
   const route = routeByPrefix(f.pointer.jobId, f.servedVersions);
   if (!route.ok) return { action: 'dead_letter', reason: route.reason, detail: route.detail };

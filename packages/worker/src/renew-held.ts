@@ -5,7 +5,7 @@
 // asks, so no second polling loop exists.
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
-import { getJobsByIds, stillRunning, type SluiceDatabase } from '@sluice/storage';
+import { extendLeases, getJobsByIds, type SluiceDatabase } from '@sluice/storage';
 import { abortAttempt, type Attempt } from './attempt.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
@@ -31,9 +31,12 @@ export async function renewHeld<D extends Delivery>(
   const now = Date.now();
   const [renewed, owned] = await Promise.allSettled([
     deps.consumer.renew(live.map((a) => a.delivery)),
-    stillRunning(
+    // Renews each attempt's database lease and says which still own their job, in one statement.
+    extendLeases(
       deps.database.db,
       checked.map((a) => ({ id: a.job.id, epoch: a.job.epoch })),
+      deps.leaseMs,
+      now,
     ),
   ]);
 

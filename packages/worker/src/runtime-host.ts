@@ -78,6 +78,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.readiness = new Readiness(opts.unreadyAfterReadFailures ?? 3);
     this.capacity = new Capacity(opts.concurrency, this.readAbort.signal);
     this.admitDeps = {
+      leaseMs: this.leaseMs,
       database: opts.database,
       consumer: opts.consumer,
       handlers: opts.handlers,

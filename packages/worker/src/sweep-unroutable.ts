@@ -8,10 +8,10 @@ import {
   getJobsByIds,
   isoNow,
   queuedBefore,
+  queuedVersions,
   removeFromQueue,
   servedVersions as storedServedVersions,
   transitionJob,
-  type Db,
   type SluiceDatabase,
 } from '@sluice/storage';
 
@@ -28,17 +28,6 @@ export interface SweepOptions {
 }
 
 /** Versions that have queued jobs of this kind. Storage has no query for it yet (told the lead). */
-async function queuedVersions(db: Db, kind: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('jobs')
-    .select('version')
-    .distinct()
-    .where('state', '=', 'queued')
-    .where('kind', '=', kind)
-    .execute();
-  return rows.map((r) => r.version);
-}
-
 /** Returns the ids it dead-lettered. */
 export async function sweepUnroutable(opts: SweepOptions): Promise<string[]> {
   const { database } = opts;

@@ -84,14 +84,12 @@ export async function claimAssetOwnership(
     .insertInto('asset_owners')
     .values(values)
     .onConflict((oc) =>
-      oc
-        .column('final_key')
-        .doUpdateSet({
-          attempt_id: o.attemptId,
-          epoch: o.epoch,
-          staging_key: o.stagingKey,
-          created_at: values.created_at,
-        }),
+      oc.column('final_key').doUpdateSet({
+        attempt_id: o.attemptId,
+        epoch: o.epoch,
+        staging_key: o.stagingKey,
+        created_at: values.created_at,
+      }),
     )
     .execute();
   return 'owned';

@@ -81,3 +81,15 @@ export async function queuedBefore(
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Versions of a kind that have queued jobs (for the unroutable-version sweep). */
+export async function queuedVersions(db: Db, kind: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select('version')
+    .distinct()
+    .where('state', '=', 'queued')
+    .where('kind', '=', kind)
+    .execute();
+  return rows.map((r) => r.version);
+}

@@ -24,6 +24,7 @@ export interface JobRow {
   attemptId: string | null;
   lastSeq: number;
   runAfter: string | null;
+  leaseUntil: string | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -49,6 +50,7 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     attemptId: row.attempt_id,
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
+    leaseUntil: row.lease_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,

@@ -14,7 +14,7 @@ import {
 } from '@sluice/contracts';
 import type { Updateable } from 'kysely';
 import type { Db } from '../database.js';
-import { isoNow, toJson } from '../json.js';
+import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type StoredEvent } from './events.js';
 import { toJobRow, type JobRow } from './job-row.js';
@@ -60,6 +60,7 @@ export async function insertJob(
       attempt_id: null,
       last_seq: 1,
       run_after: null,
+      lease_until: null,
       created_at: at,
       updated_at: at,
       finished_at: null,
@@ -122,6 +123,8 @@ export interface TransitionRequest extends TransitionDetails {
   runAfter?: string | null | undefined;
   /** For approve/requeue: reset the attempt budget. */
   resetAttempts?: boolean | undefined;
+  /** For start/reclaim: how long the new attempt holds the job (`lease_until`). */
+  leaseMs?: number | undefined;
 }
 
 export type TransitionOutcome =
@@ -130,7 +133,8 @@ export type TransitionOutcome =
 /**
  * Compare-and-set: moves the job only if it is in a state the event may leave from (and, when
  * given, still at `epoch`). `start` and `reclaim` open a new attempt: attempts + 1, epoch + 1,
- * a fresh attempt id. Run it inside a transaction.
+ * a fresh attempt id, a lease of `leaseMs`; `reclaim` only once the previous attempt's lease has
+ * passed. Leaving `running` clears the lease. Run it inside a transaction.
  */
 export async function transitionJob(
   tx: Db,
@@ -160,18 +164,26 @@ export async function transitionJob(
   if (req.reason !== undefined) set.reason = req.reason;
   if (req.runAfter !== undefined) set.run_after = req.runAfter;
   if (isFinalState(to)) set.finished_at = at;
-  if (opensAttempt) set.attempt_id = randomToken();
+  if (opensAttempt) {
+    set.attempt_id = randomToken();
+    set.lease_until = req.leaseMs === undefined ? null : isoIn(req.leaseMs, now);
+  } else if (to !== 'running') {
+    set.lease_until = null;
+  }
   let q = tx
     .updateTable('jobs')
     .set(set)
     .set((eb) => ({
       last_seq: eb('last_seq', '+', 1),
       ...(opensAttempt ? { attempts: eb('attempts', '+', 1), epoch: eb('epoch', '+', 1) } : {}),
-      ...(req.resetAttempts ? { attempts: eb.val(0) } : {}),
+      // Opening an attempt always counts it; a reset applies to approve/requeue.
+      ...(req.resetAttempts && !opensAttempt ? { attempts: eb.val(0) } : {}),
     }))
     .where('id', '=', req.id)
     .where('state', '=', from);
   if (req.epoch !== undefined) q = q.where('epoch', '=', req.epoch);
+  if (req.event === 'reclaim')
+    q = q.where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]));
   const row = await q.returningAll().executeTakeFirst();
   if (!row) return { ok: false, job: await getJobById(tx, req.id) };
   const job = toJobRow(row);
@@ -217,6 +229,29 @@ export async function appendAttemptEvents(
     tx,
     built.map((event) => ({ tenantId: row.tenant_id, kind: row.kind, event })),
   );
+}
+
+/**
+ * The renewal tick: extends the lease of every (id, epoch) attempt that still owns a running job
+ * and returns their ids. An attempt missing from the answer was cancelled, finished or reclaimed.
+ */
+export async function extendLeases(
+  db: Db,
+  attempts: readonly { id: string; epoch: number }[],
+  leaseMs: number,
+  now = Date.now(),
+): Promise<Set<string>> {
+  if (attempts.length === 0) return new Set();
+  const rows = await db
+    .updateTable('jobs')
+    .set({ lease_until: isoIn(leaseMs, now) })
+    .where('state', '=', 'running')
+    .where((eb) =>
+      eb.or(attempts.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
+    )
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Which of these (id, epoch) attempts still own a running job: renewal and cancellation check. */

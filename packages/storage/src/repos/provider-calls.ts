@@ -8,6 +8,16 @@ import type { Db } from '../database.js';
 import { fromJson, isoNow, toJson } from '../json.js';
 import type { ProviderCallsTable } from '../schema.js';
 
+let counter = 0;
+/**
+ * Ledger ids sort in creation order within a process (milliseconds, then a counter), so a unit's
+ * history reads back in the order it was written even when two rows share a millisecond.
+ */
+export function newLedgerId(now = Date.now()): string {
+  counter = (counter + 1) % 36 ** 4;
+  return `pc_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomToken().slice(0, 10)}`;
+}
+
 export const CALL_OUTCOMES = [
   'pending',
   'succeeded',
@@ -93,7 +103,7 @@ export async function recordCallIntent(
   c: CallIntent,
   now = Date.now(),
 ): Promise<LedgerRow | undefined> {
-  const id = `pc_${randomToken()}`;
+  const id = newLedgerId(now);
   const at = isoNow(now);
   const error = c.error === undefined ? null : toJson(c.error);
   const rows = await sql<Selectable<ProviderCallsTable>>`
@@ -165,7 +175,7 @@ export async function authoriseCall(
   const row = await db
     .insertInto('provider_calls')
     .values({
-      id: `pc_${randomToken()}`,
+      id: newLedgerId(now),
       job_id: a.jobId,
       tenant_id: a.tenantId,
       unit_key: a.unitKey,

@@ -91,6 +91,12 @@ export async function claim(db: Db, opts: ClaimOptions): Promise<QueueClaim[]> {
     )
     .orderBy('available_at')
     .limit(opts.limit);
+  // A restarted owner's own pending work comes first, then the oldest.
+  if (opts.includeOwn)
+    candidates = candidates
+      .clearOrderBy()
+      .orderBy(sql`case when lease_owner = ${opts.owner} then 0 else 1 end`)
+      .orderBy('available_at');
   if (isPostgres(db)) candidates = candidates.forUpdate().skipLocked();
   const rows = await db
     .updateTable('queue')
