@@ -14,3 +14,4 @@ export * from './runtime.js';
 export * from './runtime-keys.js';
 export * from './api.js';
 export * from './stream-events.js';
+export * from './stream-replies.js';
