@@ -1,5 +1,7 @@
 // Reconnect timing and abort plumbing shared by watches and the WebSocket client.
 
+import { backoffMs, sleep } from '@sluice/contracts/wire';
+
 export interface ReconnectOptions {
   /** First retry delay (default 250 ms). */
   minMs?: number | undefined;
@@ -20,23 +22,11 @@ export function backoffDelay(
 ): number {
   const minMs = Math.max(0, options.minMs ?? DEFAULT_RECONNECT.minMs);
   const maxMs = Math.max(minMs, options.maxMs ?? DEFAULT_RECONNECT.maxMs);
-  const ceiling = Math.min(maxMs, minMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling * (0.5 + random() * 0.5));
+  // The same exponential backoff with 50–100 % jitter the worker uses, counted from attempt 0.
+  return backoffMs(Math.min(attempt, 30) + 1, { baseMs: minMs, maxMs, random });
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+export { sleep };
 
 /**
  * A signal that aborts when any of the given ones does. `dispose()` removes the listeners, so

@@ -15,3 +15,5 @@ export * from './runtime-keys.js';
 export * from './api.js';
 export * from './stream-events.js';
 export * from './stream-replies.js';
+export * from './runtime-capabilities.js';
+export * from './sleep.js';

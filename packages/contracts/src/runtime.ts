@@ -53,6 +53,31 @@ export interface Delivery {
 
 export type RenewOutcome = 'renewed' | 'lost';
 
+/** One queue (a stream per kind and version) as the transport sees it, for `/metrics`. */
+export interface RuntimeQueueStats {
+  readonly kind: string;
+  readonly version: string;
+  /** Entries the transport keeps (stream length), finished or not. */
+  readonly length: number;
+  /** Delivered and not finished (the pending entries list). */
+  readonly pending: number;
+  /** Not delivered to any consumer yet; `null` when the transport cannot tell. */
+  readonly lag: number | null;
+  /** Age of the oldest unfinished delivery; `null` when nothing is pending. */
+  readonly oldestPendingAgeMs: number | null;
+  /** Highest transport delivery count among the oldest pending deliveries (a sample). */
+  readonly maxDeliveries: number;
+  /** Entries in the transport's dead-letter place. */
+  readonly deadLetters: number;
+  readonly consumers: readonly { name: string; pending: number; idleMs: number }[];
+}
+
+export interface RuntimeStats {
+  readonly queues: readonly RuntimeQueueStats[];
+  /** Counters of this consumer since it started (claims, dead letters, recoveries …). */
+  readonly counters: Readonly<Record<string, number>>;
+}
+
 /** The worker's half of a runtime. One instance per worker process. */
 export interface RuntimeConsumer<D extends Delivery = Delivery> {
   readonly name: string;
@@ -78,5 +103,7 @@ export interface RuntimeConsumer<D extends Delivery = Delivery> {
    * processes. Best effort: a lost publish is repaired by watchers' database backfill.
    */
   publishEvents?(events: readonly PublishedEvent[]): Promise<void>;
+  /** What the transport holds, for `/metrics` (stream length, pending, claims …). */
+  stats?(): Promise<RuntimeStats>;
   close(): Promise<void>;
 }

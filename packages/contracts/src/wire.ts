@@ -16,3 +16,5 @@ export type {
 } from './define-job.js';
 export type { FeedItem, FileView, JobResult, JobView, ListResult, SubmitResult } from './api.js';
 export * from './api-paths.js';
+export * from './sleep.js';
+export { backoffMs } from './recovery.js';

@@ -2,16 +2,10 @@
 // is an insert inside the accept transaction (no outbox), and the served-versions registry is
 // the table the workers heartbeat. The consume half lives in @sluice/worker.
 
-import type { RuntimeCapabilities, RuntimeDispatcher } from '@sluice/contracts';
+import { EMBEDDED_CAPABILITIES, type RuntimeDispatcher } from '@sluice/contracts';
 import { enqueue, servedVersions, type Db, type SluiceDatabase } from '@sluice/storage';
 
-export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
-  memoizesSteps: false,
-  reclaimsAbandoned: true,
-  dispatchesInTransaction: true,
-  carriesEvents: false,
-  pullsDeliveries: true,
-});
+export { EMBEDDED_CAPABILITIES };
 
 export function createEmbeddedDispatcher(database: SluiceDatabase): RuntimeDispatcher<Db> {
   return {

@@ -3,16 +3,15 @@
 // holder can neither renew nor acknowledge a row another claim took. Reads poll (the queue has
 // no push) until the block time, and after a restart this owner's own leases come back first.
 
-import type { RuntimeCapabilities, RuntimeConsumer, RenewOutcome } from '@sluice/contracts';
+import {
+  EMBEDDED_CAPABILITIES,
+  sleep,
+  type RenewOutcome,
+  type RuntimeConsumer,
+} from '@sluice/contracts';
 import type { EmbeddedDelivery, EmbeddedQueueStore } from './types.js';
 
-export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
-  memoizesSteps: false,
-  reclaimsAbandoned: true,
-  dispatchesInTransaction: true,
-  carriesEvents: false,
-  pullsDeliveries: true,
-});
+export { EMBEDDED_CAPABILITIES };
 
 export interface EmbeddedConsumerOptions {
   store: EmbeddedQueueStore;
@@ -24,19 +23,6 @@ export interface EmbeddedConsumerOptions {
   heartbeatEveryMs?: number;
   /** Background failures (heartbeats) that no caller awaits. */
   onError?: (error: unknown) => void;
-}
-
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 export function createEmbeddedConsumer(
@@ -96,7 +82,7 @@ export function createEmbeddedConsumer(
         }
         const left = deadline - Date.now();
         if (left <= 0) return [];
-        await wait(Math.min(pollMs, left), signal);
+        await sleep(Math.min(pollMs, left), signal);
       }
     },
 

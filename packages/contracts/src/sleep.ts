@@ -1,0 +1,15 @@
+// Timers shared by the client, gateway and worker. Zod-free (the browser client uses it).
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
