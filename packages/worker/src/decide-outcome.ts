@@ -1,6 +1,10 @@
 // What an attempt's end means for its job. Pure and exhaustive (Trigger.dev's `shouldRetryError`
 // shape): the abort cause wins over whatever the job code threw while being aborted, then the
 // error class decides, then the attempt budget (counted in the database).
+//
+// A stage whose units failed (`UnitsFailedError`) ends as its most severe cause, in the order of
+// `SEVERITY`: needs_review over fail over stale over retry. A unit the provider may have billed
+// (review) must never be retried because a sibling unit merely timed out.
 
 import {
   backoffMs,
@@ -31,7 +35,7 @@ export interface OutcomeFacts {
 export type Outcome =
   | { kind: 'succeed'; output: unknown }
   | { kind: 'fail'; error: JobError }
-  | { kind: 'review'; error: JobError; reason: string }
+  | { kind: 'review'; error: JobError; reason: string; unitKey?: string; provider?: string }
   | { kind: 'retry'; error: JobError; delayMs: number; reason?: string }
   | { kind: 'dead_letter'; error: JobError; reason: 'MAX_ATTEMPTS' }
   | { kind: 'stale'; error: JobError; reason: 'FILE_MISSING' }
@@ -40,19 +44,25 @@ export type Outcome =
   /** The lease went to another attempt: write nothing, acknowledge nothing. */
   | { kind: 'none' };
 
-type ErrorClass = 'non_retriable' | 'needs_review' | 'retry_after' | 'stale' | 'retriable';
+export type ErrorClass = 'needs_review' | 'non_retriable' | 'stale' | 'retry_after' | 'retriable';
 
-function classify(error: unknown): ErrorClass {
+/** Most severe first: the class of a failed stage is the first of these any cause has. */
+export const SEVERITY: readonly ErrorClass[] = [
+  'needs_review',
+  'non_retriable',
+  'stale',
+  'retry_after',
+  'retriable',
+];
+
+export function classifyError(error: unknown): ErrorClass {
   if (isNeedsReviewError(error)) return 'needs_review';
   if (isNonRetriableError(error)) return 'non_retriable';
   if (isRetryAfterError(error)) return 'retry_after';
   if (isSluiceError(error) && error.code === 'JOB_STALE') return 'stale';
   if (isUnitsFailedError(error) && Array.isArray(error.causes)) {
-    // One unit that cannot succeed fails the stage however the others did: the worst class wins.
-    const classes = error.causes.map((c) => classify(c.error));
-    for (const worst of ['needs_review', 'non_retriable', 'stale', 'retry_after'] as const) {
-      if (classes.includes(worst)) return worst;
-    }
+    const classes = new Set(error.causes.map((c) => classifyError(c.error)));
+    return SEVERITY.find((cls) => classes.has(cls)) ?? 'retriable';
   }
   return 'retriable';
 }
@@ -62,6 +72,26 @@ function retryAfterMs(error: unknown): number {
   if (isUnitsFailedError(error))
     return Math.max(0, ...error.causes.map((c) => retryAfterMs(c.error)));
   return 0;
+}
+
+/** The review's reason, unit and provider: from the (first) NeedsReviewError inside. */
+function reviewOf(error: unknown): { reason: string; unitKey?: string; provider?: string } {
+  if (isUnitsFailedError(error) && Array.isArray(error.causes)) {
+    const cause = error.causes.find((c) => classifyError(c.error) === 'needs_review');
+    if (cause) {
+      const inner = reviewOf(cause.error);
+      return { ...inner, unitKey: inner.unitKey ?? cause.unitKey };
+    }
+  }
+  const message = String((error as { message?: unknown } | null)?.message ?? 'needs review');
+  const details = (error as { details?: unknown } | null)?.details;
+  const d =
+    typeof details === 'object' && details !== null ? (details as Record<string, unknown>) : {};
+  return {
+    reason: message,
+    ...(typeof d.unitKey === 'string' ? { unitKey: d.unitKey } : {}),
+    ...(typeof d.provider === 'string' ? { provider: d.provider } : {}),
+  };
 }
 
 export function decideOutcome(f: OutcomeFacts): Outcome {
@@ -80,12 +110,12 @@ export function decideOutcome(f: OutcomeFacts): Outcome {
   if (f.result.ok) return { kind: 'succeed', output: f.result.output };
   const { error } = f.result;
   const stored = parseError(error);
-  const cls = classify(error);
+  const cls = classifyError(error);
   switch (cls) {
     case 'non_retriable':
       return { kind: 'fail', error: stored };
     case 'needs_review':
-      return { kind: 'review', error: stored, reason: stored.message };
+      return { kind: 'review', error: stored, ...reviewOf(error) };
     case 'stale':
       return { kind: 'stale', error: stored, reason: 'FILE_MISSING' };
     case 'retry_after':

@@ -1,10 +1,11 @@
 // Handlers in the stage shape of DESIGN.md: `prepare` plans units with deterministic keys,
-// `execute` runs one unit (one provider call), `apply` combines without provider calls,
-// `finalize` returns the job output. Typed from the job definition, so a handler cannot return
+// `execute` runs one unit (its provider calls go through `ctx.providers`, the guard), `apply`
+// combines without provider calls, `finalize` returns the job output. Typed from the job definition, so a handler cannot return
 // an output, report a progress value or read an input field the definition does not declare.
 
 import { SluiceError, type AnyJobDefinition } from '@sluice/contracts';
 import type { z } from 'zod';
+import type { ProviderClient } from './guard/types.js';
 
 /** One unit of work planned by `prepare`. The key names it across attempts: keep it deterministic. */
 export interface Unit<TUnit> {
@@ -40,7 +41,15 @@ export interface HandlerContext<J extends AnyJobDefinition = AnyJobDefinition> {
   progress(data: z.input<J['progress']>): void;
   readonly files: HandlerFiles;
   readonly step: StepFn;
+  /**
+   * Paid providers, only through the guard: `ctx.providers.call(name, request, opts?)` with a
+   * name declared in the job's `providers`. Allowed only in `execute` (other stages refuse).
+   */
+  readonly providers: ProviderClient<ProviderName<J>>;
 }
+
+/** The names declared in a job's `providers` (plain `string` when they are not literal). */
+export type ProviderName<J extends AnyJobDefinition> = Extract<keyof J['providers'], string>;
 
 export interface HandlerStages<J extends AnyJobDefinition, TUnit, TResult, TApplied> {
   prepare(ctx: HandlerContext<J>): readonly Unit<TUnit>[] | Promise<readonly Unit<TUnit>[]>;

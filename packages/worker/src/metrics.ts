@@ -26,6 +26,14 @@ export interface WorkerCounters {
   terminalBatches: number;
   terminalWriteFailures: number;
   sweptUnroutable: number;
+  /** Provider requests sent through the guard (each with its ledger row written first). */
+  providerCalls: number;
+  /** Provider answers reused from the ledger instead of paying again. */
+  providerAnswersReused: number;
+  /** Provider calls refused before sending (fail-closed declarations): each one is an alert. */
+  failClosedRefusals: number;
+  /** Steps answered from a checkpoint instead of running again. */
+  checkpointsReused: number;
 }
 
 export interface WorkerGauges {
@@ -62,6 +70,10 @@ export function createCounters(): WorkerCounters {
     terminalBatches: 0,
     terminalWriteFailures: 0,
     sweptUnroutable: 0,
+    providerCalls: 0,
+    providerAnswersReused: 0,
+    failClosedRefusals: 0,
+    checkpointsReused: 0,
   };
 }
 
@@ -87,6 +99,10 @@ const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   terminalBatches: ['Terminal transactions committed', 'counter'],
   terminalWriteFailures: ['Failed terminal transactions', 'counter'],
   sweptUnroutable: ['Queued jobs dead-lettered by the unroutable-version sweep', 'counter'],
+  providerCalls: ['Provider requests sent through the guard', 'counter'],
+  providerAnswersReused: ['Provider answers reused from the ledger (not paid again)', 'counter'],
+  failClosedRefusals: ['Provider calls refused before sending (fail-closed): alerts', 'counter'],
+  checkpointsReused: ['Steps answered from a checkpoint instead of running', 'counter'],
   running: ['Attempts executing now', 'gauge'],
   held: ['Deliveries held (executing or finishing)', 'gauge'],
   consecutiveReadFailures: ['Read failures in a row', 'gauge'],

@@ -1,10 +1,16 @@
 // One attempt from start to stored outcome: run the stages under the attempt's signal, free the
 // execution slot, wait for the attempt's queued events, decide the outcome (the abort cause
 // first), and hand it to the terminal writer, which stores it before the delivery is finished.
+// Per attempt it builds the checkpoint store (the units table, unless the runtime memoizes
+// steps) and the provider guard (the ledger), both fenced by the attempt's epoch.
 
 import { backoffMs, type Delivery, type RuntimeCapabilities } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Attempt } from './attempt.js';
+import { createUnitCheckpoints, type LargeResultStore } from './checkpoints/unit-checkpoints.js';
+import { crashpoint } from './crashpoint.js';
+import { createProviderGuard } from './guard/provider-guard.js';
+import type { WorkerCounters } from './metrics.js';
 import { decideOutcome, type AttemptResult } from './decide-outcome.js';
 import type { ResolvedHandlers } from './handler-registry.js';
 import { createJobFiles } from './job-files.js';
@@ -18,7 +24,11 @@ export interface RunAttemptDeps<D extends Delivery> {
   blobs: BlobStore | undefined;
   handlers: ResolvedHandlers;
   capabilities: RuntimeCapabilities;
+  /** Overrides the units-table checkpoints (tests); ignored when the runtime memoizes steps. */
   checkpoints: CheckpointStore | undefined;
+  /** Where step results too large for a units row go (the asset protocol's seam). */
+  largeResults?: LargeResultStore | undefined;
+  counters?: WorkerCounters | undefined;
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
@@ -34,16 +44,47 @@ export async function runAttempt<D extends Delivery>(
   attempt: Attempt<D>,
 ): Promise<void> {
   const { job } = attempt;
+  const signal = attempt.controller.signal;
+  const lose = () => deps.lose(attempt);
+  crashpoint('after-claim');
   let result: AttemptResult;
   try {
     const handler = deps.handlers.get(job.kind, job.version);
     if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
+    const attemptId = job.attemptId ?? `epoch-${job.epoch}`;
+    const counters = deps.counters;
+    const units = deps.capabilities.memoizesSteps
+      ? undefined
+      : createUnitCheckpoints({
+          database: deps.database,
+          jobId: job.id,
+          epoch: job.epoch,
+          attemptId,
+          onFenced: lose,
+          logger: deps.logger,
+          largeResults: deps.largeResults,
+          onReused: () => {
+            if (counters) counters.checkpointsReused++;
+          },
+        });
+    const checkpoints = deps.checkpoints ?? units;
+    const providers = createProviderGuard({
+      database: deps.database,
+      job: { ...job, attemptId },
+      declarations: handler.job.providers,
+      signal,
+      logger: deps.logger,
+      counters,
+      onFenced: lose,
+    });
     const output = await runStages({
       handler,
       job,
-      signal: attempt.controller.signal,
+      signal,
       events: attempt.events,
-      step: createStep({ capabilities: deps.capabilities, checkpoints: deps.checkpoints }),
+      step: createStep({ capabilities: deps.capabilities, checkpoints }),
+      providers,
+      reused: checkpoints === units ? units?.reused : undefined,
       files: createJobFiles({
         database: deps.database,
         blobs: deps.blobs,

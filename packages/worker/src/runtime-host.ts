@@ -294,6 +294,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           handlers: o.handlers,
           capabilities: o.consumer.capabilities,
           checkpoints: o.checkpoints,
+          counters: this.counters,
           unitConcurrency: o.unitConcurrency,
           retryBackoff: o.retryBackoff,
           logger: o.logger,

@@ -3,6 +3,10 @@
 // schema and the output validated with its output schema; a value that does not fit is a
 // non-retriable failure (a retry would produce the same value). Progress is validated here and
 // queued in order; the host writes what is left before the terminal transition.
+//
+// Each stage gets its own `ctx.providers`: only a unit's `execute` may call a provider, and its
+// client closes when the unit settles. prepare, apply and finalize run again on every retry, so
+// a provider call there would pay again: the guard refuses it, naming the stage.
 
 import { NonRetriableError, type AnyJobDefinition, type Schema } from '@sluice/contracts';
 import { z } from 'zod';
@@ -15,6 +19,9 @@ import type {
   UnitResult,
 } from './define-handler.js';
 import type { AttemptEvent } from '@sluice/storage';
+import { crashpoint } from './crashpoint.js';
+import { createRefusingGuard, type ProviderGuard } from './guard/provider-guard.js';
+import type { GuardStage } from './guard/types.js';
 import { abortReason, runPool } from './pool.js';
 
 export interface AttemptJob {
@@ -37,6 +44,10 @@ export interface RunStagesInput {
   files: HandlerFiles;
   /** Units run at once (default 4). */
   unitConcurrency?: number | undefined;
+  /** The attempt's provider guard (default: one that refuses every call). */
+  providers?: ProviderGuard | undefined;
+  /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
+  reused?: ((stepName: string) => boolean) | undefined;
 }
 
 export const DEFAULT_UNIT_CONCURRENCY = 4;
@@ -60,7 +71,8 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
     job.input,
     'the stored input does not match the input schema',
   );
-  const ctx: HandlerContext = {
+  const guard = run.providers ?? createRefusingGuard('no provider guard in this run');
+  const base: Omit<HandlerContext, 'providers'> = {
     jobId: job.id,
     kind: job.kind,
     version: job.version,
@@ -80,18 +92,31 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
     files: run.files,
     step: run.step,
   };
+  const stageCtx = (stage: Exclude<GuardStage, 'execute'>): HandlerContext => ({
+    ...base,
+    providers: guard.forStage(stage),
+  });
   const { stages } = handler;
 
   signal.throwIfAborted();
-  const units = checkUnits(await stages.prepare(ctx));
+  const units = checkUnits(await stages.prepare(stageCtx('prepare')));
 
   signal.throwIfAborted();
   const results = await runPool(
     units.map((unit) => ({
       key: unit.key,
       run: async (): Promise<UnitResult<unknown>> => {
-        const result = await run.step(`unit:${unit.key}`, async () => stages.execute(unit, ctx));
-        events.push({ type: 'unit_done', unitKey: unit.key });
+        const name = `unit:${unit.key}`;
+        const result = await run.step(name, async () => {
+          const providers = guard.forUnit(unit.key);
+          try {
+            return await stages.execute(unit, { ...base, providers });
+          } finally {
+            providers.close();
+          }
+        });
+        const reused = run.reused?.(name) === true;
+        events.push({ type: 'unit_done', unitKey: unit.key, ...(reused ? { reused } : {}) });
         return { key: unit.key, result };
       },
     })),
@@ -99,10 +124,11 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   );
 
   if (signal.aborted) throw abortReason(signal);
-  const applied = stages.apply ? await stages.apply(results, ctx) : results;
+  const applied = stages.apply ? await stages.apply(results, stageCtx('apply')) : results;
 
   if (signal.aborted) throw abortReason(signal);
-  const output = await stages.finalize(applied, ctx);
+  crashpoint('during-finalize');
+  const output = await stages.finalize(applied, stageCtx('finalize'));
   return parseWith(
     definition.output,
     output,

@@ -21,6 +21,7 @@ import {
   type TransitionRequest,
 } from '@sluice/storage';
 import type { Attempt } from './attempt.js';
+import { crashpoint } from './crashpoint.js';
 import type { Outcome } from './decide-outcome.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
@@ -64,7 +65,14 @@ function requestFor(
     case 'fail':
       return { ...base, event: 'fail', error: outcome.error };
     case 'review':
-      return { ...base, event: 'review', error: outcome.error, reason: outcome.reason };
+      return {
+        ...base,
+        event: 'review',
+        error: outcome.error,
+        reason: outcome.reason,
+        unitKey: outcome.unitKey,
+        provider: outcome.provider,
+      };
     case 'retry':
       return {
         ...base,
@@ -180,6 +188,7 @@ export class TerminalWriter<D extends Delivery> {
       return;
     }
     counters.terminalBatches++;
+    crashpoint('after-terminal-before-ack');
 
     const acks: D[] = [];
     const releases = new Map<number, D[]>();

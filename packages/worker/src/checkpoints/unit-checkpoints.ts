@@ -1,0 +1,131 @@
+// Step checkpoints backed by the units table, for runtimes that do not memoize steps. One
+// attempt loads all of its job's checkpoints once (`getUnits`); `run(name, fn)` returns a stored
+// result instead of running `fn` (looked up by job AND step name), and otherwise stores `fn`'s
+// result the moment it exists, fenced by the attempt's epoch (first stored wins).
+//
+// The row keeps the step name as `unit_key` (`unit:<key>` for units): the same names Workflows'
+// `step.do` memoizes under. Results go through JSON both times, so a fresh result and a reused
+// one are the same value. Results larger than `inlineLimitBytes` belong in the asset store
+// (`largeResults`, the asset protocol's seam); until one is configured they are kept in the row
+// up to `hardCapBytes`, and refused above it.
+
+import { NonRetriableError, SluiceError } from '@sluice/contracts';
+import {
+  getUnit,
+  getUnits,
+  storeUnitResult,
+  type SluiceDatabase,
+  type UnitCheckpoint,
+} from '@sluice/storage';
+import { crashpoint } from '../crashpoint.js';
+import type { WorkerLogger } from '../logger.js';
+import type { CheckpointStore } from '../step.js';
+
+/** Where results too large for a row go (the asset protocol implements it). */
+export interface LargeResultStore {
+  /** Stores the JSON text of one step's result; returns the asset key the row points at. */
+  put(p: { jobId: string; stepName: string; json: string }): Promise<string>;
+  get(assetKey: string): Promise<string>;
+}
+
+export interface UnitCheckpointsOptions {
+  database: SluiceDatabase;
+  jobId: string;
+  epoch: number;
+  attemptId: string;
+  /** The attempt's writes were fenced: it lost its job. */
+  onFenced(): void;
+  logger?: WorkerLogger | undefined;
+  /** Results above this go to `largeResults` (default 64 KiB of JSON). */
+  inlineLimitBytes?: number | undefined;
+  /** Without `largeResults`, results above this are refused (default 1 MiB). */
+  hardCapBytes?: number | undefined;
+  largeResults?: LargeResultStore | undefined;
+  /** Counted when a stored result is returned instead of running the step. */
+  onReused?: ((name: string) => void) | undefined;
+}
+
+export const INLINE_RESULT_LIMIT_BYTES = 64 * 1024;
+export const RESULT_HARD_CAP_BYTES = 1024 * 1024;
+
+/** What the row holds: an envelope, so `undefined` and `null` results come back as they were. */
+type Stored = { value?: unknown };
+
+export interface UnitCheckpoints extends CheckpointStore {
+  /** True when `name` was answered from a checkpoint in this attempt. */
+  reused(name: string): boolean;
+}
+
+export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpoints {
+  const db = opts.database.db;
+  const inlineLimit = opts.inlineLimitBytes ?? INLINE_RESULT_LIMIT_BYTES;
+  const hardCap = opts.hardCapBytes ?? RESULT_HARD_CAP_BYTES;
+  const reusedNames = new Set<string>();
+  let loaded: Promise<Map<string, UnitCheckpoint>> | undefined;
+
+  async function decode(c: UnitCheckpoint): Promise<unknown> {
+    if (c.assetKey !== null) {
+      if (!opts.largeResults) {
+        throw new NonRetriableError(
+          `checkpoint of "${c.unitKey}" is stored as asset ${c.assetKey}, but no large-result store is configured`,
+        );
+      }
+      return (JSON.parse(await opts.largeResults.get(c.assetKey)) as Stored).value;
+    }
+    return (c.result as Stored | null)?.value;
+  }
+
+  async function store(name: string, value: unknown): Promise<unknown> {
+    const json = JSON.stringify({ value } satisfies Stored);
+    const size = Buffer.byteLength(json);
+    let assetKey: string | null = null;
+    if (size > inlineLimit && opts.largeResults) {
+      assetKey = await opts.largeResults.put({ jobId: opts.jobId, stepName: name, json });
+    } else if (size > hardCap) {
+      throw new NonRetriableError(
+        `step "${name}" returned ${size} bytes of JSON; results above ${hardCap} bytes need the asset store (write the data with ctx.assets and return its key)`,
+      );
+    } else if (size > inlineLimit) {
+      opts.logger?.warn('large step result kept in the units row (no asset store configured)', {
+        jobId: opts.jobId,
+        step: name,
+        bytes: size,
+      });
+    }
+    const stored = JSON.parse(json) as Stored;
+    const outcome = await storeUnitResult(db, {
+      jobId: opts.jobId,
+      unitKey: name,
+      ...(assetKey === null ? { result: stored } : { assetKey }),
+      attemptId: opts.attemptId,
+      epoch: opts.epoch,
+    });
+    switch (outcome) {
+      case 'stored':
+        crashpoint('after-unit-checkpoint');
+        return stored.value;
+      case 'exists': {
+        // Another attempt stored it first: the first stored result is the unit's result.
+        const first = await getUnit(db, opts.jobId, name);
+        return first ? decode(first) : stored.value;
+      }
+      case 'fenced':
+        opts.onFenced();
+        throw new SluiceError('LEASE_LOST', `step "${name}": this attempt no longer holds the job`);
+    }
+  }
+
+  return {
+    async run<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      loaded ??= getUnits(db, opts.jobId);
+      const hit = (await loaded).get(name);
+      if (hit) {
+        reusedNames.add(name);
+        opts.onReused?.(name);
+        return (await decode(hit)) as T;
+      }
+      return (await store(name, await fn())) as T;
+    },
+    reused: (name) => reusedNames.has(name),
+  };
+}

@@ -1,0 +1,75 @@
+// What one attempt's guard works with, and small helpers its parts share.
+
+import { createHash } from 'node:crypto';
+import type { ProviderCall } from '@sluice/contracts';
+import type { SluiceDatabase } from '@sluice/storage';
+import type { WorkerLogger } from '../logger.js';
+
+/** The worker counters the guard moves (a subset of `WorkerCounters`). */
+export interface GuardCounters {
+  /** Requests that left for a provider (each with its ledger row written first). */
+  providerCalls: number;
+  /** Calls answered from the ledger instead of paying again. */
+  providerAnswersReused: number;
+  /** Calls refused before sending because their declaration classifies fail-closed. */
+  failClosedRefusals: number;
+}
+
+/** The attempt as the guard needs it: the job row's identity and budget. */
+export interface GuardJob {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly epoch: number;
+  readonly attemptId: string;
+  /** This attempt's number and the job's budget (from the database). */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+}
+
+export interface GuardDeps {
+  database: SluiceDatabase;
+  job: GuardJob;
+  /** The job definition's `providers`. */
+  declarations: Readonly<Record<string, ProviderCall>>;
+  signal: AbortSignal;
+  logger: WorkerLogger;
+  counters?: GuardCounters | undefined;
+  /** A ledger write was fenced: the attempt lost its job. */
+  onFenced(): void;
+  /** Retries in place of a call the recovery table says to retry (retry-safe, never sent). */
+  retry?: { maxTries?: number; baseMs?: number; maxMs?: number } | undefined;
+  /** Default per-request deadline (30 s). */
+  timeoutMs?: number | undefined;
+}
+
+/** Answers up to this size (JSON) are kept in the ledger, so a later attempt can reuse them. */
+export const LEDGER_ANSWER_LIMIT_BYTES = 64 * 1024;
+
+export function keepable(answer: unknown): boolean {
+  try {
+    return Buffer.byteLength(JSON.stringify(answer) ?? '') <= LEDGER_ANSWER_LIMIT_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/** Deterministic per (job, unit, call): every retry of a call sends the same key. */
+export function idempotencyKeyOf(jobId: string, unitKey: string, callName: string): string {
+  const digest = createHash('sha256').update(`${jobId}\u0000${unitKey}\u0000${callName}`);
+  return `sluice-${digest.digest('base64url').slice(0, 32)}`;
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
