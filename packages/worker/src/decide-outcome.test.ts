@@ -6,7 +6,7 @@ import {
   UnitsFailedError,
 } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { decideOutcome, type OutcomeFacts } from './decide-outcome.js';
+import { classifyError, decideOutcome, SEVERITY, type OutcomeFacts } from './decide-outcome.js';
 
 const failed = (error: unknown, f: Partial<OutcomeFacts> = {}) =>
   decideOutcome({
@@ -78,6 +78,47 @@ describe('decideOutcome', () => {
       { unitKey: 'b', error: new RetryAfterError('slower', 90) },
     ]);
     expect(failed(retry)).toMatchObject({ kind: 'retry', delayMs: 90 });
+  });
+
+  it('a failed stage ends as its most severe cause: review over fail over stale over retry', () => {
+    const review = new NeedsReviewError('provider may have billed', {
+      details: { unitKey: 'u2', provider: 'fake' },
+    });
+    const causes = [
+      { unitKey: 'u0', error: new Error('flaky') },
+      { unitKey: 'u1', error: new NonRetriableError('bad input') },
+      { unitKey: 'u2', error: review },
+      { unitKey: 'u3', error: new SluiceError('JOB_STALE', 'gone') },
+      { unitKey: 'u4', error: new RetryAfterError('later', 10) },
+    ];
+    // Every order of the causes gives the same answer.
+    for (const order of [causes, [...causes].reverse()]) {
+      expect(failed(new UnitsFailedError(order))).toMatchObject({
+        kind: 'review',
+        reason: 'provider may have billed',
+        unitKey: 'u2',
+        provider: 'fake',
+      });
+    }
+    const without = (keys: string[]) =>
+      new UnitsFailedError(causes.filter((c) => !keys.includes(c.unitKey)));
+    expect(failed(without(['u2']))).toMatchObject({ kind: 'fail' });
+    expect(failed(without(['u1', 'u2']))).toMatchObject({ kind: 'stale' });
+    expect(failed(without(['u1', 'u2', 'u3']))).toMatchObject({ kind: 'retry', delayMs: 10 });
+    expect(failed(without(['u1', 'u2', 'u3', 'u4']), { attempts: 3 })).toMatchObject({
+      kind: 'dead_letter',
+    });
+    expect(SEVERITY).toEqual([
+      'needs_review',
+      'non_retriable',
+      'stale',
+      'retry_after',
+      'retriable',
+    ]);
+    // A review without details names the unit from the stage's cause.
+    const bare = new UnitsFailedError([{ unitKey: 'u9', error: new NeedsReviewError('look') }]);
+    expect(failed(bare)).toMatchObject({ kind: 'review', reason: 'look', unitKey: 'u9' });
+    expect(classifyError(new UnitsFailedError([]))).toBe('retriable');
   });
 
   it('lets the abort cause win over what the code threw', () => {
