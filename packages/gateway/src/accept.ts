@@ -1,8 +1,8 @@
 // The accept path: the only work `jobs.submit` does inside the request. Checks (files, version
 // routing, idempotency) run before the transaction, so a rejected request writes nothing; then
 // ONE transaction writes the job with its first event, attaches its files and either queues it
-// (in-transaction runtimes), dead-letters it (a version no live worker serves), or writes the
-// outbox row that is dispatched right after commit.
+// (in-transaction runtimes; for the others with an outbox row whose pointer is dispatched right
+// after commit) or dead-letters it (a version no live worker serves).
 
 import { createHash } from 'node:crypto';
 import {
@@ -142,7 +142,9 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
           return { state: 'dead_lettered', events: r.ok ? [event, r.event] : [event] };
         }
         await dispatch.stage(tx, [pointer]);
-        if (!dispatch.inTransaction) return { state: 'accepted', events: [event] };
+        // Queued at commit for every runtime: an outside runtime's outbox row guarantees the
+        // pointer reaches it, and a worker that read the pointer before a second commit would
+        // find the job still `accepted` and put it back for a second.
         const r = await transitionJob(tx, { id, event: 'dispatch' });
         return { state: 'queued', events: r.ok ? [event, r.event] : [event] };
       });
@@ -157,12 +159,10 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     hub.publish(outcome.events);
     metrics.submits++;
     if (!route.ok) metrics.unroutable++;
-    let state = outcome.state;
-    if (state === 'accepted') {
-      const after = await dispatch.afterCommit([pointer], { markQueued: true });
-      hub.publish(after.events);
-      if (after.events.length > 0) state = 'queued';
+    // Awaited for back-pressure; a failure is left to the reconciler (the outbox row stays).
+    if (route.ok && !dispatch.inTransaction) {
+      await dispatch.afterCommit([pointer], { markQueued: false });
     }
-    return { id, state, isDuplicate: false };
+    return { id, state: outcome.state, isDuplicate: false };
   };
 }

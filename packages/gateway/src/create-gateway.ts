@@ -13,10 +13,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { createAcceptor } from './accept.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createDispatchPath } from './dispatch.js';
+import type { DispatchBatchOptions } from './dispatch-batcher.js';
 import { createEventHub, type EventHub, type EventTailer } from './events/event-hub.js';
 import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
-import { registerHealth } from './health.js';
+import { registerHealth, type RuntimeProbes } from './health.js';
 import { consoleLogger, type GatewayLogger } from './logger.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
@@ -39,6 +40,16 @@ export interface GatewayOptions<R extends JobRegistry> {
   database: SluiceDatabase;
   blobs: BlobStore;
   runtime: RuntimeDispatcher<Db>;
+  /**
+   * With `runtime.capabilities.carriesEvents`: the runtime's events tailer (an events stream),
+   * used instead of the database tailer: one tailer per gateway. It also relays this gateway's
+   * own events to the other replicas.
+   */
+  eventTailer?: EventTailer;
+  /** Readiness and metrics of the runtime (Valkey Streams: Redis reachable, stream figures). */
+  runtimeProbes?: RuntimeProbes;
+  /** Coalescing of post-commit dispatches (runtimes outside the database). */
+  dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
   uploads?: UploadOptions;
   /** Browser origins allowed to open WebSockets (`https://app.example.com`). */
@@ -84,10 +95,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const metrics = createMetrics();
   const auth = createApiKeyAuth(database.db, options.auth);
-  const hub = createEventHub(createTailer(database, options.eventPollMs, onError('event tailer')), {
-    onError: onError('event subscriber'),
-  });
-  const dispatch = createDispatchPath(runtime, database, onError('dispatch after commit'));
+  const tailer =
+    runtime.capabilities.carriesEvents && options.eventTailer
+      ? options.eventTailer
+      : createTailer(database, options.eventPollMs, onError('event tailer'));
+  const hub = createEventHub(tailer, { onError: onError('event subscriber') });
+  const dispatch = createDispatchPath(
+    runtime,
+    database,
+    onError('dispatch after commit'),
+    options.dispatchBatch,
+  );
   const accept = createAcceptor({
     jobs: options.jobs,
     database,
@@ -109,6 +127,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     metrics,
     activeSubscriptions: () => hub.listenerCount(),
     closing: () => closing,
+    runtime: options.runtimeProbes,
   });
   registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
   app.use(

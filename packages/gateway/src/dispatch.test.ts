@@ -1,6 +1,6 @@
 // The outbox path, for runtimes whose queue is not in the job database (Valkey Streams later):
-// outbox row in the accept transaction, dispatch after commit, then queued + outbox cleared. A
-// dispatch that fails after commit leaves the job accepted and its outbox row for the reconciler.
+// outbox row and the queued transition in the accept transaction, dispatch after commit, then the
+// outbox cleared. A dispatch that fails after commit leaves the outbox row for the reconciler.
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import { dueOutbox, getJobById, listEvents, type Db } from '@sluice/storage';
@@ -36,7 +36,7 @@ describeEachDialect('dispatch through the outbox', (ctx) => {
     await f.close();
   });
 
-  it('dispatches after commit, then marks the job queued and clears the outbox', async () => {
+  it('queues the job at commit, dispatches after commit and clears the outbox', async () => {
     const r = await f.http(f.keyA).jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'o' } });
     expect(r.state).toBe('queued');
     expect(outside.dispatched.map((p) => p.jobId)).toContain(r.id);
@@ -47,14 +47,14 @@ describeEachDialect('dispatch through the outbox', (ctx) => {
     expect(queueRows).toEqual([]);
   });
 
-  it('leaves the job accepted with its outbox row when dispatch fails', async () => {
+  it('leaves the queued job with its outbox row when dispatch fails', async () => {
     outside.state.failing = true;
     try {
       const r = await f
         .http(f.keyA)
         .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'x' } });
-      expect(r.state).toBe('accepted');
-      expect((await getJobById(ctx().database.db, r.id))?.state).toBe('accepted');
+      expect(r.state).toBe('queued');
+      expect((await getJobById(ctx().database.db, r.id))?.state).toBe('queued');
       expect(await dueOutbox(ctx().database.db, '9999')).toEqual([r.id]);
     } finally {
       outside.state.failing = false;

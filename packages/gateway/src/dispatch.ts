@@ -1,18 +1,13 @@
 // How a ready job reaches its runtime. Runtimes whose queue is in the job database
 // (`dispatchesInTransaction`) join the transaction that made the job ready; the others get an
-// outbox row in that transaction and the pointer right after commit, then a second small
-// transaction marks the job queued and removes the outbox row. A failure after commit leaves
-// the outbox row for the reconciler. Both halves take lists, so callers can batch.
+// outbox row in that transaction and the pointer right after commit (coalesced across concurrent
+// callers), then the outbox rows are removed (and, with `markQueued`, accepted jobs moved to
+// queued in the same round trip). A failure after commit leaves the outbox row for the
+// reconciler. Both halves take lists, so callers can batch.
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
-import {
-  addToOutbox,
-  removeFromOutbox,
-  transitionJob,
-  type Db,
-  type SluiceDatabase,
-  type StoredEvent,
-} from '@sluice/storage';
+import { addToOutbox, type Db, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
+import { createDispatchBatcher, type DispatchBatchOptions } from './dispatch-batcher.js';
 
 export interface DispatchPath {
   readonly inTransaction: boolean;
@@ -32,8 +27,13 @@ export function createDispatchPath(
   runtime: RuntimeDispatcher<Db>,
   database: SluiceDatabase,
   onError: (error: unknown) => void,
+  batch?: DispatchBatchOptions,
 ): DispatchPath {
   const inTransaction = runtime.capabilities.dispatchesInTransaction;
+  // Concurrent callers share one dispatch and one database round trip (see dispatch-batcher.ts).
+  const batcher = inTransaction
+    ? undefined
+    : createDispatchBatcher(runtime, database, onError, batch);
   return {
     inTransaction,
     async stage(tx, pointers) {
@@ -45,35 +45,8 @@ export function createDispatchPath(
         );
     },
     async afterCommit(pointers, { markQueued }) {
-      if (inTransaction || pointers.length === 0) return { dispatched: true, events: [] };
-      try {
-        await runtime.dispatch(pointers);
-      } catch (error) {
-        onError(error);
-        return { dispatched: false, events: [] };
-      }
-      try {
-        const events = await database.transaction(async (tx) => {
-          const out: StoredEvent[] = [];
-          if (markQueued) {
-            for (const p of pointers) {
-              const r = await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
-              if (r.ok) out.push(r.event);
-            }
-          }
-          await removeFromOutbox(
-            tx,
-            pointers.map((p) => p.jobId),
-          );
-          return out;
-        });
-        return { dispatched: true, events };
-      } catch (error) {
-        // Dispatched but not recorded: the reconciler re-dispatches from the outbox, and the
-        // pointer is idempotent for the worker (it reloads the job row).
-        onError(error);
-        return { dispatched: true, events: [] };
-      }
+      if (!batcher || pointers.length === 0) return { dispatched: true, events: [] };
+      return batcher.dispatch(pointers, markQueued);
     },
   };
 }

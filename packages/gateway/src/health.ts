@@ -1,16 +1,26 @@
 // Probes and metrics. `/healthz` answers while the process lives; `/readyz` only while the
-// database answers `select 1` (and not once shutdown began); `/metrics` is Prometheus text.
+// database answers `select 1` and the runtime (if it has probes: Redis for Valkey Streams) is
+// reachable, and not once shutdown began; `/metrics` is Prometheus text.
 
 import type { SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { GatewayMetrics } from './metrics.js';
 import { renderMetrics } from './metrics.js';
 
+/** What a runtime adds to the probes (Valkey Streams: Redis reachable, stream figures). */
+export interface RuntimeProbes {
+  /** Why the runtime is not ready, or undefined when it is. */
+  unready(): Promise<string | undefined>;
+  /** Extra Prometheus lines (with their HELP/TYPE). */
+  metrics(): Promise<string[]>;
+}
+
 export interface HealthDeps {
   database: SluiceDatabase;
   metrics: GatewayMetrics;
   activeSubscriptions(): number;
   closing(): boolean;
+  runtime?: RuntimeProbes | undefined;
   /** Bound on the readiness query (default 2000 ms). */
   readyTimeoutMs?: number;
 }
@@ -40,10 +50,25 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
   app.get('/readyz', async (c) => {
     if (deps.closing()) return c.text('shutting down', 503);
     const ok = await databaseAnswers(deps.database, deps.readyTimeoutMs ?? 2000);
-    return ok ? c.text('ready') : c.text('database unavailable', 503);
+    if (!ok) return c.text('database unavailable', 503);
+    const why = await deps.runtime?.unready();
+    return why === undefined ? c.text('ready') : c.text(why, 503);
   });
   app.get('/metrics', async (c) => {
-    const text = await renderMetrics(deps.database.db, deps.metrics, deps.activeSubscriptions());
+    let text = await renderMetrics(deps.database.db, deps.metrics, deps.activeSubscriptions());
+    if (deps.runtime) {
+      // A runtime that cannot be read (Redis down) still leaves the rest of the page.
+      const up = await deps.runtime.metrics().then(
+        (lines) => lines,
+        () => undefined,
+      );
+      const head = ['# HELP sluice_runtime_metrics_up Runtime figures could be read.'];
+      head.push(
+        '# TYPE sluice_runtime_metrics_up gauge',
+        `sluice_runtime_metrics_up ${up ? 1 : 0}`,
+      );
+      text += `${[...head, ...(up ?? [])].join('\n')}\n`;
+    }
     return c.body(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
 }

@@ -4,6 +4,17 @@ export { serve } from './serve.js';
 export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
+export * from './runtimes/valkey-streams/index.js';
+export { createReconciler, RECONCILER_LOCK } from './reconciler/create-reconciler.js';
+export type {
+  Reconciler,
+  ReconcilerOptions,
+  ReconcilerStats,
+} from './reconciler/create-reconciler.js';
+export { createStreamTailer } from './events/stream-tailer.js';
+export type { StreamTailer, StreamTailerOptions } from './events/stream-tailer.js';
+export type { RuntimeProbes } from './health.js';
+export type { DispatchBatchOptions } from './dispatch-batcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';
 export type { EventHub, HubSubscriber, EventTailer } from './events/event-hub.js';

@@ -1,7 +1,8 @@
 // The gateway's event fan-out. One tailer per gateway learns of events written by any process
 // (PostgreSQL LISTEN/NOTIFY, a short poll on SQLite); `publish` delivers the events this process
-// wrote itself at once after commit. Both paths meet here and are deduplicated by global event
-// id, so subscribers (job watchers, tenant feeds) see each event once and never poll the database.
+// wrote itself at once after commit. Both paths meet here and are deduplicated by (job, sequence
+// number): events that crossed an events stream carry no global id. So subscribers (job watchers,
+// tenant feeds) see each event once and never poll the database.
 // When the tailer (re)connects it may have missed events: subscribers are told to `resync`
 // (backfill from the database after their last sequence number).
 
@@ -25,6 +26,11 @@ export interface TailerSink {
 
 export interface EventTailer {
   start(sink: TailerSink): Promise<void>;
+  /**
+   * Events this process committed, for tailers whose transport does not see database writes (an
+   * events stream): handed on to the other replicas. Best effort; watchers backfill gaps.
+   */
+  relay?(events: readonly StoredEvent[]): void;
   close(): Promise<void>;
 }
 
@@ -41,7 +47,7 @@ export interface EventHub {
 }
 
 export interface EventHubOptions {
-  /** Event ids remembered for deduplication (default 20 000). */
+  /** Events remembered for deduplication (default 20 000). */
   dedupeWindow?: number;
   onError?: (error: unknown) => void;
 }
@@ -67,16 +73,16 @@ export function createEventHub(
   const capacity = opts.dedupeWindow ?? 20_000;
   // A FIFO of recently delivered ids: enough to cover the delay between a local publish and the
   // tailer bringing the same event.
-  const seen = new Set<number>();
-  let order: number[] = [];
+  const seen = new Set<string>();
+  let order: string[] = [];
   let head = 0;
   let count = 0;
 
-  function remember(id: number): boolean {
-    if (seen.has(id)) return false;
-    seen.add(id);
-    order.push(id);
-    if (order.length - head > capacity) seen.delete(order[head++] as number);
+  function remember(key: string): boolean {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    order.push(key);
+    if (order.length - head > capacity) seen.delete(order[head++] as string);
     if (head >= capacity) {
       order = order.slice(head);
       head = 0;
@@ -97,7 +103,9 @@ export function createEventHub(
 
   function deliver(events: readonly StoredEvent[]): void {
     for (const e of events) {
-      if (!remember(e.id)) continue;
+      if (!remember(`${e.event.jobId}#${e.event.seq}`)) continue;
+      // Also by global id, for tailers that skip fetching what was published here (`known`).
+      if (e.id > 0) remember(`#${e.id}`);
       callEach(byJob.get(e.event.jobId), (s) => s.onEvent(e));
       callEach(byTenant.get(e.tenantId), (s) => s.onEvent(e));
     }
@@ -109,7 +117,7 @@ export function createEventHub(
   }
 
   const started = tailer
-    ? tailer.start({ deliver, resync, wanted: () => count > 0, known: (id) => seen.has(id) })
+    ? tailer.start({ deliver, resync, wanted: () => count > 0, known: (id) => seen.has(`#${id}`) })
     : Promise.resolve();
   started.catch((error: unknown) => opts.onError?.(error));
 
@@ -127,7 +135,10 @@ export function createEventHub(
   return {
     subscribeJob: (jobId, s) => track(addTo(byJob, jobId, s)),
     subscribeTenant: (tenantId, s) => track(addTo(byTenant, tenantId, s)),
-    publish: deliver,
+    publish(events) {
+      deliver(events);
+      tailer?.relay?.(events);
+    },
     listenerCount: () => count,
     ready: () => started,
     async close() {

@@ -1,0 +1,204 @@
+// The reconciler: what makes "no accepted job is lost" true when the transport is outside the
+// job database. One instance is active across every gateway replica (a lock in the database,
+// renewed each tick; another replica takes over once it expires). Each tick:
+//   1. data loss (the transport's marker or a known stream is gone): every non-terminal job is
+//      dispatched again from the database, in pages;
+//   2. due outbox rows (a crash between commit and dispatch; worker retries with a due time):
+//      dispatched, then their rows removed;
+//   3. now and then, a safety sweep: queued jobs untouched for long and running jobs whose lease
+//      passed long ago (their entry was trimmed or lost with a dead holder) are dispatched again.
+
+import { randomToken, type RuntimeDispatcher } from '@sluice/contracts';
+import {
+  acquireLock,
+  getJobsByIds,
+  isoNow,
+  releaseLock,
+  type Db,
+  type SluiceDatabase,
+  type StoredEvent,
+} from '@sluice/storage';
+import type { DataLossDetector } from '../runtimes/valkey-streams/data-loss-detector.js';
+import { dispatchJobs } from './dispatch-jobs.js';
+import {
+  deleteOutboxRows,
+  dueOutboxRows,
+  forgottenJobsPage,
+  nonTerminalJobsPage,
+  type DispatchableJob,
+} from './reconcile-queries.js';
+
+export const RECONCILER_LOCK = 'reconciler';
+
+export interface ReconcilerOptions {
+  database: SluiceDatabase;
+  runtime: RuntimeDispatcher<Db>;
+  loss?: DataLossDetector | undefined;
+  /** This replica's lock owner name (default: random). */
+  owner?: string;
+  /** Default 1000 ms. */
+  tickMs?: number;
+  /** Default max(5000, 5 × tickMs). */
+  lockTtlMs?: number;
+  /** How long a fresh accept's outbox row is left to its own post-commit dispatch (default 5 s). */
+  outboxGraceMs?: number;
+  /** Default 60 s. */
+  sweepEveryMs?: number;
+  /** Queued/accepted jobs untouched this long are dispatched again (default 5 min). */
+  quietMs?: number;
+  /** Running jobs whose lease passed this long ago are dispatched again (default 2 min). */
+  leasePassedMs?: number;
+  /** Jobs per page and per dispatch (default 500). */
+  pageSize?: number;
+  /** Events the reconciler committed (accepted → queued): for the hub and the other replicas. */
+  onEvents?: (events: StoredEvent[]) => void;
+  onError?: (error: unknown) => void;
+}
+
+export interface ReconcilerStats {
+  ticks: number;
+  /** Ticks run as the active instance. */
+  runs: number;
+  lossesDetected: number;
+  outboxDispatched: number;
+  redispatched: number;
+  sweeps: number;
+  errors: number;
+}
+
+export interface Reconciler {
+  readonly owner: string;
+  readonly stats: ReconcilerStats;
+  /** True while this replica holds the lock. */
+  isActive(): boolean;
+  start(): void;
+  /** One pass now (tests; also what the timer runs). Never throws; errors go to `onError`. */
+  tick(now?: number): Promise<void>;
+  /** Stops the timer, waits for a running pass, releases the lock. */
+  close(): Promise<void>;
+}
+
+export function createReconciler(opts: ReconcilerOptions): Reconciler {
+  const { database, runtime } = opts;
+  const db = database.db;
+  const owner = opts.owner ?? `gw-${randomToken().slice(0, 12)}`;
+  const tickMs = opts.tickMs ?? 1000;
+  const lockTtlMs = opts.lockTtlMs ?? Math.max(5000, 5 * tickMs);
+  const graceMs = opts.outboxGraceMs ?? 5000;
+  const sweepEveryMs = opts.sweepEveryMs ?? 60_000;
+  const quietMs = opts.quietMs ?? 5 * 60_000;
+  const leasePassedMs = opts.leasePassedMs ?? 2 * 60_000;
+  const page = opts.pageSize ?? 500;
+  const onEvents = opts.onEvents ?? (() => {});
+  const stats: ReconcilerStats = {
+    ticks: 0,
+    runs: 0,
+    lossesDetected: 0,
+    outboxDispatched: 0,
+    redispatched: 0,
+    sweeps: 0,
+    errors: 0,
+  };
+  let active = false;
+  let lastSweep = 0;
+  // Set when a loss is seen, cleared only after the whole re-dispatch went through.
+  let redispatchOwed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let closed = false;
+  let started = false;
+
+  const holdLock = async (now = Date.now()) =>
+    (active = await acquireLock(db, RECONCILER_LOCK, owner, lockTtlMs, now));
+
+  async function pages(read: (afterId: string) => Promise<DispatchableJob[]>): Promise<number> {
+    let after = '';
+    let total = 0;
+    for (;;) {
+      const jobs = await read(after);
+      if (jobs.length > 0) total += await dispatchJobs(database, runtime, jobs, onEvents);
+      if (jobs.length < page || closed) return total;
+      after = (jobs[jobs.length - 1] as DispatchableJob).id;
+      // A long pass keeps the lock, or another replica would start the same work.
+      if (!(await holdLock())) return total;
+    }
+  }
+
+  async function outbox(now: number): Promise<void> {
+    // Bounded per tick, so the lock is renewed in time even with a huge backlog.
+    for (let n = 0; n < 20; n++) {
+      const rows = await dueOutboxRows(db, now, graceMs, page);
+      if (rows.length === 0) return;
+      const jobs = await getJobsByIds(
+        db,
+        rows.map((r) => r.jobId),
+      );
+      stats.outboxDispatched += await dispatchJobs(database, runtime, [...jobs.values()], onEvents);
+      // Rows of finished or deleted jobs go too: there is nothing left to dispatch.
+      await deleteOutboxRows(db, rows);
+      if (rows.length < page || closed) return;
+    }
+  }
+
+  async function pass(now: number): Promise<void> {
+    stats.ticks++;
+    if (!(await holdLock(now))) return;
+    stats.runs++;
+    if (opts.loss && (redispatchOwed || (await opts.loss.lost()))) {
+      if (!redispatchOwed) stats.lossesDetected++;
+      redispatchOwed = true;
+      await opts.loss.mark();
+      stats.redispatched += await pages((after) => nonTerminalJobsPage(db, after, page));
+      redispatchOwed = false;
+    }
+    await outbox(now);
+    if (now - lastSweep >= sweepEveryMs) {
+      const quiet = isoNow(now - quietMs);
+      const lease = isoNow(now - leasePassedMs);
+      stats.redispatched += await pages((after) =>
+        forgottenJobsPage(db, quiet, lease, after, page),
+      );
+      stats.sweeps++;
+      lastSweep = now;
+    }
+  }
+
+  function tick(now = Date.now()): Promise<void> {
+    running ??= pass(now)
+      .catch((error: unknown) => {
+        stats.errors++;
+        opts.onError?.(error);
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (closed) return;
+    timer = setTimeout(() => {
+      void tick().finally(schedule);
+    }, tickMs);
+    timer.unref();
+  }
+
+  return {
+    owner,
+    stats,
+    isActive: () => active,
+    start() {
+      if (started || closed) return;
+      started = true;
+      void tick().finally(schedule);
+    },
+    tick,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await running;
+      if (active) await releaseLock(db, RECONCILER_LOCK, owner).catch(() => {});
+      active = false;
+    },
+  };
+}
