@@ -20,6 +20,8 @@ import {
 import type { ResolvedHandlers } from './handler-registry.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
+import type { PublishEvents } from './publish-events.js';
+import { releaseAfterDelay } from './release-later.js';
 
 export interface AdmitDeps<D extends Delivery> {
   database: SluiceDatabase;
@@ -29,6 +31,8 @@ export interface AdmitDeps<D extends Delivery> {
   logger: WorkerLogger;
   /** How long a started attempt holds its job in the database (renewed by the renewal tick). */
   leaseMs: number;
+  /** Committed events, for runtimes that carry them to other processes. */
+  publish?: PublishEvents | undefined;
   /** A delivery for a job this worker is still running: its old attempt is fenced out first. */
   fenceLocal(jobId: string): void;
   isLocal(jobId: string): boolean;
@@ -122,6 +126,7 @@ export async function admitBatch<D extends Delivery>(
         now,
       ),
     );
+    deps.publish?.(results.flatMap((r) => (r.ok ? [r.event] : [])));
     const moved = results.some((r) => !r.ok)
       ? await getJobsByIds(
           database.db,
@@ -188,7 +193,7 @@ export async function admitBatch<D extends Delivery>(
 
   const calls: Promise<unknown>[] = [];
   if (acks.length > 0) calls.push(consumer.ack(acks));
-  for (const [ms, ds] of releases) calls.push(consumer.release(ds, ms));
+  for (const [ms, ds] of releases) calls.push(releaseAfterDelay(deps, ds, ms));
   for (const { delivery, reason } of deadLetters) calls.push(consumer.deadLetter(delivery, reason));
   const settled = await Promise.allSettled(calls);
   for (const s of settled) {

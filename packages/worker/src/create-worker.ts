@@ -3,7 +3,7 @@
 // server. The runtime may be given built, or as a factory that receives the served versions,
 // worker id and lease length, so they are stated once.
 
-import type { JobRegistry, RuntimeConsumer, VersionKey } from '@sluice/contracts';
+import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { DEFAULT_LEASE_MS, defaultWorkerId } from './create-embedded-runtime.js';
@@ -12,6 +12,7 @@ import { createStderrLogger, type WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import { startProbes, type ProbesServer } from './probes-server.js';
 import { RuntimeHost } from './runtime-host.js';
+import { renderRuntimeStats, runtimeServedVersions } from './runtime-stats.js';
 import type { CheckpointStore } from './step.js';
 import type { SettledJob } from './terminal-writer.js';
 
@@ -61,6 +62,8 @@ export interface Worker {
   stop(opts?: { deadlineMs?: number }): Promise<void>;
   isReady(): boolean;
   metrics(): WorkerMetrics;
+  /** The runtime's transport figures (stream length, pending …), when it reports them. */
+  runtimeStats(): Promise<RuntimeStats | undefined>;
   /** Set once `start()` has the probes server listening. */
   readonly probes: { port: number; url: string } | undefined;
 }
@@ -114,7 +117,8 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
     unroutableGraceMs: opts.unroutableGraceMs,
     sweepEveryMs: opts.sweepEveryMs,
-    servedVersions: opts.servedVersions,
+    // A runtime with its own served-versions registry (the Streams ZSET) feeds the sweep.
+    servedVersions: opts.servedVersions ?? runtimeServedVersions(consumer),
     checkpoints: opts.checkpoints,
     retryBackoff: opts.retryBackoff,
     logger,
@@ -122,6 +126,19 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
   });
   let probes: ProbesServer | undefined;
   let starting: Promise<void> | undefined;
+  // Best effort and bounded: a transport that does not answer must not hang `/metrics`.
+  const runtimeStats = async (): Promise<RuntimeStats | undefined> => {
+    if (!consumer.stats) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 2000)));
+    try {
+      return await Promise.race([consumer.stats(), timeout]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 
   return {
     workerId,
@@ -137,6 +154,9 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
             hostname: opts.probes.hostname,
             isReady: () => host.isReady(),
             metrics: () => host.metrics(),
+            extraMetrics: consumer.stats
+              ? () => runtimeStats().then((s) => renderRuntimeStats(s))
+              : undefined,
           });
           logger.info('worker probes listening', { url: probes.url });
         }
@@ -150,5 +170,6 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     },
     isReady: () => host.isReady(),
     metrics: () => host.metrics(),
+    runtimeStats,
   };
 }

@@ -7,6 +7,7 @@ import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/co
 import { isoNow, transitionJob, type SluiceDatabase } from '@sluice/storage';
 import { abortAttempt, type Attempt } from './attempt.js';
 import type { WorkerLogger } from './logger.js';
+import type { PublishEvents } from './publish-events.js';
 
 export interface DrainHeldOptions<D extends Delivery> {
   held(): Attempt<D>[];
@@ -16,6 +17,8 @@ export interface DrainHeldOptions<D extends Delivery> {
   database: SluiceDatabase;
   consumer: RuntimeConsumer<D>;
   logger: WorkerLogger;
+  /** Committed events, for runtimes that carry them to other processes. */
+  publish?: PublishEvents | undefined;
 }
 
 export interface DrainReport {
@@ -86,6 +89,7 @@ export async function drainHeld<D extends Delivery>(
     }
     return out;
   });
+  opts.publish?.(results.flatMap((r) => (r.ok ? [r.event] : [])));
   const release: D[] = [];
   results.forEach((r, i) => {
     const a = giveBack[i] as Attempt<D>;

@@ -5,7 +5,12 @@
 // never writes again. When the attempt ends, `settle()` waits for its in-flight flush and hands
 // back what is still queued, so the terminal transaction writes it before the state change.
 
-import { appendAttemptEvents, type AttemptEvent, type SluiceDatabase } from '@sluice/storage';
+import {
+  appendAttemptEvents,
+  type AttemptEvent,
+  type SluiceDatabase,
+  type StoredEvent,
+} from '@sluice/storage';
 
 export interface EventWriterOptions {
   database: SluiceDatabase;
@@ -13,6 +18,8 @@ export interface EventWriterOptions {
   onFenced(queue: AttemptEvents): void;
   onError(error: unknown): void;
   onWritten?(count: number): void;
+  /** The events a flush committed (runtimes that carry events publish them). */
+  onStored?(events: StoredEvent[]): void;
   /** Pause before retrying after a failed flush (default 200 ms). */
   retryDelayMs?: number;
 }
@@ -114,15 +121,18 @@ export class EventWriter {
     let failed = false;
     try {
       if (batch.length > 0) {
+        const committed: StoredEvent[] = [];
         const stored = await this.opts.database.transaction(async (tx) => {
+          committed.length = 0;
           const out: boolean[] = [];
           for (const { queue, events } of batch) {
-            out.push(
-              (await appendAttemptEvents(tx, queue.jobId, queue.epoch, events)) !== undefined,
-            );
+            const done = await appendAttemptEvents(tx, queue.jobId, queue.epoch, events);
+            if (done) committed.push(...done);
+            out.push(done !== undefined);
           }
           return out;
         });
+        this.opts.onStored?.(committed);
         let written = 0;
         batch.forEach(({ queue, events }, i) => {
           if (stored[i]) written += events.length;

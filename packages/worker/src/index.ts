@@ -28,6 +28,24 @@ export { createEmbeddedQueueStore } from './embedded-queue-store.js';
 export type { EmbeddedQueueStoreOptions } from './embedded-queue-store.js';
 export { createEmbeddedConsumer, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
 export type { EmbeddedConsumerOptions } from './runtimes/embedded.js';
+export { createStreamsRuntime, DEFAULT_STREAMS_LEASE_MS } from './create-streams-runtime.js';
+export type { StreamsRuntimeOptions } from './create-streams-runtime.js';
+export {
+  createStreamsConsumer,
+  STREAMS_CAPABILITIES,
+  WatchdogError,
+} from './runtimes/valkey-streams/index.js';
+export type {
+  BlockingStreamsClient,
+  StreamsClient,
+  StreamsConnections,
+  StreamsConsumer,
+  StreamsConsumerOptions,
+  StreamsDelivery,
+} from './runtimes/valkey-streams/index.js';
+export { createValkeyConnections } from './valkey/create-valkey-connections.js';
+export type { ValkeyConnectionOptions } from './valkey/create-valkey-connections.js';
+export { renderRuntimeStats, runtimeServedVersions } from './runtime-stats.js';
 export type {
   EmbeddedClaim,
   EmbeddedDelivery,

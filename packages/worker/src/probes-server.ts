@@ -13,6 +13,8 @@ export interface ProbesOptions {
   hostname?: string | undefined;
   isReady(): boolean;
   metrics(): WorkerMetrics;
+  /** More Prometheus text after the worker's own (the runtime's transport figures). */
+  extraMetrics?: (() => Promise<string>) | undefined;
 }
 
 export interface ProbesServer {
@@ -34,12 +36,15 @@ export async function startProbes(opts: ProbesOptions): Promise<ProbesServer> {
         return send(200, 'ok\n');
       case '/readyz':
         return opts.isReady() ? send(200, 'ready\n') : send(503, 'not ready\n');
-      case '/metrics':
-        return send(
-          200,
-          renderPrometheus(opts.metrics()),
-          'text/plain; version=0.0.4; charset=utf-8',
+      case '/metrics': {
+        const own = renderPrometheus(opts.metrics());
+        const type = 'text/plain; version=0.0.4; charset=utf-8';
+        if (!opts.extraMetrics) return send(200, own, type);
+        return void opts.extraMetrics().then(
+          (extra) => send(200, own + extra, type),
+          () => send(200, own, type),
         );
+      }
       default:
         return send(404, 'not found\n');
     }

@@ -15,7 +15,9 @@ import type { ResolvedHandlers } from './handler-registry.js';
 import type { WorkerLogger } from './logger.js';
 import { createCounters, type WorkerMetrics } from './metrics.js';
 import { every, type Periodic } from './periodic.js';
+import { createEventPublisher, type PublishEvents } from './publish-events.js';
 import { Readiness } from './readiness.js';
+import { releaseAfterDelay } from './release-later.js';
 import { renewHeld } from './renew-held.js';
 import { runAttempt } from './run-attempt.js';
 import type { CheckpointStore } from './step.js';
@@ -71,8 +73,12 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private stopping: Promise<void> | undefined;
   private heldWaiters: (() => void)[] = [];
   private readonly admissions = new Set<Promise<void>>();
+  private readonly publish: PublishEvents;
+  private lastReadWarning = -Infinity;
+  private quietReadFailures = 0;
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
+    this.publish = createEventPublisher(opts.consumer, opts.logger);
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 64));
     this.readiness = new Readiness(opts.unreadyAfterReadFailures ?? 3);
@@ -84,6 +90,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       handlers: opts.handlers,
       counters: this.counters,
       logger: opts.logger,
+      publish: this.publish,
       isLocal: (jobId) => this.byJob.has(jobId),
       fenceLocal: (jobId) => {
         const a = this.byJob.get(jobId);
@@ -100,6 +107,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         opts.logger.warn('event flush failed; will retry', { error });
       },
       onWritten: (n) => (this.counters.eventsWritten += n),
+      onStored: this.publish,
     });
     this.terminal = new TerminalWriter({
       database: opts.database,
@@ -107,6 +115,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       counters: this.counters,
       logger: opts.logger,
       onSettled: opts.onSettled,
+      publish: this.publish,
     });
   }
 
@@ -239,11 +248,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     } catch (error) {
       this.capacity.unreserve(deliveries.length);
       this.readFailed(error);
-      await this.opts.consumer
-        .release(deliveries, 1000)
-        .catch((e: unknown) =>
-          this.opts.logger.error('release after a failed admission failed', { error: e }),
-        );
+      // With an outbox, a failed outbox write here requeues at once (never a lost delivery).
+      await releaseAfterDelay(this.opts, deliveries, 1000).catch((e: unknown) =>
+        this.opts.logger.error('release after a failed admission failed', { error: e }),
+      );
       return;
     }
     this.capacity.unreserve(deliveries.length - admitted.length);
@@ -253,10 +261,18 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readFailed(error: unknown): void {
     this.counters.readFailures++;
     this.readiness.readFailed();
+    // At most one line a second: an outage (or a lost consumer group) must not flood the log.
+    if (Date.now() - this.lastReadWarning < 1000) {
+      this.quietReadFailures++;
+      return;
+    }
+    this.lastReadWarning = Date.now();
     this.opts.logger.warn('read failed', {
       error,
       consecutive: this.readiness.consecutiveFailures,
+      ...(this.quietReadFailures > 0 ? { notLogged: this.quietReadFailures } : {}),
     });
+    this.quietReadFailures = 0;
   }
 
   private lose(a: Attempt<D>): void {
@@ -350,6 +366,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         kinds,
         graceMs,
         servedVersions: this.opts.servedVersions,
+        onStored: this.publish,
       });
       this.counters.sweptUnroutable += swept.length;
       if (swept.length > 0)
@@ -373,6 +390,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       database: this.opts.database,
       consumer: this.opts.consumer,
       logger: this.opts.logger,
+      publish: this.publish,
     });
     for (const t of this.timers) t.stop();
     this.events.close();

@@ -13,6 +13,7 @@ import {
   servedVersions as storedServedVersions,
   transitionJob,
   type SluiceDatabase,
+  type StoredEvent,
 } from '@sluice/storage';
 
 export interface SweepOptions {
@@ -25,6 +26,8 @@ export interface SweepOptions {
   /** Most jobs dead-lettered per (kind, version) per sweep (default 100). */
   limit?: number;
   now?: number;
+  /** The dead-letter events committed (runtimes that carry events publish them). */
+  onStored?: ((events: StoredEvent[]) => void) | undefined;
 }
 
 /** Versions that have queued jobs of this kind. Storage has no query for it yet (told the lead). */
@@ -51,7 +54,9 @@ export async function sweepUnroutable(opts: SweepOptions): Promise<string[]> {
     db,
     candidates.map((c) => c.id),
   );
-  return database.transaction(async (tx) => {
+  const committed: StoredEvent[] = [];
+  const swept = await database.transaction(async (tx) => {
+    committed.length = 0;
     const done: string[] = [];
     for (const c of candidates) {
       const row = rows.get(c.id);
@@ -67,9 +72,14 @@ export async function sweepUnroutable(opts: SweepOptions): Promise<string[]> {
         },
         now,
       );
-      if (r.ok) done.push(c.id);
+      if (r.ok) {
+        done.push(c.id);
+        committed.push(r.event);
+      }
     }
     await removeFromQueue(tx, done);
     return done;
   });
+  opts.onStored?.(committed);
+  return swept;
 }

@@ -18,6 +18,7 @@ import {
   type AttemptEvent,
   type JobRow,
   type SluiceDatabase,
+  type StoredEvent,
   type TransitionRequest,
 } from '@sluice/storage';
 import type { Attempt } from './attempt.js';
@@ -25,6 +26,8 @@ import { crashpoint } from './crashpoint.js';
 import type { Outcome } from './decide-outcome.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
+import type { PublishEvents } from './publish-events.js';
+import { addRetryOutbox, needsOutbox } from './release-later.js';
 
 export interface Finished<D extends Delivery> {
   attempt: Attempt<D>;
@@ -48,6 +51,8 @@ export interface TerminalWriterOptions<D extends Delivery> {
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
   /** Retries of a failed terminal transaction before its deliveries are left to expire. */
   retryDelaysMs?: readonly number[];
+  /** Committed events, for runtimes that carry them to other processes. */
+  publish?: PublishEvents | undefined;
 }
 
 type Item<D extends Delivery> = Finished<D> & { done: () => void };
@@ -138,8 +143,13 @@ export class TerminalWriter<D extends Delivery> {
   private async write(batch: readonly Item<D>[], now: number): Promise<Map<Item<D>, Written>> {
     const delays = this.opts.retryDelaysMs ?? [100, 500, 2000];
     for (let i = 0; ; i++) {
+      // Retries with a delay come back through an outbox row written with the retry itself
+      // (runtimes whose queue is outside this database; see release-later.ts).
+      const outbox = needsOutbox(this.opts.consumer);
+      let committed: StoredEvent[] = [];
       try {
-        return await this.opts.database.transaction(async (tx) => {
+        const written = await this.opts.database.transaction(async (tx) => {
+          committed = [];
           const out = new Map<Item<D>, Written>();
           for (const item of batch) {
             const req = requestFor(item.attempt, item.outcome, now);
@@ -152,12 +162,18 @@ export class TerminalWriter<D extends Delivery> {
                 out.set(item, { ok: false, job: await getJobById(tx, job.id) });
                 continue;
               }
+              committed.push(...stored);
             }
             const r = await transitionJob(tx, req, now);
             out.set(item, { ok: r.ok, job: r.job });
+            if (r.ok) committed.push(r.event);
+            if (r.ok && outbox && item.outcome.kind === 'retry')
+              await addRetryOutbox(tx, [job.id], item.outcome.delayMs, now);
           }
           return out;
         });
+        this.opts.publish?.(committed);
+        return written;
       } catch (error) {
         this.opts.counters.terminalWriteFailures++;
         if (i >= delays.length) throw error;
