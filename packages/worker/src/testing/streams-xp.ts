@@ -1,0 +1,98 @@
+// Shared pieces of the cross-process Streams tests: submitting `xp.work` jobs the way the gateway's
+// accept path does (row, dispatch transition and outbox row in one transaction, XADD after the
+// commit, then the outbox row goes), re-dispatching from the database what a Redis loss took
+// (the gateway's reconciler does this in production), and recording the measured figures.
+
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatJobId, isTerminalState, type MessagePointer } from '@sluice/contracts';
+import {
+  addToOutbox,
+  insertJob,
+  listEvents,
+  removeFromOutbox,
+  transitionJob,
+  type SluiceDatabase,
+} from '@sluice/storage';
+
+export async function submitXpStreamJobs(
+  database: SluiceDatabase,
+  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
+  count: number,
+): Promise<string[]> {
+  const pointers = Array.from({ length: count }, () => ({
+    jobId: formatJobId('v1'),
+    kind: 'xp.work',
+    version: 'v1',
+    tenantId: 'acme',
+  }));
+  await database.transaction(async (tx) => {
+    for (const [n, p] of pointers.entries()) {
+      await insertJob(tx, {
+        id: p.jobId,
+        tenantId: p.tenantId,
+        kind: p.kind,
+        version: p.version,
+        input: { n },
+        inputHash: `xp${n}`,
+        maxAttempts: 5,
+      });
+      await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
+    }
+    await addToOutbox(
+      tx,
+      pointers.map((p) => p.jobId),
+    );
+  });
+  await dispatch(pointers);
+  await removeFromOutbox(
+    database.db,
+    pointers.map((p) => p.jobId),
+  );
+  return pointers.map((p) => p.jobId);
+}
+
+/** Every job that is not finished, dispatched again (what the reconciler does after a loss). */
+export async function redispatchUnfinished(
+  database: SluiceDatabase,
+  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
+): Promise<number> {
+  const rows = await database.db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'version', 'tenant_id', 'state'])
+    .execute();
+  const pointers = rows
+    .filter((r) => !isTerminalState(r.state as never))
+    .map((r) => ({ jobId: r.id, kind: r.kind, version: r.version, tenantId: r.tenant_id }));
+  await dispatch(pointers);
+  return pointers.length;
+}
+
+/** Terminal state events per job: exactly one each when nothing ran twice. */
+export async function terminalEventCounts(
+  database: SluiceDatabase,
+  ids: readonly string[],
+): Promise<number[]> {
+  const out: number[] = [];
+  for (const id of ids) {
+    const events = await listEvents(database.db, id);
+    out.push(events.filter((e) => e.type === 'state' && isTerminalState(e.to)).length);
+  }
+  return out;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** Prints the figures and appends them to reports/reliability/streams.jsonl (git-ignored). */
+export function recordFigures(scenario: string, figures: Record<string, unknown>): void {
+  const line = JSON.stringify({ scenario, at: new Date().toISOString(), ...figures });
+  console.log(`[figures] ${line}`);
+  try {
+    const dir = join(root, 'reports/reliability');
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, 'streams.jsonl'), `${line}\n`);
+  } catch {
+    // the console line is enough
+  }
+}
