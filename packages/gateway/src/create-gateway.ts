@@ -188,6 +188,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       closing = true;
       stopSweeper();
       await websocket.close();
+      await dispatch.flush();
       await hub.close();
     },
   };

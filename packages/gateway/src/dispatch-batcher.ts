@@ -1,9 +1,12 @@
 // Post-commit dispatch, coalesced across concurrent submits: what arrives while a batch is being
 // collected (at most `maxDelayMs`, or until `maxBatch` pointers) or while earlier batches are in
-// flight goes out as ONE `runtime.dispatch` (one XADD pipeline) followed by ONE database round
-// trip (the outbox rows deleted; with `markQueued`, the accepted → queued transitions too, in the
-// same transaction). Like a group commit, batches grow with load and cost ~nothing when idle.
-// A failure leaves the outbox rows: the reconciler dispatches them.
+// flight goes out as ONE `runtime.dispatch` (one XADD pipeline). Like a group commit, batches grow
+// with load and cost ~nothing when idle. Callers wait for the dispatch only: the outbox rows of
+// dispatched jobs are deleted in the background, many batches per transaction (on SQLite, where
+// commits are serialized, a delete per submit would halve the submit rate). A crash before that
+// delete only means a duplicate entry later (harmless). With `markQueued` the accepted → queued
+// transitions are written (with the delete) before the caller gets its events.
+// A failed dispatch leaves the outbox rows: the reconciler dispatches them.
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import {
@@ -20,8 +23,12 @@ export interface DispatchBatchOptions {
   maxDelayMs?: number;
   /** Pointers per batch (default 500). */
   maxBatch?: number;
-  /** Batches dispatching at once (default 2: one in Redis while one is in the database). */
+  /** Batches dispatching at once (default 2). */
   maxInFlight?: number;
+  /** How long dispatched outbox rows wait to be deleted together (default 20 ms). */
+  deleteDelayMs?: number;
+  /** Told about every dispatch and every outbox delete transaction (tests, metrics). */
+  onBatch?: (info: { kind: 'dispatch' | 'outbox-delete'; jobs: number }) => void;
 }
 
 export interface DispatchOutcome {
@@ -31,8 +38,8 @@ export interface DispatchOutcome {
 
 export interface DispatchBatcher {
   dispatch(pointers: readonly MessagePointer[], markQueued: boolean): Promise<DispatchOutcome>;
-  /** Batches and pointers sent so far (tests and metrics). */
-  readonly stats: { batches: number; pointers: number };
+  /** Deletes the outbox rows of everything dispatched so far (shutdown). */
+  flush(): Promise<void>;
 }
 
 interface Item {
@@ -50,11 +57,43 @@ export function createDispatchBatcher(
   const maxDelayMs = opts.maxDelayMs ?? 1;
   const maxBatch = opts.maxBatch ?? 500;
   const maxInFlight = opts.maxInFlight ?? 2;
-  const stats = { batches: 0, pointers: 0 };
+  const deleteDelayMs = opts.deleteDelayMs ?? 20;
   let pending: Item[] = [];
   let pendingCount = 0;
   let timer: NodeJS.Timeout | undefined;
   let inFlight = 0;
+  const sending = new Set<Promise<void>>();
+  // Dispatched job ids by the time their dispatch began (the delete's compare-and-set bound).
+  let owed = new Map<string, string[]>();
+  let deleteTimer: NodeJS.Timeout | undefined;
+  let deleting: Promise<void> = Promise.resolve();
+
+  function deleteOwed(): Promise<void> {
+    clearTimeout(deleteTimer);
+    deleteTimer = undefined;
+    const groups = owed;
+    owed = new Map();
+    if (groups.size === 0) return deleting;
+    deleting = deleting.then(async () => {
+      try {
+        await database.transaction(async (tx) => {
+          for (const [iso, ids] of groups) await deleteDispatchedOutbox(tx, ids, iso);
+        });
+        let jobs = 0;
+        for (const ids of groups.values()) jobs += ids.length;
+        opts.onBatch?.({ kind: 'outbox-delete', jobs });
+      } catch (error) {
+        // The rows stay: the reconciler dispatches those jobs once more (harmless).
+        onError(error);
+      }
+    });
+    return deleting;
+  }
+
+  function owe(ids: string[], iso: string): void {
+    owed.set(iso, [...(owed.get(iso) ?? []), ...ids]);
+    deleteTimer ??= setTimeout(() => void deleteOwed(), deleteDelayMs);
+  }
 
   function kick(): void {
     clearTimeout(timer);
@@ -64,19 +103,20 @@ export function createDispatchBatcher(
     pending = [];
     pendingCount = 0;
     inFlight++;
-    void send(batch).finally(() => {
+    const sent: Promise<void> = send(batch).finally(() => {
       inFlight--;
+      sending.delete(sent);
       // Whatever queued up meanwhile has waited long enough: send it now.
       if (pending.length > 0) kick();
     });
+    sending.add(sent);
   }
 
   async function send(batch: Item[]): Promise<void> {
     const unique = new Map<string, MessagePointer>();
     for (const item of batch) for (const p of item.pointers) unique.set(p.jobId, p);
     const ids = [...unique.keys()];
-    stats.batches++;
-    stats.pointers += ids.length;
+    opts.onBatch?.({ kind: 'dispatch', jobs: ids.length });
     // Rows written before this moment are covered by this dispatch; a retry's later row is not.
     const startedIso = isoNow();
     try {
@@ -90,7 +130,7 @@ export function createDispatchBatcher(
     let events: StoredEvent[] = [];
     try {
       if (toMark.length === 0) {
-        await deleteDispatchedOutbox(database.db, ids, startedIso);
+        owe(ids, startedIso);
       } else {
         events = await database.transaction(async (tx) => {
           const moved = await transitionJobs(
@@ -119,7 +159,14 @@ export function createDispatchBatcher(
   }
 
   return {
-    stats,
+    async flush() {
+      for (;;) {
+        kick();
+        if (sending.size === 0 && pending.length === 0) break;
+        await Promise.all([...sending]);
+      }
+      await deleteOwed();
+    },
     dispatch(pointers, markQueued) {
       if (pointers.length === 0) return Promise.resolve({ dispatched: true, events: [] });
       return new Promise<DispatchOutcome>((resolve) => {

@@ -21,6 +21,8 @@ export interface DispatchPath {
     pointers: readonly MessagePointer[],
     opts: { markQueued: boolean },
   ): Promise<{ dispatched: boolean; events: StoredEvent[] }>;
+  /** Finishes post-commit work still in flight (shutdown). */
+  flush(): Promise<void>;
 }
 
 export function createDispatchPath(
@@ -48,5 +50,6 @@ export function createDispatchPath(
       if (!batcher || pointers.length === 0) return { dispatched: true, events: [] };
       return batcher.dispatch(pointers, markQueued);
     },
+    flush: async () => batcher?.flush(),
   };
 }
