@@ -2,6 +2,7 @@
 // depth and age) are read when scraped; counters live in memory per process.
 
 import { countJobsByState, queueStats, type Db } from '@sluice/storage';
+import { renderRetrySafetyMetrics } from './retry-safety-metrics.js';
 
 export interface GatewayMetrics {
   submits: number;
@@ -38,7 +39,11 @@ export async function renderMetrics(
   metrics: GatewayMetrics,
   activeSubscriptions: number,
 ): Promise<string> {
-  const [byState, queue] = await Promise.all([countJobsByState(db), queueStats(db)]);
+  const [byState, queue, retrySafety] = await Promise.all([
+    countJobsByState(db),
+    queueStats(db),
+    renderRetrySafetyMetrics(db),
+  ]);
   const out: string[] = [];
   line(out, 'sluice_jobs', 'gauge', 'Jobs by state.');
   for (const [state, n] of Object.entries(byState)) out.push(`sluice_jobs{state="${state}"} ${n}`);
@@ -64,5 +69,6 @@ export async function renderMetrics(
   out.push(`sluice_gateway_upload_bytes_total ${metrics.uploadBytes}`);
   line(out, 'sluice_gateway_active_subscriptions', 'gauge', 'Open event subscriptions.');
   out.push(`sluice_gateway_active_subscriptions ${activeSubscriptions}`);
+  out.push(...retrySafety);
   return `${out.join('\n')}\n`;
 }

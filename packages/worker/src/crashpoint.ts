@@ -17,7 +17,7 @@ export const CRASH_POINTS = [
   'after-call-outcome',
   /** A unit's checkpoint is stored. */
   'after-unit-checkpoint',
-  /** Every unit is done; finalize is about to run. */
+  /** finalize returned; its output is not stored yet (a retry runs finalize again). */
   'during-finalize',
   /** The terminal transaction committed; the delivery is not acknowledged yet. */
   'after-terminal-before-ack',

@@ -127,8 +127,9 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   const applied = stages.apply ? await stages.apply(results, stageCtx('apply')) : results;
 
   if (signal.aborted) throw abortReason(signal);
-  crashpoint('during-finalize');
   const output = await stages.finalize(applied, stageCtx('finalize'));
+  // finalize ran (its effects happened) and its output is not stored: a retry runs it again.
+  crashpoint('during-finalize');
   return parseWith(
     definition.output,
     output,

@@ -8,6 +8,7 @@ import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
 import { createFilesRouter } from './files.js';
 import { createJobsRouter } from './jobs.js';
+import { createReviewRouter } from './review.js';
 
 export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth: ApiKeyAuth) {
   const p = createProcedures(auth);
@@ -15,6 +16,7 @@ export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth
     jobs: createJobsRouter(p, deps),
     files: createFilesRouter(p, deps),
     deadLetters: createDeadLettersRouter(p, deps as RouterDeps),
+    review: createReviewRouter(p, deps as RouterDeps),
   });
 }
 
