@@ -25,7 +25,7 @@ export interface DispatchBatchOptions {
   maxBatch?: number;
   /** Batches dispatching at once (default 2). */
   maxInFlight?: number;
-  /** How long dispatched outbox rows wait to be deleted together (default 20 ms). */
+  /** How long dispatched outbox rows wait to be deleted together (default 100 ms). */
   deleteDelayMs?: number;
   /** Told about every dispatch and every outbox delete transaction (tests, metrics). */
   onBatch?: (info: { kind: 'dispatch' | 'outbox-delete'; jobs: number }) => void;
@@ -57,7 +57,7 @@ export function createDispatchBatcher(
   const maxDelayMs = opts.maxDelayMs ?? 1;
   const maxBatch = opts.maxBatch ?? 500;
   const maxInFlight = opts.maxInFlight ?? 2;
-  const deleteDelayMs = opts.deleteDelayMs ?? 20;
+  const deleteDelayMs = opts.deleteDelayMs ?? 100;
   let pending: Item[] = [];
   let pendingCount = 0;
   let timer: NodeJS.Timeout | undefined;

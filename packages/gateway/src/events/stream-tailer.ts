@@ -23,7 +23,7 @@ import type { EventTailer, TailerSink } from './event-hub.js';
 
 export interface StreamTailerOptions {
   /** A dedicated connection for the blocking read (no offline queue, no resend); closed by `close`. */
-  reader: Pick<Redis, 'xread' | 'xrevrange' | 'ping' | 'disconnect'>;
+  reader: Pick<Redis, 'xread' | 'xrevrange' | 'ping' | 'disconnect' | 'status' | 'once'>;
   /** A command connection, for relaying this process's own events. */
   writer: Pick<Redis, 'pipeline'>;
   /** The events stream (`createStreamKeys().events`). */
@@ -65,7 +65,7 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
         stats.watchdogs++;
         // Tears the socket down (and reconnects): the hung command is rejected with it.
         reader.disconnect(true);
-        reject(new Error(`XREAD did not return within ${blockMs + marginMs} ms`));
+        reject(new Error(`the events stream did not answer within ${blockMs + marginMs} ms`));
       }, blockMs + marginMs);
       read.then(
         (v) => (clearTimeout(timer), resolve(v)),
@@ -87,11 +87,20 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
     let lastId: string | undefined;
     let resyncOwed = true;
     let delay = 50;
+    let unreadySince: number | undefined;
+    let healthy = true;
+    // A fresh connection is still connecting (it queues nothing): give it a moment first.
+    if (reader.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, blockMs + marginMs);
+        reader.once('ready', () => (clearTimeout(timer), resolve()));
+      });
+    }
     while (!closed) {
       try {
         if (resyncOwed) {
-          await reader.ping();
-          lastId ??= await newestId();
+          await watched(reader.ping());
+          lastId ??= await watched(newestId());
           resyncOwed = false;
           stats.resyncs++;
           sink.resync();
@@ -101,6 +110,7 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
           reader.xread('COUNT', batch, 'BLOCK', blockMs, 'STREAMS', key, lastId ?? '$'),
         );
         delay = 50;
+        healthy = true;
         const events: StoredEvent[] = [];
         for (const stream of parseXRead(reply)) {
           for (const entry of stream.entries) {
@@ -118,8 +128,17 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
       } catch (error) {
         if (closed) return;
         stats.failures++;
+        // Reported once per outage, not once per retry.
+        if (healthy) opts.onError?.(error);
+        healthy = false;
         resyncOwed = true;
-        opts.onError?.(error);
+        // A reconnect can hang too (its handshake lost on a half-open link): start it over.
+        if (reader.status === 'ready') unreadySince = undefined;
+        else if ((unreadySince ??= Date.now()) < Date.now() - blockMs - marginMs) {
+          stats.watchdogs++;
+          unreadySince = undefined;
+          reader.disconnect(true);
+        }
         started();
         await sleep(delay);
         delay = Math.min(delay * 2, 1000);
