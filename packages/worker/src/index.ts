@@ -5,6 +5,7 @@ export type {
   HandlerContext,
   HandlerFiles,
   HandlerStages,
+  ProviderName,
   StepFn,
   Unit,
   UnitResult,
@@ -60,6 +61,26 @@ export { runPool } from './pool.js';
 export type { PoolTask } from './pool.js';
 export { createStep } from './step.js';
 export type { CheckpointStore, CreateStepOptions } from './step.js';
+export { createUnitCheckpoints } from './checkpoints/index.js';
+export type {
+  LargeResultStore,
+  UnitCheckpoints,
+  UnitCheckpointsOptions,
+} from './checkpoints/index.js';
+export { createProviderGuard, decideFromLedger, idempotencyKeyOf } from './guard/index.js';
+export type {
+  AsyncJobSpec,
+  AsyncJobStatus,
+  CallInfo,
+  CallOptions,
+  ProviderAnswer,
+  ProviderClient,
+  ProviderGuard,
+  ProviderRequest,
+  RequestSpec,
+} from './guard/index.js';
+export { CRASH_POINTS } from './crashpoint.js';
+export type { CrashPoint } from './crashpoint.js';
 export { decideDelivery } from './decide-delivery.js';
 export type { DeliveryDecision, DeliveryFacts } from './decide-delivery.js';
 export { decideOutcome } from './decide-outcome.js';
