@@ -98,12 +98,15 @@ export type CreateProducer = (init: ChildInit) => Promise<Producer>;
 
 // ---- gateway workloads (rows 6–8): slots for the gateway adapter ------------------------------
 
+/** Every gateway figure may carry details for latest.json (machine-readable, not printed). */
+interface WithDetail {
+  detail?: Record<string, unknown>;
+}
 export interface SubmitSpec {
   connections: number;
   seconds: number;
-  storage: 'sqlite' | 'postgres';
 }
-export interface SubmitResult {
+export interface SubmitResult extends WithDetail {
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -112,15 +115,16 @@ export interface SubmitResult {
 export interface UploadSpec {
   bytes: number;
 }
-export interface UploadResult {
+export interface UploadResult extends WithDetail {
   mibPerSec: number;
   peakRssGrowthMiB: number;
 }
 export interface WatchersSpec {
   subscribers: number;
+  /** State events written, one per watched job (so `events` ≤ `subscribers`). */
   events: number;
 }
-export interface WatchersResult {
+export interface WatchersResult extends WithDetail {
   p50Ms: number;
   p99Ms: number;
   samples: number;
@@ -146,4 +150,6 @@ export interface BenchAdapter {
   unavailable?: string;
   queue?: QueueSystemAdapter;
   gateway?: GatewayAdapter;
+  /** Called once at the end of the suite: stop anything kept across runs (idempotent). */
+  dispose?(): Promise<void>;
 }

@@ -3,10 +3,17 @@ import type { BenchAdapter } from './adapter.js';
 import { bullmqAdapter } from './anchors/bullmq.js';
 import { graphileAdapter } from './anchors/graphile.js';
 import { rawStreamsAdapter } from './anchors/raw-streams.js';
+import { sluiceEmbeddedPg, sluiceEmbeddedSqlite } from './sluice/embedded.js';
+import { sluiceGatewayPostgres, sluiceGatewaySqlite, trpcNoopAdapter } from './sluice/gateway.js';
 import { sluicePendingAdapters } from './sluice/pending.js';
 
 export const ADAPTERS: readonly BenchAdapter[] = [
   ...sluicePendingAdapters,
+  sluiceEmbeddedSqlite,
+  sluiceEmbeddedPg,
+  sluiceGatewaySqlite,
+  sluiceGatewayPostgres,
+  trpcNoopAdapter,
   bullmqAdapter,
   rawStreamsAdapter,
   graphileAdapter,

@@ -90,6 +90,7 @@ export async function runBench(
       drainTimeoutMs: DRAIN_TIMEOUT_MS,
     });
   } finally {
+    await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
     await suite.stop();
   }
 

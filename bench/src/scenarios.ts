@@ -32,6 +32,14 @@ export interface SuiteSize {
   /** Drain shapes (concurrency × processes) for rows 1 and 5. */
   drainShapes: readonly (readonly [number, number])[];
   embeddedShapes: readonly (readonly [number, number])[];
+  /** Row 5: the clock stops here even if the drain is not done (see DrainSpec.maxSeconds). */
+  embeddedCapSeconds: number;
+  /** Row 6: autocannon duration per run. */
+  submitSeconds: number;
+  /** Row 7: bytes per upload. */
+  uploadBytes: number;
+  /** Row 8: WebSocket subscriptions, and state events written (one per watched job). */
+  watchers: number;
   rounds: number;
 }
 
@@ -49,6 +57,10 @@ export const FULL: SuiteSize = {
     [64, 1],
     [16, 4],
   ],
+  embeddedCapSeconds: 5,
+  submitSeconds: 20,
+  uploadBytes: 1024 ** 3,
+  watchers: 1_000,
   rounds: 5,
 };
 
@@ -60,6 +72,10 @@ export const QUICK: SuiteSize = {
     [16, 4],
   ],
   embeddedShapes: [[64, 1]],
+  embeddedCapSeconds: 3,
+  submitSeconds: 3,
+  uploadBytes: 256 * 1024 ** 2,
+  watchers: 1_000,
   rounds: 3,
 };
 
@@ -68,6 +84,8 @@ const EMBEDDED = {
   subjects: ['sluice-embedded-sqlite', 'sluice-embedded-pg'],
   anchor: 'graphile',
 } as const;
+
+const GATEWAYS = ['sluice-gateway-sqlite', 'sluice-gateway-postgres'];
 
 /** The latency rows' worker shape; the issue fixes the load, not the concurrency. */
 export const LATENCY_CONCURRENCY = 64;
@@ -115,34 +133,43 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     out.push({
       id: `embedded.c${concurrency}.p${processes}`,
       row: 5,
-      title: `embedded drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc`,
-      spec: { kind: 'drain', jobs: size.drainJobs, concurrency, processes, handler: noop },
+      title:
+        `embedded drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc ` +
+        `(clock capped at ${size.embeddedCapSeconds} s)`,
+      spec: {
+        kind: 'drain',
+        jobs: size.drainJobs,
+        concurrency,
+        processes,
+        handler: noop,
+        maxSeconds: size.embeddedCapSeconds,
+      },
       ...EMBEDDED,
     });
   }
-  for (const storage of ['sqlite', 'postgres'] as const) {
-    out.push({
-      id: `submit.${storage}`,
-      row: 6,
-      title: `jobs.submit on ${storage}, autocannon 50 conns × 20 s`,
-      spec: { kind: 'submit', connections: 50, seconds: 20, storage },
-      subjects: [`sluice-gateway-${storage}`],
-      ceiling: 'trpc-noop',
-    });
-  }
+  // One scenario for both storages, so each round pairs both with one run of the ceiling.
   out.push({
-    id: 'upload.1g',
+    id: 'submit.c50',
+    row: 6,
+    title: `jobs.submit, autocannon 50 conns × ${size.submitSeconds} s`,
+    spec: { kind: 'submit', connections: 50, seconds: size.submitSeconds },
+    subjects: GATEWAYS,
+    ceiling: 'trpc-noop',
+  });
+  const mib = size.uploadBytes / 1024 ** 2;
+  out.push({
+    id: `upload.${mib >= 1024 ? `${mib / 1024}g` : `${mib}m`}`,
     row: 7,
-    title: '1 GiB upload streamed through the gateway',
-    spec: { kind: 'upload', bytes: 1024 ** 3 },
-    subjects: ['sluice-gateway-sqlite'],
+    title: `${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} upload streamed through the gateway`,
+    spec: { kind: 'upload', bytes: size.uploadBytes },
+    subjects: GATEWAYS,
   });
   out.push({
-    id: 'watchers.1000',
+    id: `watchers.${size.watchers}`,
     row: 8,
-    title: '1,000 WebSocket subscriptions, event commit → arrival',
-    spec: { kind: 'watchers', subscribers: 1_000, events: 1_000 },
-    subjects: ['sluice-gateway-sqlite'],
+    title: `${size.watchers.toLocaleString('en-US')} WebSocket subscriptions, event commit → arrival`,
+    spec: { kind: 'watchers', subscribers: size.watchers, events: size.watchers },
+    subjects: GATEWAYS,
   });
   return out;
 }

@@ -1,10 +1,28 @@
 // Checks that the harness works end to end, not how fast anything is: a tiny drain and a short
-// latency run against BullMQ and raw Streams must produce a well-formed result, and leave no
-// process or database behind.
+// latency run against BullMQ and raw Streams, a tiny embedded drain (graphile-worker and Sluice on
+// SQLite and PostgreSQL), and the gateway rows at toy sizes must produce a well-formed result, and
+// leave no process or database behind.
 import pg from 'pg';
 import { pgAdminUrl } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 import { runBench } from './run-bench.js';
+import type { SuiteSize } from './scenarios.js';
+
+/** Sizes small enough for CI; only the harness is under test. */
+function tiny(overrides: Partial<SuiteSize>): SuiteSize {
+  return {
+    drainJobs: 200,
+    latencySeconds: 2,
+    drainShapes: [],
+    embeddedShapes: [],
+    embeddedCapSeconds: 3,
+    submitSeconds: 1,
+    uploadBytes: 8 * 1024 * 1024,
+    watchers: 20,
+    rounds: 1,
+    ...overrides,
+  };
+}
 
 function alive(pid: number): boolean {
   try {
@@ -19,13 +37,7 @@ describe('bench harness smoke', () => {
   it('produces a well-formed result for BullMQ and raw Streams', { timeout: 60_000 }, async () => {
     const { result, markdown } = await runBench({
       mode: 'smoke',
-      size: {
-        drainJobs: 300,
-        latencySeconds: 2,
-        drainShapes: [[16, 1]],
-        embeddedShapes: [],
-        rounds: 1,
-      },
+      size: tiny({ drainJobs: 300, drainShapes: [[16, 1]] }),
       only: ['drain', 'latency'],
       log: () => undefined,
     });
@@ -68,29 +80,77 @@ describe('bench harness smoke', () => {
     expect(result.services.pgDatabase).toBeUndefined();
   });
 
-  it('drops the PostgreSQL database after a graphile-worker run', { timeout: 60_000 }, async () => {
-    const { result } = await runBench({
-      mode: 'smoke',
-      size: {
-        drainJobs: 200,
-        latencySeconds: 2,
-        drainShapes: [],
-        embeddedShapes: [[16, 1]],
-        rounds: 1,
-      },
-      only: ['embedded'],
-      log: () => undefined,
-    });
-    expect(result.rounds.map((r) => [r.adapter, r.ok])).toEqual([['graphile', true]]);
-    const name = result.services.pgDatabase;
-    expect(name).toMatch(/^sluice_bench_/);
-    const client = new pg.Client({ connectionString: pgAdminUrl() });
-    await client.connect();
-    try {
-      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      expect(found.rowCount).toBe(0);
-    } finally {
-      await client.end();
-    }
-  });
+  it(
+    'drains with Sluice embedded and graphile-worker, then drops the database',
+    { timeout: 60_000 },
+    async () => {
+      const { result } = await runBench({
+        mode: 'smoke',
+        size: tiny({ embeddedShapes: [[16, 1]] }),
+        only: ['embedded'],
+        log: () => undefined,
+      });
+      expect(result.rounds.map((r) => [r.adapter, r.ok, r.error])).toEqual([
+        ['sluice-embedded-sqlite', true, undefined],
+        ['sluice-embedded-pg', true, undefined],
+        ['graphile', true, undefined],
+      ]);
+      for (const r of result.rounds) {
+        expect(Number.isFinite(r.metrics.jobsPerSec), r.adapter).toBe(true);
+        expect(r.detail.completed, r.adapter).toBeGreaterThan(0);
+      }
+      const pids = result.rounds.flatMap(
+        (r) => (r.detail.workerPids as number[] | undefined) ?? [],
+      );
+      for (const pid of pids) expect(alive(pid)).toBe(false);
+      const name = result.services.pgDatabase;
+      expect(name).toMatch(/^sluice_bench_/);
+      const client = new pg.Client({ connectionString: pgAdminUrl() });
+      await client.connect();
+      try {
+        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+        expect(found.rowCount).toBe(0);
+      } finally {
+        await client.end();
+      }
+    },
+  );
+
+  it(
+    'runs the gateway rows (submit + ceiling, upload, watchers)',
+    { timeout: 60_000 },
+    async () => {
+      const { result, markdown } = await runBench({
+        mode: 'smoke',
+        size: tiny({}),
+        only: ['submit', 'upload', 'watchers'],
+        log: () => undefined,
+      });
+      const ran = result.rounds.map((r) => `${r.scenario}/${r.adapter}/${r.ok}/${r.error ?? ''}`);
+      expect(ran).toEqual([
+        'submit.c50/sluice-gateway-sqlite/true/',
+        'submit.c50/sluice-gateway-postgres/true/',
+        'submit.c50/trpc-noop/true/',
+        'upload.8m/sluice-gateway-sqlite/true/',
+        'upload.8m/sluice-gateway-postgres/true/',
+        'watchers.20/sluice-gateway-sqlite/true/',
+        'watchers.20/sluice-gateway-postgres/true/',
+      ]);
+      const keys: Record<string, string[]> = {
+        submit: ['requestsPerSec', 'p50Ms', 'p99Ms', 'errors'],
+        upload: ['mibPerSec', 'peakRssGrowthMiB'],
+        watchers: ['p50Ms', 'p99Ms', 'samples'],
+      };
+      for (const r of result.rounds) {
+        for (const key of keys[r.scenario.split('.')[0] as string] ?? [])
+          expect(Number.isFinite(r.metrics[key]), `${r.scenario} ${r.adapter} ${key}`).toBe(true);
+        expect(alive(r.detail.gatewayPid as number), `${r.adapter} gateway`).toBe(false);
+      }
+      const watchers = result.rounds.filter((r) => r.scenario.startsWith('watchers'));
+      for (const r of watchers) expect(r.metrics.samples).toBe(20);
+      expect(markdown).toContain(
+        '| 6 | jobs.submit, autocannon 50 conns × 1 s — Sluice gateway (SQLite) | req/s |',
+      );
+    },
+  );
 });

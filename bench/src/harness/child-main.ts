@@ -11,6 +11,7 @@ import type {
 } from '../adapter.js';
 import { monoMs } from './clock.js';
 import type { ChildMessage, ChildSpec, OpenLoopSpec, ParentMessage } from './protocol.js';
+import type { CreateService } from './service.js';
 
 /** How often a consumer reports its completion count (the report carries the exact last time). */
 const PROGRESS_INTERVAL_MS = 5;
@@ -71,6 +72,7 @@ async function runConsumer(spec: ChildSpec, init: ChildInit): Promise<void> {
         consumer.close().then(() => process.exit(0), fail);
         break;
       case 'open-loop':
+      case 'call':
         break;
     }
   });
@@ -121,10 +123,48 @@ async function runProducer(spec: ChildSpec, init: ChildInit): Promise<void> {
         break;
       case 'go':
       case 'collect':
+      case 'call':
         break;
     }
   });
   send({ type: 'ready' });
+}
+
+async function runService(spec: ChildSpec): Promise<void> {
+  const mod = (await import(spec.module)) as { createService?: CreateService };
+  if (!mod.createService) throw new Error(`${spec.module} exports no createService`);
+  const service = await mod.createService(spec.config);
+  process.on('message', (message: ParentMessage) => {
+    switch (message.type) {
+      case 'call': {
+        const method = service.methods[message.method];
+        const reply = (ok: boolean, value?: unknown, error?: string) =>
+          send({ type: 'reply', id: message.id, ok, ...(ok ? { value } : { error }) });
+        if (!method) {
+          reply(false, undefined, `no method ${message.method}`);
+          break;
+        }
+        method(message.args).then(
+          (value) => reply(true, value),
+          (error: unknown) =>
+            reply(
+              false,
+              undefined,
+              error instanceof Error ? (error.stack ?? error.message) : String(error),
+            ),
+        );
+        break;
+      }
+      case 'stop':
+        service.close().then(() => process.exit(0), fail);
+        break;
+      case 'go':
+      case 'open-loop':
+      case 'collect':
+        break;
+    }
+  });
+  send({ type: 'ready', info: service.info });
 }
 
 async function main(): Promise<void> {
@@ -134,7 +174,8 @@ async function main(): Promise<void> {
   process.on('disconnect', () => process.exit(1));
   const spec = JSON.parse(raw) as ChildSpec;
   const init: ChildInit = { config: spec.config, concurrency: spec.concurrency, index: spec.index };
-  if (spec.role === 'consumer') await runConsumer(spec, init);
+  if (spec.role === 'service') await runService(spec);
+  else if (spec.role === 'consumer') await runConsumer(spec, init);
   else await runProducer(spec, init);
 }
 

@@ -13,6 +13,8 @@ type MessageOf<T extends ChildMessage['type']> = Extract<ChildMessage, { type: T
 export interface ChildHandle {
   readonly pid: number;
   send(message: ParentMessage): void;
+  /** A named call on a service child; rejects with the child's error or when it fails. */
+  call<T = unknown>(method: string, args: unknown, timeoutMs: number): Promise<T>;
   /** Resolves with the next message of `type`; rejects if the child fails first. */
   next<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<MessageOf<T>>;
   /** Every progress message goes here as well. */
@@ -27,14 +29,25 @@ interface Waiter {
   resolve: (message: ChildMessage) => void;
 }
 
+/**
+ * `BENCH_CPU_PROF=<dir>` profiles every child (`node --cpu-prof`, written when it exits): use it
+ * with `--only` to profile one scenario.
+ */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 export function forkChild(spec: ChildSpec): ChildHandle {
   const child: ChildProcess = fork(CHILD_MAIN, [], {
     cwd: BENCH_DIR,
-    execArgv: ['--conditions=@sluice/source', '--import', 'tsx'],
+    execArgv: ['--conditions=@sluice/source', '--import', 'tsx', ...profileArgs()],
     env: { ...process.env, BENCH_CHILD: JSON.stringify(spec), NO_LOG_SUCCESS: '1' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiters: Waiter[] = [];
+  const replies = new Map<number, (message: MessageOf<'reply'>) => void>();
+  let nextCallId = 1;
   const progressListeners: ((message: MessageOf<'progress'>) => void)[] = [];
   let stopping = false;
   let rejectFailed: (error: Error) => void = () => undefined;
@@ -51,6 +64,11 @@ export function forkChild(spec: ChildSpec): ChildHandle {
     if (message.type === 'error')
       return setFailure(new Error(`child ${child.pid}: ${message.message}`));
     if (message.type === 'progress') for (const fn of progressListeners) fn(message);
+    if (message.type === 'reply') {
+      replies.get(message.id)?.(message);
+      replies.delete(message.id);
+      return;
+    }
     const index = waiters.findIndex((w) => w.type === message.type);
     if (index >= 0) waiters.splice(index, 1)[0]?.resolve(message);
   });
@@ -65,6 +83,24 @@ export function forkChild(spec: ChildSpec): ChildHandle {
     },
     send(message) {
       if (child.connected) child.send(message);
+    },
+    call<T>(method: string, args: unknown, timeoutMs: number): Promise<T> {
+      if (failure) return Promise.reject(failure);
+      const id = nextCallId++;
+      let timer: NodeJS.Timeout | undefined;
+      const reply = new Promise<T>((resolve, reject) => {
+        replies.set(id, (message) =>
+          message.ok
+            ? resolve(message.value as T)
+            : reject(new Error(`child ${child.pid} ${method}: ${message.error ?? 'failed'}`)),
+        );
+        timer = setTimeout(() => {
+          replies.delete(id);
+          reject(new Error(`child ${child.pid}: ${method} took over ${timeoutMs} ms`));
+        }, timeoutMs);
+      });
+      if (child.connected) child.send({ type: 'call', id, method, args } satisfies ParentMessage);
+      return Promise.race([reply, failed]).finally(() => clearTimeout(timer));
     },
     next(type, timeoutMs) {
       if (failure) return Promise.reject(failure);

@@ -95,7 +95,7 @@ function mainTable(
   adapters: ReadonlyMap<string, BenchAdapter>,
 ): string[] {
   const lines = [
-    '| # | scenario | metric | Sluice | anchor | anchor value | Sluice vs anchor | raw Streams ceiling | Sluice vs ceiling |',
+    '| # | scenario | metric | Sluice | anchor | anchor value | Sluice vs anchor | ceiling | Sluice vs ceiling |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   scenarios.forEach((scenario, index) => {
@@ -190,7 +190,10 @@ export function renderMarkdown(
     '',
     'Cells: median over rounds (min–max). "vs" columns: median of per-round paired ratios (min–max); ' +
       'above 1× means Sluice is better (throughput: Sluice ÷ other; latency and CPU: other ÷ Sluice). ' +
-      'Row 4 (the ceiling) is the raw Streams column of rows 1–3: raw XADD/XREADGROUP/XACK, no database. ' +
+      'Ceiling: in rows 1–3 (row 4) raw XADD/XREADGROUP/XACK with no database; in row 6 a bare tRPC ' +
+      'mutation served by the same gateway process (no auth, no validation, no database). ' +
+      'Row 5 Sluice drains stop the clock at the cap in the title when not done by then (jobs/s over ' +
+      'the jobs completed; see detail.completed). ' +
       "CPU counts worker processes, the private redis-server and the bench database's PostgreSQL backends " +
       "(not the shared cluster's WAL writer/checkpointer), from /proc utime+stime at 10 ms resolution; " +
       "in latency rows the redis-server figure includes the producer's adds.",

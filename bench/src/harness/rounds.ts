@@ -53,8 +53,9 @@ export function unsupported(adapter: BenchAdapter, spec: ScenarioSpec): string |
   }
 }
 
-function asOutcome(result: object): RunOutcome {
-  return { metrics: { ...(result as Record<string, number>) }, detail: {} };
+function asOutcome(result: { detail?: Record<string, unknown> }): RunOutcome {
+  const { detail, ...metrics } = result;
+  return { metrics: metrics as Record<string, number>, detail: detail ?? {} };
 }
 
 function missing(adapter: BenchAdapter, what: string): never {
@@ -83,10 +84,21 @@ export async function runSpec(
 }
 
 function brief(metrics: Record<string, number>): string {
-  const keys = ['jobsPerSec', 'p50', 'p99', 'cpuMsPer1k', 'requestsPerSec'];
+  const keys = [
+    'jobsPerSec',
+    'p50',
+    'p99',
+    'cpuMsPer1k',
+    'requestsPerSec',
+    'p50Ms',
+    'p99Ms',
+    'errors',
+    'mibPerSec',
+    'peakRssGrowthMiB',
+  ];
   return keys
     .filter((k) => metrics[k] !== undefined)
-    .map((k) => `${k}=${(metrics[k] as number).toFixed(k.startsWith('p') ? 2 : 0)}`)
+    .map((k) => `${k}=${(metrics[k] as number).toFixed(/^p\d/.test(k) ? 2 : 0)}`)
     .join(' ');
 }
 

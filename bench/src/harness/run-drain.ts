@@ -18,6 +18,23 @@ export interface DrainSpec {
   concurrency: number;
   processes: number;
   handler: HandlerSpec;
+  /**
+   * Stop the clock at this many seconds even if not all jobs are done (row 5: a slow subject must
+   * not eat the suite's time budget). jobs/s and CPU then count the jobs completed by then.
+   */
+  maxSeconds?: number;
+}
+
+/** Resolves with the latest completion time once `ms` have passed. */
+function capAfter(
+  ms: number,
+  watch: { lastAt(): number },
+): { promise: Promise<number>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<number>((resolve) => {
+    timer = setTimeout(() => resolve(watch.lastAt()), ms);
+  });
+  return { promise, clear: () => clearTimeout(timer) };
 }
 
 export async function runDrain(
@@ -50,21 +67,28 @@ export async function runDrain(
     const limit = timeout(timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
     const start = monoMs();
     for (const child of children) child.send({ type: 'go' });
+    const cap = spec.maxSeconds ? capAfter(spec.maxSeconds * 1000, watch) : undefined;
     let lastCompletion: number;
     try {
       lastCompletion = await Promise.race([
         watch.reached,
         limit.promise,
+        ...(cap ? [cap.promise] : []),
         ...children.map((c) => c.failed),
       ]);
     } finally {
       limit.clear();
+      cap?.clear();
     }
-    const settledAt = prepared.settle ? await prepared.settle() : lastCompletion;
+    const completed = Math.min(spec.jobs, watch.done());
+    const capped = completed < spec.jobs;
+    // A capped run has no "all durable" moment: it is measured up to its last reported completion.
+    const settledAt = prepared.settle && !capped ? await prepared.settle() : lastCompletion;
     const end = Math.max(lastCompletion, settledAt);
     const cpu: CpuBreakdown = await accounting.finish();
     const elapsedMs = end - start;
-    const jobsPerSec = (spec.jobs * 1000) / elapsedMs;
+    if (completed === 0) throw new Error(`${adapter.id}: no job completed within the cap`);
+    const jobsPerSec = (completed * 1000) / elapsedMs;
     const capacity =
       spec.handler.kind === 'sleep'
         ? (spec.concurrency * spec.processes * 1000) / spec.handler.ms
@@ -73,10 +97,12 @@ export async function runDrain(
       metrics: {
         jobsPerSec,
         ...(capacity > 0 ? { capShare: (100 * jobsPerSec) / capacity } : {}),
-        ...perThousand(cpu, spec.jobs),
+        ...perThousand(cpu, completed),
       },
       detail: {
         elapsedMs,
+        completed,
+        capped,
         settleMs: end - lastCompletion,
         completionsReported: watch.done(),
         cpuMs: cpu,

@@ -57,7 +57,7 @@ export async function forkConsumers(
 export function completionWatch(
   children: readonly ChildHandle[],
   target: number,
-): { reached: Promise<number>; done(): number } {
+): { reached: Promise<number>; done(): number; lastAt(): number } {
   const counts = children.map(() => 0);
   let lastAt = 0;
   let resolveReached: (at: number) => void = () => undefined;
@@ -69,7 +69,7 @@ export function completionWatch(
       if (counts.reduce((a, b) => a + b, 0) >= target) resolveReached(lastAt);
     }),
   );
-  return { reached, done: () => counts.reduce((a, b) => a + b, 0) };
+  return { reached, done: () => counts.reduce((a, b) => a + b, 0), lastAt: () => lastAt };
 }
 
 export function timeout(ms: number, what: string): { promise: Promise<never>; clear(): void } {

@@ -1,0 +1,36 @@
+// The job every Sluice row runs: `bench.noop` v1, input `{ i, t }` (the harness payload), one
+// unit, output `{ i }`. Shared by the worker children (rows 5), the gateway child (rows 6–8) and
+// the prefill, so all of them agree on kind, version and schemas.
+import { defineJob, defineJobs } from '@sluice/contracts';
+import { defineHandler } from '@sluice/worker';
+import { z } from 'zod';
+import type { JobPayload } from '../adapter.js';
+
+export const BENCH_KIND = 'bench.noop';
+export const BENCH_VERSION = 'v1';
+export const BENCH_TENANT = 'bench';
+
+export const benchJob = defineJob({
+  kind: BENCH_KIND,
+  versions: { current: BENCH_VERSION },
+  input: z.object({ i: z.number().int(), t: z.number() }),
+  output: z.object({ i: z.number().int() }),
+});
+
+export const benchJobs = defineJobs(benchJob);
+
+/**
+ * The handler: its first line hands the payload to the harness (start latency, then the
+ * scenario's no-op or sleep), then one unit runs and the output is returned. One unit, as real
+ * handlers have at least one, so the attempt pays for the stage runner as real jobs do.
+ */
+export function benchHandler(onStart: (job: JobPayload) => Promise<void> | void) {
+  return defineHandler(benchJob, {
+    async prepare(ctx) {
+      await onStart(ctx.input);
+      return [{ key: 'only', input: ctx.input.i }];
+    },
+    execute: (unit) => unit.input,
+    finalize: (_applied, ctx) => ({ i: ctx.input.i }),
+  });
+}

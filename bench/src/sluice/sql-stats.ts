@@ -1,0 +1,101 @@
+// Diagnostics for the profile findings (BENCH_SQL_STATS=<dir>): counts every statement a process
+// sends to its database and the time it spends on each, grouped by statement shape, and writes
+// the tally to <dir>/sql-<pid>.json when the process closes. better-sqlite3 is timed around the
+// synchronous prepare/run/all calls; pg around each query's round trip. Off by default: the
+// wrappers cost a little per statement.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+
+interface Tally {
+  count: number;
+  ms: number;
+}
+
+const tallies = new Map<string, Tally>();
+let prepares: Tally = { count: 0, ms: 0 };
+
+/** A statement's shape: literals and parameter lists collapsed, first 120 characters. */
+export function shapeOf(sql: string): string {
+  return sql
+    .replace(/\s+/g, ' ')
+    .replace(/\((?:\s*(?:\?|\$\d+)\s*,?)+\)/g, '(…)')
+    .replace(/(?:\(…\)\s*,\s*)+\(…\)/g, '(…)+')
+    .replace(/'[^']*'/g, "'…'")
+    .trim()
+    .slice(0, 120);
+}
+
+function add(sql: string, ms: number): void {
+  const key = shapeOf(sql);
+  const t = tallies.get(key) ?? { count: 0, ms: 0 };
+  t.count++;
+  t.ms += ms;
+  tallies.set(key, t);
+}
+
+function patchSqlite(): void {
+  const probe = new SQLite(':memory:');
+  const statement = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>;
+  probe.close();
+  for (const method of ['run', 'all', 'get', 'iterate']) {
+    const original = statement[method] as (...args: unknown[]) => unknown;
+    statement[method] = function (this: { source: string }, ...args: unknown[]) {
+      const t0 = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        add(this.source, performance.now() - t0);
+      }
+    };
+  }
+  const db = SQLite.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const prepare = db.prepare as (...args: unknown[]) => unknown;
+  db.prepare = function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now();
+    try {
+      return prepare.apply(this, args);
+    } finally {
+      prepares = { count: prepares.count + 1, ms: prepares.ms + performance.now() - t0 };
+    }
+  };
+}
+
+function patchPg(): void {
+  const client = pg.Client.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const query = client.query as (...args: unknown[]) => unknown;
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const text =
+      typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string })?.text ?? '');
+    const t0 = performance.now();
+    const result = query.apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === 'function') {
+      (result as Promise<unknown>).then(
+        () => add(text, performance.now() - t0),
+        () => add(text, performance.now() - t0),
+      );
+    } else add(text, 0);
+    return result;
+  };
+}
+
+/** Installs the wrappers when BENCH_SQL_STATS is set; returns the function that writes the tally. */
+export function installSqlStats(jobsHint: () => number): () => void {
+  const dir = process.env.BENCH_SQL_STATS;
+  if (!dir) return () => undefined;
+  patchSqlite();
+  patchPg();
+  return () => {
+    mkdirSync(dir, { recursive: true });
+    const jobs = Math.max(1, jobsHint());
+    const rows = [...tallies]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([sql, t]) => ({ sql, count: t.count, perJob: t.count / jobs, ms: t.ms }));
+    const statements = rows.reduce((a, r) => a + r.count, 0);
+    writeFileSync(
+      join(dir, `sql-${process.pid}.json`),
+      `${JSON.stringify({ pid: process.pid, jobs, statements, statementsPerJob: statements / jobs, prepares, rows }, null, 2)}\n`,
+    );
+  };
+}

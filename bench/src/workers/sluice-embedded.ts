@@ -1,0 +1,63 @@
+// Sluice embedded runtime child (row 5): `createWorker` + `createEmbeddedRuntime` on the job
+// database (SQLite file or PostgreSQL), product defaults (read batch, lease, poll), a no-op
+// handler with one unit. A job counts once `onSettled` reports it: its terminal transition is
+// committed and its queue row acknowledged.
+import { openDatabase } from '@sluice/storage';
+import { createEmbeddedRuntime, createWorker, type Worker } from '@sluice/worker';
+import type { CreateConsumer } from '../adapter.js';
+import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/bench-job.js';
+import { installSqlStats } from '../sluice/sql-stats.js';
+
+export interface EmbeddedChildConfig {
+  url: string;
+  /** PostgreSQL pool per process. */
+  poolSize: number;
+}
+
+function parseConfig(config: Record<string, unknown>): EmbeddedChildConfig {
+  const { url, poolSize } = config;
+  if (typeof url !== 'string' || typeof poolSize !== 'number')
+    throw new Error(`bad embedded child config: ${JSON.stringify(config)}`);
+  return { url, poolSize };
+}
+
+export const createConsumer: CreateConsumer = async (init, hooks) => {
+  const cfg = parseConfig(init.config);
+  let settled = 0;
+  const writeSqlStats = installSqlStats(() => settled);
+  const database = openDatabase({ url: cfg.url, poolSize: cfg.poolSize });
+  // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
+  if (database.pgPool) {
+    const pool = database.pgPool;
+    const clients = await Promise.all(Array.from({ length: cfg.poolSize }, () => pool.connect()));
+    for (const client of clients) client.release();
+  } else {
+    await database.db.selectFrom('queue').select('job_id').limit(1).execute();
+  }
+  let unexpected = 0;
+  const worker: Worker = createWorker({
+    jobs: benchJobs,
+    handlers: { [BENCH_KIND]: { [BENCH_VERSION]: benchHandler((job) => hooks.handle(job)) } },
+    runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx }),
+    database,
+    concurrency: init.concurrency,
+    onSettled(jobs) {
+      let done = 0;
+      for (const job of jobs) {
+        if (job.outcome === 'succeed') done++;
+        else if (unexpected++ === 0)
+          console.error(`sluice-embedded: job ${job.jobId} settled as ${job.outcome}`);
+      }
+      settled += done;
+      if (done > 0) hooks.completed(done);
+    },
+  });
+  return {
+    start: () => worker.start(),
+    async close() {
+      await worker.stop({ deadlineMs: 2_000 });
+      await database.close();
+      writeSqlStats();
+    },
+  };
+};
