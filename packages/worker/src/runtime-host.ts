@@ -53,7 +53,9 @@ export interface RuntimeHostOptions<D extends Delivery> {
 
 /** Batch admissions in flight at once (each holds one database connection for its transaction). */
 const MAX_ADMISSIONS = 3;
-const backoff = (n: number) => Math.min(5000, 100 * 2 ** Math.max(0, n - 1));
+// Capped at 2 s: a transport back from an outage is read again within about that long (a
+// Streams read that hangs is torn down by its own watchdog, so this only spaces fast failures).
+const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
 
 export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly counters = createCounters();
@@ -75,6 +77,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly admissions = new Set<Promise<void>>();
   private readonly publish: PublishEvents;
   private lastReadWarning = -Infinity;
+  private lastReadAt = 0;
   private quietReadFailures = 0;
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
@@ -192,7 +195,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     try {
       while (!signal.aborted) {
         if (this.readiness.consecutiveFailures > 0) {
-          await this.capacity.wait(backoff(this.readiness.consecutiveFailures));
+          // A read that took long to fail (a watchdog, a timeout) already spaced the attempts out:
+          // only the rest of the backoff is waited, so recovery is not delayed past it.
+          const spent = Date.now() - this.lastReadAt;
+          const pause = backoff(this.readiness.consecutiveFailures) - spent;
+          if (pause > 0) await this.capacity.wait(pause);
           if (signal.aborted) break;
         }
         const free = this.capacity.free;
@@ -203,6 +210,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         const n = Math.min(this.readBatch, free);
         this.capacity.reserve(n);
         let deliveries: D[];
+        this.lastReadAt = Date.now();
         try {
           deliveries = await consumer.read(n, signal);
         } catch (error) {

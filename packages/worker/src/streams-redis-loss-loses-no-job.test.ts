@@ -131,7 +131,8 @@ it(
       const recreations = metrics.map((m) =>
         Number(/^sluice_worker_runtime_group_recreations_total (\d+)/m.exec(m)?.[1] ?? 0),
       );
-      expect(recreations.every((n) => n >= 1)).toBe(true);
+      // One group per stream, shared: whichever worker meets NOGROUP first makes it again.
+      expect(recreations.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
       const windowS = (Date.now() - killedAt) / 1000;
       const nogroupLogged = workers.map((w, i) => nogroupLines(w) - (nogroupBefore[i] ?? 0));
       // Bounded logging: at most about one NOGROUP line a second per worker (F5's hot loop is 600/s).

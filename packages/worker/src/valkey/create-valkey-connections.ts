@@ -46,6 +46,19 @@ function readArgs(q: XReadGroupQuery, blockMs?: number): (string | number)[] {
   ];
 }
 
+/** True when `p` resolves within `ms`. */
+function answered(p: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!p) return Promise.resolve(false);
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 function throttled(fn: (error: unknown) => void): (error: unknown) => void {
   let last = -Infinity;
   return (error) => {
@@ -62,7 +75,8 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     enableReadyCheck: false,
     enableOfflineQueue: false,
     connectTimeout: 5000,
-    retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
+    // Reconnect tries stay frequent (≤ 500 ms apart): a server back from a restart is used at once.
+    retryStrategy: (times) => Math.min(500, 50 * 2 ** Math.min(times, 4)),
   };
   const commands = new ManagedConnection({
     url: opts.url,
@@ -70,7 +84,10 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     onError,
     options: { ...base, maxRetriesPerRequest: 1, commandTimeout: opts.commandTimeoutMs ?? 3000 },
   });
-  // The server-side id of the current blocking connection, for CLIENT UNBLOCK.
+  // Each blocking connection's handshake: its server-side id (for CLIENT UNBLOCK). A read goes
+  // out only once that answered, so it is the one command in flight: a connection that lost
+  // bytes (a blackhole) would match the read's reply to an older command and never recover.
+  const handshakes = new WeakMap<Redis, Promise<number>>();
   const blockingIds = new WeakMap<Redis, number>();
   const blockingConn = new ManagedConnection({
     url: opts.url,
@@ -84,10 +101,12 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     },
     onConnection: (redis) =>
       redis.on('ready', () => {
-        redis.call('CLIENT', ['ID']).then(
-          (id) => blockingIds.set(redis, Number(id)),
-          () => blockingIds.delete(redis),
-        );
+        const id = redis.call('CLIENT', ['ID']).then((n) => {
+          blockingIds.set(redis, Number(n));
+          return Number(n);
+        });
+        id.catch(() => blockingIds.delete(redis));
+        handshakes.set(redis, id);
       }),
   });
 
@@ -158,8 +177,21 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
   };
 
   const blocking: BlockingStreamsClient = {
-    xreadgroup: (q) =>
-      blockingConn.run((redis) => redis.call('XREADGROUP', readArgs(q, q.blockMs))),
+    async xreadgroup(q) {
+      // A connection made while the network was dead never answers its handshake: replace it
+      // once at once (the network may be back), then let the caller's retry pace the rest.
+      for (let attempt = 0; ; attempt++) {
+        const reply = await blockingConn.run(async (redis) => {
+          if (await answered(handshakes.get(redis), blockingConn.readyWaitMs))
+            return { value: await redis.call('XREADGROUP', readArgs(q, q.blockMs)) };
+          blockingConn.replace();
+          return undefined;
+        });
+        if (reply) return reply.value;
+        if (attempt >= 1)
+          throw new Error('the blocking connection did not answer its handshake; replaced it');
+      }
+    },
     async interrupt() {
       const id = blockingIds.get(blockingConn.current);
       if (id === undefined) throw new Error('blocking connection id unknown');

@@ -1,8 +1,9 @@
 // One iovalkey connection that can be replaced. After a client-side command timeout (a
 // half-open connection: the server never answers) an iovalkey connection stays out of step for
 // good, every later reply matched to an older command (testkit README), so it is recreated
-// rather than reused. Commands wait briefly for a (re)connection instead of queueing offline:
-// a caller learns fast that the server is away, and nothing is resent behind its back.
+// rather than reused. A new connection is waited for briefly; one that was up and dropped fails
+// its callers at once (no offline queue): they learn fast that the server is away (readiness
+// turns unready within a few reads), and nothing is resent behind their back.
 
 import { Redis, type RedisOptions } from 'iovalkey';
 
@@ -14,6 +15,7 @@ export function isCommandTimeout(error: unknown): boolean {
 export function whenReady(redis: Redis, ms: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   if (redis.status === 'end') return Promise.reject(new Error('the Redis connection is closed'));
+  if (ms <= 0) return Promise.reject(new Error(`no Redis connection (status ${redis.status})`));
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);
@@ -53,10 +55,13 @@ export class ManagedConnection {
     this.redis = this.make();
   }
 
+  private readonly wasReady = new WeakSet<Redis>();
+
   private make(): Redis {
     const redis = new Redis(this.opts.url, this.opts.options);
     // Without a listener an 'error' event would crash the process (STACK.md).
     redis.on('error', (error: unknown) => this.opts.onError(error));
+    redis.on('ready', () => this.wasReady.add(redis));
     this.opts.onConnection?.(redis);
     return redis;
   }
@@ -77,7 +82,7 @@ export class ManagedConnection {
   async run<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the Redis connection is closed');
     const redis = this.redis;
-    await whenReady(redis, this.readyWaitMs);
+    await whenReady(redis, this.wasReady.has(redis) ? 0 : this.readyWaitMs);
     try {
       return await fn(redis);
     } catch (error) {

@@ -37,15 +37,16 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
   const { commands, blocking } = opts.connections;
   const groups = new GroupKeeper(ctx, commands);
   const maintenance = new StreamsMaintenance(ctx, commands);
+  const background = rateLimited(1000, (error) => opts.onError(error));
   const reader: StreamsReader = new StreamsReader({
     ctx,
     commands,
     blocking,
     groups,
     malformed: (info, entry) => finisher.malformed(info, entry),
+    sweepFailed: (error) => background(error),
   });
   const finisher: StreamsFinisher = new StreamsFinisher(ctx, commands, groups, reader);
-  const background = rateLimited(1000, (error) => opts.onError(error));
   const timers: NodeJS.Timeout[] = [];
   let closing: Promise<void> | undefined;
 

@@ -26,6 +26,8 @@ export interface ReaderDeps {
   groups: GroupKeeper;
   /** Entries whose pointer cannot be read: the consumer dead-letters them itself. */
   malformed(info: StreamInfo, entry: StreamEntry): Promise<void>;
+  /** A failed claim sweep (reported, rate-limited; the read goes on to new entries). */
+  sweepFailed(error: unknown): void;
 }
 
 export class StreamsReader {
@@ -52,20 +54,32 @@ export class StreamsReader {
     const { groups } = this.deps;
     await groups.ready();
     try {
-      if (this.buffer.length > 0) return this.handOut([], max);
-      if (this.recovering) {
-        const own = await this.ownPending(max);
-        if (own.length > 0) return this.handOut(own, max);
-      }
-      if (Date.now() >= this.nextSweepAt) {
-        const claimed = await this.sweep(max);
-        if (claimed.length > 0) return this.handOut(claimed, max);
-      }
-      return this.handOut(await this.readNew(max, signal), max);
+      return await this.readOnce(max, signal);
+    } catch (error) {
+      if (!groups.noted(error)) throw error;
+    }
+    // The groups are gone (a restart without persistence): make them again at once and read;
+    // if that fails too, the host's backoff and GroupKeeper's pace the next tries.
+    await groups.ready();
+    try {
+      return await this.readOnce(max, signal);
     } catch (error) {
       groups.noted(error);
       throw error;
     }
+  }
+
+  private async readOnce(max: number, signal?: AbortSignal): Promise<StreamsDelivery[]> {
+    if (this.buffer.length > 0) return this.handOut([], max);
+    if (this.recovering) {
+      const own = await this.ownPending(max);
+      if (own.length > 0) return this.handOut(own, max);
+    }
+    if (Date.now() >= this.nextSweepAt) {
+      const claimed = await this.sweepOrSkip(max);
+      if (claimed.length > 0) return this.handOut(claimed, max);
+    }
+    return this.handOut(await this.readNew(max, signal), max);
   }
 
   private handOut(got: StreamsDelivery[], max: number): StreamsDelivery[] {
@@ -147,6 +161,21 @@ export class StreamsReader {
     }
     if (open === 0) this.recovering = false;
     return got;
+  }
+
+  /**
+   * Claiming is opportunistic: when it fails (a command connection being replaced after a
+   * timeout) new entries are still read, and the sweep is tried again at its next turn.
+   */
+  private async sweepOrSkip(max: number): Promise<StreamsDelivery[]> {
+    try {
+      return await this.sweep(max);
+    } catch (error) {
+      if (this.deps.groups.noted(error)) throw error;
+      this.nextSweepAt = Date.now() + this.deps.ctx.opts.claimEveryMs;
+      this.deps.sweepFailed(error);
+      return [];
+    }
   }
 
   private async sweep(max: number): Promise<StreamsDelivery[]> {
