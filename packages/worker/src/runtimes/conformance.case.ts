@@ -120,7 +120,10 @@ export function runtimeConformance(
       await other.close();
       const again = h().consumer({ workerId: 'own-w', versions, leaseMs: long });
       await again.init();
-      expect((await again.read(1)).map((d) => d.pointer?.jobId)).toEqual([j1]);
+      const back = await again.read(1);
+      expect(back.map((d) => d.pointer?.jobId)).toEqual([j1]);
+      // The transport counts every hand-out (a restart's re-read too); attempts are not counted there.
+      expect(back[0]?.transportDeliveries).toBeGreaterThanOrEqual(2);
       await again.close();
       // A worker under the same name finishes all of it without waiting for the 60 s lease.
       const worker = startTestWorker(h(), handlers, { workerId: 'own-w' }, onTestFinished);
@@ -136,6 +139,8 @@ export function runtimeConformance(
         'succeeded',
       ]);
       expect(runs.get(j1 as string)).toBe(1);
+      // Handed out three times (two restarts re-read it), run once: one attempt in the database.
+      expect((await jobRows(h(), [j1 as string]))[0]?.attempts).toBe(1);
     });
 
     it('bounded reclaim: a dead holder’s jobs are taken over only after the lease, a batch at a time', async () => {

@@ -67,6 +67,30 @@ describe('valkey-streams consumer', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('a claim sweep takes at most claimCount entries, then waits for the next sweep', async () => {
+    // Catches an unbounded XAUTOCLAIM: a restart would pull every idle entry of a dead consumer
+    // at once and overload the claimer (the seed's "claim a bounded number").
+    const kind = 't.bounded';
+    const dead = fx.consumer({ workerId: 'bound-dead', versions: v1(kind) });
+    await dead.init();
+    await fx.dispatch(Array.from({ length: 5 }, () => testPointer(kind)));
+    expect(await dead.read(5)).toHaveLength(5);
+    await sleep(750);
+    const live = fx.consumer({
+      workerId: 'bound-live',
+      versions: v1(kind),
+      claimCount: 2,
+      claimEveryMs: 60_000,
+    });
+    await live.init();
+    const first = await live.read(10);
+    expect(first).toHaveLength(2);
+    expect(await live.read(10)).toEqual([]);
+    expect((await live.stats()).counters.claims).toBe(2);
+    await live.ack(first);
+    await Promise.all([dead.close(), live.close()]);
+  });
+
   it('own pending entries come back first after a restart, with their transport delivery count', async () => {
     const kind = 't.ownfirst';
     const first = fx.consumer({ workerId: 'restart-a', versions: v1(kind) });

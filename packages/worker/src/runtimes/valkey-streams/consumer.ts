@@ -5,7 +5,7 @@
 // new), `finisher` (owner-checked renew/ack/release/dead-letter), `groups` (create, NOGROUP),
 // `maintenance` (heartbeat, trim, stats).
 
-import { encodeStreamEvent, type RuntimeConsumer } from '@sluice/contracts';
+import { encodeStreamEvent, type RuntimeConsumer, type RuntimeStats } from '@sluice/contracts';
 import { createContext, STREAMS_CAPABILITIES, type StreamsConsumerOptions } from './context.js';
 import { StreamsFinisher } from './finisher.js';
 import { GroupKeeper, rateLimited } from './groups.js';
@@ -14,6 +14,7 @@ import { StreamsReader } from './reader.js';
 import type { StreamsDelivery } from './types.js';
 
 export interface StreamsConsumer extends RuntimeConsumer<StreamsDelivery> {
+  stats(): Promise<RuntimeStats>;
   /** Versions of `kind` some live worker serves (the served-versions ZSET), for the unroutable sweep. */
   servedVersions(kind: string): Promise<readonly string[]>;
 }
