@@ -112,10 +112,12 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
         delay = 50;
         healthy = true;
         const events: StoredEvent[] = [];
+        // Nobody listening: only move the mark (decoding validates every event: not free).
+        const wanted = sink.wanted();
         for (const stream of parseXRead(reply)) {
           for (const entry of stream.entries) {
             lastId = entry.id;
-            if (!entry.fields) continue;
+            if (!entry.fields || !wanted) continue;
             try {
               // No global id on the stream: 0 ("unknown"); the hub dedupes by job and seq.
               events.push({ id: 0, ...decodeStreamEvent(entry.fields) });
@@ -124,7 +126,7 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
             }
           }
         }
-        if (events.length > 0 && sink.wanted()) sink.deliver(events);
+        if (events.length > 0) sink.deliver(events);
       } catch (error) {
         if (closed) return;
         stats.failures++;
