@@ -10,6 +10,7 @@ import { createLocalBlobStore, openDatabase, type SluiceDatabase } from '@sluice
 import { initTRPC } from '@trpc/server';
 import type { CreateService } from '../harness/service.js';
 import { benchJobs } from '../sluice/bench-job.js';
+import { installSqlStats } from '../sluice/sql-stats.js';
 
 export interface GatewayStartArgs {
   url: string;
@@ -58,16 +59,23 @@ async function startGateway(args: GatewayStartArgs): Promise<Running & { url: st
 
 export const createService: CreateService = async () => {
   let current: Running | undefined;
+  let runs = 0;
+  const sqlStats = installSqlStats();
   const stop = async () => {
     const running = current;
     current = undefined;
-    await running?.close();
+    if (!running) return;
+    // Diagnostics (BENCH_SQL_STATS): statements per accepted job in this run.
+    sqlStats?.write(`gateway-${process.pid}-${runs}`, running.gateway.metrics.submits);
+    await running.close();
   };
   return {
     info: { pid: process.pid },
     methods: {
       async start(args) {
         await stop();
+        sqlStats?.reset();
+        runs++;
         const started = await startGateway(args as GatewayStartArgs);
         current = started;
         return { url: started.url };

@@ -42,7 +42,17 @@ export const createService: CreateService = async () => {
       });
       ws.on('message', (raw: Buffer) => {
         const at = monoMs();
-        const frame = JSON.parse(raw.toString('utf8')) as Frame;
+        const text = raw.toString('utf8');
+        // tRPC's keep-alive: the gateway pings idle sockets and drops those that do not answer.
+        if (text === 'PING') return ws.send('PONG');
+        if (text === 'PONG') return;
+        let frame: Frame;
+        try {
+          frame = JSON.parse(text) as Frame;
+        } catch {
+          firstError ??= `unexpected frame ${text.slice(0, 40)}`;
+          return;
+        }
         if (frame.error) {
           firstError ??= frame.error.message ?? 'subscription error';
           reject(new Error(firstError));

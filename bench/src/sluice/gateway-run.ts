@@ -9,7 +9,7 @@ import type { BenchServices } from '../adapter.js';
 import type { GatewayStartArgs } from '../services/gateway-service.js';
 import { BENCH_TENANT } from './bench-job.js';
 import { fillQueued } from './bulk-fill.js';
-import { host } from './hosts.js';
+import { freshHost, host } from './hosts.js';
 import { prepareRunDatabase, type RunDatabase, type Storage } from './sluice-db.js';
 
 export interface RunningGateway {
@@ -34,6 +34,11 @@ export interface GatewayRun {
 export interface GatewayRunOptions {
   maxUploadBytes?: number;
   watchJobs?: number;
+  /**
+   * Serve from a process of its own instead of the shared host (row 7: RSS growth of a fresh
+   * gateway, not of one whose heap earlier runs already grew).
+   */
+  freshProcess?: boolean;
 }
 
 export async function startGatewayRun(
@@ -43,14 +48,16 @@ export async function startGatewayRun(
 ): Promise<GatewayRun> {
   const db = await prepareRunDatabase(storage, services.pg?.url);
   const blobDir = mkdtempSync(join(tmpdir(), 'sluice-bench-blobs-'));
-  const gatewayHost = await host('gateway');
   let started = false;
+  let gatewayHost: Awaited<ReturnType<typeof host>> | undefined;
   const dispose = async () => {
-    if (started) await gatewayHost.call('stop');
+    if (opts.freshProcess) await gatewayHost?.stop();
+    else if (started) await gatewayHost?.call('stop');
     await db.dispose();
     rmSync(blobDir, { recursive: true, force: true });
   };
   try {
+    gatewayHost = await (opts.freshProcess ? freshHost('gateway') : host('gateway'));
     const { key } = await createApiKey(db.database.db, BENCH_TENANT, 'bench');
     const jobIds = opts.watchJobs
       ? await fillQueued(db.database, opts.watchJobs, { queue: false })
@@ -63,10 +70,11 @@ export async function startGatewayRun(
     };
     started = true;
     const { url } = await gatewayHost.call<{ url: string }>('start', args);
+    const child = gatewayHost;
     const gateway: RunningGateway = {
       url,
-      pid: gatewayHost.info.pid,
-      call: (method, callArgs) => gatewayHost.call(method, callArgs),
+      pid: child.info.pid,
+      call: (method, callArgs) => child.call(method, callArgs),
     };
     return { gateway, apiKey: key, dbUrl: db.url, jobIds, db, dispose };
   } catch (error) {

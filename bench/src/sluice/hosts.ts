@@ -28,6 +28,11 @@ export function host(name: HostName): Promise<ServiceChild<{ pid: number }>> {
   return child;
 }
 
+/** A host of its own, for a run that must start from a fresh process; the caller stops it. */
+export function freshHost(name: HostName): Promise<ServiceChild<{ pid: number }>> {
+  return startServiceChild<{ pid: number }>(MODULES[name], {});
+}
+
 export async function stopHosts(): Promise<void> {
   const all = await Promise.allSettled([...hosts.values()]);
   hosts.clear();

@@ -80,22 +80,40 @@ function patchPg(): void {
   };
 }
 
-/** Installs the wrappers when BENCH_SQL_STATS is set; returns the function that writes the tally. */
-export function installSqlStats(jobsHint: () => number): () => void {
+export interface SqlStats {
+  /** Writes the tally so far to <dir>/sql-<name>.json, per `units` (jobs, requests). */
+  write(name: string, units: number): void;
+  reset(): void;
+}
+
+let installed = false;
+
+/** Installs the wrappers when BENCH_SQL_STATS is set (once per process); otherwise undefined. */
+export function installSqlStats(): SqlStats | undefined {
   const dir = process.env.BENCH_SQL_STATS;
-  if (!dir) return () => undefined;
-  patchSqlite();
-  patchPg();
-  return () => {
-    mkdirSync(dir, { recursive: true });
-    const jobs = Math.max(1, jobsHint());
-    const rows = [...tallies]
-      .sort((a, b) => b[1].ms - a[1].ms)
-      .map(([sql, t]) => ({ sql, count: t.count, perJob: t.count / jobs, ms: t.ms }));
-    const statements = rows.reduce((a, r) => a + r.count, 0);
-    writeFileSync(
-      join(dir, `sql-${process.pid}.json`),
-      `${JSON.stringify({ pid: process.pid, jobs, statements, statementsPerJob: statements / jobs, prepares, rows }, null, 2)}\n`,
-    );
+  if (!dir) return undefined;
+  if (!installed) {
+    patchSqlite();
+    patchPg();
+    installed = true;
+  }
+  return {
+    write(name, units) {
+      mkdirSync(dir, { recursive: true });
+      const per = Math.max(1, units);
+      const rows = [...tallies]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .map(([sql, t]) => ({ sql, count: t.count, perUnit: t.count / per, ms: t.ms }));
+      const statements = rows.reduce((a, r) => a + r.count, 0);
+      const summary = { pid: process.pid, units: per, statements, perUnit: statements / per };
+      writeFileSync(
+        join(dir, `sql-${name}.json`),
+        `${JSON.stringify({ ...summary, prepares, rows }, null, 2)}\n`,
+      );
+    },
+    reset() {
+      tallies.clear();
+      prepares = { count: 0, ms: 0 };
+    },
   };
 }

@@ -1,7 +1,8 @@
 // Row 7: one large body streamed through `POST /v1/uploads` (the gateway hashes it and writes it
 // to its local blob store). The client streams a repeated 1 MiB buffer with back-pressure; the
 // gateway's peak RSS is its VmHWM after resetting it before the upload (sampled VmRSS every
-// 10 ms as well, in case the kernel refuses the reset).
+// 10 ms as well, in case the kernel refuses the reset). The gateway runs in a fresh process, so
+// the growth is not hidden by heap that earlier runs left free.
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -59,7 +60,10 @@ export async function runUpload(
   services: BenchServices,
   spec: UploadSpec,
 ): Promise<UploadResult> {
-  const run = await startGatewayRun(storage, services, { maxUploadBytes: spec.bytes + MIB });
+  const run = await startGatewayRun(storage, services, {
+    maxUploadBytes: spec.bytes + MIB,
+    freshProcess: true,
+  });
   try {
     const { pid, url } = run.gateway;
     // A small upload first: the route, the blob store and the database are warm.

@@ -24,7 +24,7 @@ function parseConfig(config: Record<string, unknown>): EmbeddedChildConfig {
 export const createConsumer: CreateConsumer = async (init, hooks) => {
   const cfg = parseConfig(init.config);
   let settled = 0;
-  const writeSqlStats = installSqlStats(() => settled);
+  const sqlStats = installSqlStats();
   const database = openDatabase({ url: cfg.url, poolSize: cfg.poolSize });
   // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
   if (database.pgPool) {
@@ -57,7 +57,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     async close() {
       await worker.stop({ deadlineMs: 2_000 });
       await database.close();
-      writeSqlStats();
+      sqlStats?.write(`embedded-${process.pid}`, settled);
     },
   };
 };
