@@ -23,6 +23,15 @@ describe('scenarios', () => {
     expect(ids(['dra'])).toEqual([]);
   });
 
+  it('pairs both gateway storages with one ceiling run per round in row 6', () => {
+    const submit = all.filter((s) => s.row === 6);
+    expect(submit.map((s) => [s.id, s.subjects, s.ceiling])).toEqual([
+      ['submit.c50', ['sluice-gateway-sqlite', 'sluice-gateway-postgres'], 'trpc-noop'],
+    ]);
+    expect(all.find((s) => s.row === 7)?.id).toBe('upload.1g');
+    expect(buildScenarios(QUICK).find((s) => s.row === 7)?.id).toBe('upload.256m');
+  });
+
   it('keeps quick mode smaller than full', () => {
     const quick = buildScenarios(QUICK).filter((s) => s.row <= 5);
     expect(quick.length).toBeLessThan(all.filter((s) => s.row <= 5).length);

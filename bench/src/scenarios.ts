@@ -36,8 +36,9 @@ export interface SuiteSize {
   embeddedCapSeconds: number;
   /** Row 6: autocannon duration per run. */
   submitSeconds: number;
-  /** Row 7: bytes per upload. */
+  /** Row 7: bytes per upload, and the storages it runs on (the body never touches the database). */
   uploadBytes: number;
+  uploadStorages: readonly ('sqlite' | 'postgres')[];
   /** Row 8: WebSocket subscriptions, and state events written (one per watched job). */
   watchers: number;
   rounds: number;
@@ -60,6 +61,7 @@ export const FULL: SuiteSize = {
   embeddedCapSeconds: 5,
   submitSeconds: 20,
   uploadBytes: 1024 ** 3,
+  uploadStorages: ['sqlite', 'postgres'],
   watchers: 1_000,
   rounds: 5,
 };
@@ -72,9 +74,10 @@ export const QUICK: SuiteSize = {
     [16, 4],
   ],
   embeddedShapes: [[64, 1]],
-  embeddedCapSeconds: 3,
-  submitSeconds: 3,
+  embeddedCapSeconds: 2,
+  submitSeconds: 2,
   uploadBytes: 256 * 1024 ** 2,
+  uploadStorages: ['sqlite'],
   watchers: 1_000,
   rounds: 3,
 };
@@ -162,7 +165,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     row: 7,
     title: `${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} upload streamed through the gateway`,
     spec: { kind: 'upload', bytes: size.uploadBytes },
-    subjects: GATEWAYS,
+    subjects: size.uploadStorages.map((s) => `sluice-gateway-${s}`),
   });
   out.push({
     id: `watchers.${size.watchers}`,

@@ -18,6 +18,7 @@ function tiny(overrides: Partial<SuiteSize>): SuiteSize {
     embeddedCapSeconds: 3,
     submitSeconds: 1,
     uploadBytes: 8 * 1024 * 1024,
+    uploadStorages: ['sqlite', 'postgres'],
     watchers: 20,
     rounds: 1,
     ...overrides,

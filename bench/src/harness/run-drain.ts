@@ -45,12 +45,14 @@ export async function runDrain(
 ): Promise<RunOutcome> {
   const queue = adapter.queue;
   if (!queue) throw new Error(`${adapter.id} has no queue adapter`);
+  const prepareStart = monoMs();
   const prepared = await queue.prepare(services, {
     jobs: spec.jobs,
     runId: newRunId(),
     processes: spec.processes,
     concurrency: spec.concurrency,
   });
+  const prefillMs = monoMs() - prepareStart;
   let children: ChildHandle[] = [];
   try {
     children = await forkConsumers(queue.consumerModule, prepared.child, {
@@ -101,6 +103,7 @@ export async function runDrain(
       },
       detail: {
         elapsedMs,
+        prefillMs,
         completed,
         capped,
         settleMs: end - lastCompletion,
