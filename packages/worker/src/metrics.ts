@@ -26,7 +26,7 @@ export interface WorkerCounters {
   terminalBatches: number;
   terminalWriteFailures: number;
   sweptUnroutable: number;
-  /** Provider requests sent through the guard (each with its ledger row written first). */
+  /** Provider requests attempted through the guard (each with its ledger row written first). */
   providerCalls: number;
   /** Provider answers reused from the ledger instead of paying again. */
   providerAnswersReused: number;
@@ -99,7 +99,7 @@ const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   terminalBatches: ['Terminal transactions committed', 'counter'],
   terminalWriteFailures: ['Failed terminal transactions', 'counter'],
   sweptUnroutable: ['Queued jobs dead-lettered by the unroutable-version sweep', 'counter'],
-  providerCalls: ['Provider requests sent through the guard', 'counter'],
+  providerCalls: ['Provider requests attempted through the guard (ledger row first)', 'counter'],
   providerAnswersReused: ['Provider answers reused from the ledger (not paid again)', 'counter'],
   failClosedRefusals: ['Provider calls refused before sending (fail-closed): alerts', 'counter'],
   checkpointsReused: ['Steps answered from a checkpoint instead of running', 'counter'],

@@ -7,7 +7,7 @@ import type { WorkerLogger } from '../logger.js';
 
 /** The worker counters the guard moves (a subset of `WorkerCounters`). */
 export interface GuardCounters {
-  /** Requests that left for a provider (each with its ledger row written first). */
+  /** Requests attempted (each with its ledger row written first; `never_sent` ones included). */
   providerCalls: number;
   /** Calls answered from the ledger instead of paying again. */
   providerAnswersReused: number;
