@@ -3,7 +3,7 @@ export { createStreamsConsumer } from './consumer.js';
 export type { StreamsConsumer } from './consumer.js';
 export { STREAMS_CAPABILITIES } from './context.js';
 export type { StreamsConsumerOptions, StreamsCounters } from './context.js';
-export { WatchdogError } from './reader.js';
+export { WatchdogError } from './blocking-read.js';
 export type {
   BlockingStreamsClient,
   ScriptCall,

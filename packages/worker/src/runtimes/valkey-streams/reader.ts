@@ -11,13 +11,10 @@ import {
   parseXRead,
   type StreamEntry,
 } from '@sluice/contracts';
+import { readNewEntries } from './blocking-read.js';
 import { deliveryId, type StreamInfo, type StreamsContext } from './context.js';
 import type { GroupKeeper } from './groups.js';
 import type { BlockingStreamsClient, StreamsClient, StreamsDelivery } from './types.js';
-
-export class WatchdogError extends Error {
-  override readonly name = 'WatchdogError';
-}
 
 export interface ReaderDeps {
   ctx: StreamsContext;
@@ -230,44 +227,8 @@ export class StreamsReader {
 
   private async readNew(max: number, signal: AbortSignal | undefined): Promise<StreamsDelivery[]> {
     const { ctx, blocking } = this.deps;
-    const { opts } = ctx;
-    const read = blocking.xreadgroup({
-      group: opts.keys.group,
-      consumer: opts.consumerName,
-      streams: ctx.streams.map((s) => [s.stream, '>'] as const),
-      count: Math.max(1, Math.ceil(max / ctx.streams.length)),
-      blockMs: opts.blockMs,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const watchdog = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new WatchdogError(`blocking read unanswered after ${opts.blockMs} ms + margin`)),
-        opts.blockMs + opts.watchdogMarginMs,
-      );
-    });
-    // On stop, CLIENT UNBLOCK makes the read answer at once with what it has (usually nothing);
-    // tearing the connection down instead could lose entries the server just handed over.
-    const onAbort = () => void blocking.interrupt().catch(() => blocking.reset());
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let reply: unknown;
-    try {
-      reply = await Promise.race([read, watchdog]);
-    } catch (error) {
-      if (error instanceof WatchdogError) {
-        ctx.counters.watchdogTrips++;
-        read.catch(() => {});
-        blocking.reset();
-        throw error;
-      }
-      if (signal?.aborted) return [];
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
     const got: StreamsDelivery[] = [];
-    for (const { stream, entries } of parseXRead(reply)) {
+    for (const { stream, entries } of await readNewEntries(ctx, blocking, max, signal)) {
       const info = ctx.byStream.get(stream);
       if (info) got.push(...(await this.toDeliveries(info, entries, new Map())));
     }
