@@ -74,7 +74,7 @@ export const QUICK: SuiteSize = {
     [16, 4],
   ],
   embeddedShapes: [[64, 1]],
-  embeddedCapSeconds: 2,
+  embeddedCapSeconds: 3,
   submitSeconds: 2,
   uploadBytes: 256 * 1024 ** 2,
   uploadStorages: ['sqlite'],

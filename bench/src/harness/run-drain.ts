@@ -25,16 +25,30 @@ export interface DrainSpec {
   maxSeconds?: number;
 }
 
-/** Resolves with the latest completion time once `ms` have passed. */
+type Watch = { lastAt(): number; done(): number };
+
+/**
+ * Resolves with the latest completion time once `ms` have passed; also notes the count at half
+ * time, so a capped run can report its rate after warm-up (`steadyJobsPerSec`, detail only).
+ */
 function capAfter(
   ms: number,
-  watch: { lastAt(): number },
-): { promise: Promise<number>; clear(): void } {
+  watch: Watch,
+): { promise: Promise<number>; half(): { done: number; at: number } | undefined; clear(): void } {
   let timer: NodeJS.Timeout | undefined;
+  let half: { done: number; at: number } | undefined;
+  const halfTimer = setTimeout(() => (half = { done: watch.done(), at: watch.lastAt() }), ms / 2);
   const promise = new Promise<number>((resolve) => {
     timer = setTimeout(() => resolve(watch.lastAt()), ms);
   });
-  return { promise, clear: () => clearTimeout(timer) };
+  return {
+    promise,
+    half: () => half,
+    clear: () => {
+      clearTimeout(timer);
+      clearTimeout(halfTimer);
+    },
+  };
 }
 
 export async function runDrain(
@@ -90,6 +104,11 @@ export async function runDrain(
     const cpu: CpuBreakdown = await accounting.finish();
     const elapsedMs = end - start;
     if (completed === 0) throw new Error(`${adapter.id}: no job completed within the cap`);
+    const half = capped ? cap?.half() : undefined;
+    const steadyJobsPerSec =
+      half && lastCompletion > half.at
+        ? ((completed - half.done) * 1000) / (lastCompletion - half.at)
+        : undefined;
     const jobsPerSec = (completed * 1000) / elapsedMs;
     const capacity =
       spec.handler.kind === 'sleep'
@@ -104,8 +123,11 @@ export async function runDrain(
       detail: {
         elapsedMs,
         prefillMs,
+        // go → the first reported completion batch (progress is reported every 5 ms).
+        firstCompletionMs: watch.firstAt() > 0 ? watch.firstAt() - start : undefined,
         completed,
         capped,
+        ...(steadyJobsPerSec !== undefined ? { steadyJobsPerSec } : {}),
         settleMs: end - lastCompletion,
         completionsReported: watch.done(),
         cpuMs: cpu,

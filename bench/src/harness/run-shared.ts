@@ -57,19 +57,26 @@ export async function forkConsumers(
 export function completionWatch(
   children: readonly ChildHandle[],
   target: number,
-): { reached: Promise<number>; done(): number; lastAt(): number } {
+): { reached: Promise<number>; done(): number; lastAt(): number; firstAt(): number } {
   const counts = children.map(() => 0);
   let lastAt = 0;
+  let firstAt = 0;
   let resolveReached: (at: number) => void = () => undefined;
   const reached = new Promise<number>((resolve) => (resolveReached = resolve));
   children.forEach((child, index) =>
     child.onProgress((message) => {
       counts[index] = message.done;
       lastAt = Math.max(lastAt, message.at);
+      if (firstAt === 0 || message.at < firstAt) firstAt = message.at;
       if (counts.reduce((a, b) => a + b, 0) >= target) resolveReached(lastAt);
     }),
   );
-  return { reached, done: () => counts.reduce((a, b) => a + b, 0), lastAt: () => lastAt };
+  return {
+    reached,
+    done: () => counts.reduce((a, b) => a + b, 0),
+    lastAt: () => lastAt,
+    firstAt: () => firstAt,
+  };
 }
 
 export function timeout(ms: number, what: string): { promise: Promise<never>; clear(): void } {
