@@ -15,6 +15,8 @@ export const CRASH_POINTS = [
   'after-external-id',
   /** The provider's answer is in the ledger; the unit checkpoint is not stored yet. */
   'after-call-outcome',
+  /** An asset's bytes are in this attempt's staging key; nothing is published yet. */
+  'after-blob-write-before-publish',
   /** A unit's checkpoint is stored. */
   'after-unit-checkpoint',
   /** finalize returned; its output is not stored yet (a retry runs finalize again). */

@@ -47,6 +47,8 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   /** Versions of a kind some live worker serves, for the sweep (default: the served-versions table). */
   servedVersions?: ((kind: string) => Promise<readonly string[]>) | undefined;
   checkpoints?: CheckpointStore | undefined;
+  /** How often staging blobs of dead attempts are swept (default 60 s; 0 = never). Needs `blobs`. */
+  stagingSweepEveryMs?: number | undefined;
   /** Retry backoff of ordinary errors (default base 1 s, cap 60 s, full jitter). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   /** Called after terminal outcomes are stored and their deliveries finished. */
@@ -120,6 +122,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     // A runtime with its own served-versions registry (the Streams ZSET) feeds the sweep.
     servedVersions: opts.servedVersions ?? runtimeServedVersions(consumer),
     checkpoints: opts.checkpoints,
+    stagingSweepEveryMs: opts.stagingSweepEveryMs,
     retryBackoff: opts.retryBackoff,
     logger,
     onSettled: opts.onSettled,

@@ -5,6 +5,7 @@
 
 import { SluiceError, type AnyJobDefinition } from '@sluice/contracts';
 import type { z } from 'zod';
+import type { AssetClient } from './assets/types.js';
 import type { ProviderClient } from './guard/types.js';
 
 /** One unit of work planned by `prepare`. The key names it across attempts: keep it deterministic. */
@@ -46,6 +47,12 @@ export interface HandlerContext<J extends AnyJobDefinition = AnyJobDefinition> {
    * name declared in the job's `providers`. Allowed only in `execute` (other stages refuse).
    */
   readonly providers: ProviderClient<ProviderName<J>>;
+  /**
+   * Stored files through the asset protocol: `ctx.assets.write({ name, body, contentType })`
+   * streams to a deterministic key of this unit (or finalize) and a retry reuses what an earlier
+   * attempt published. Writes are allowed in `execute` and `finalize`; `open` everywhere.
+   */
+  readonly assets: AssetClient;
 }
 
 /** The names declared in a job's `providers` (plain `string` when they are not literal). */

@@ -67,6 +67,20 @@ export type {
   UnitCheckpoints,
   UnitCheckpointsOptions,
 } from './checkpoints/index.js';
+export {
+  createAttemptAssets,
+  decideStagingSweep,
+  STAGING_ROOT,
+  sweepStaging,
+} from './assets/index.js';
+export type {
+  AssetBody,
+  AssetClient,
+  AssetWrite,
+  AttemptAssets,
+  StagingSweepOptions,
+  WrittenAsset,
+} from './assets/index.js';
 export { createProviderGuard, decideFromLedger, idempotencyKeyOf } from './guard/index.js';
 export type {
   AsyncJobSpec,

@@ -34,6 +34,12 @@ export interface WorkerCounters {
   failClosedRefusals: number;
   /** Steps answered from a checkpoint instead of running again. */
   checkpointsReused: number;
+  /** Assets this worker published (staging blob moved to its final key, row inserted). */
+  assetsPublished: number;
+  /** Asset writes answered with an asset an earlier attempt had published (never rewritten). */
+  assetsReused: number;
+  /** Staging blobs of dead attempts deleted by the sweeper. */
+  stagingSwept: number;
 }
 
 export interface WorkerGauges {
@@ -74,6 +80,9 @@ export function createCounters(): WorkerCounters {
     providerAnswersReused: 0,
     failClosedRefusals: 0,
     checkpointsReused: 0,
+    assetsPublished: 0,
+    assetsReused: 0,
+    stagingSwept: 0,
   };
 }
 
@@ -103,6 +112,9 @@ const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   providerAnswersReused: ['Provider answers reused from the ledger (not paid again)', 'counter'],
   failClosedRefusals: ['Provider calls refused before sending (fail-closed): alerts', 'counter'],
   checkpointsReused: ['Steps answered from a checkpoint instead of running', 'counter'],
+  assetsPublished: ['Assets published (staging blob moved, row inserted)', 'counter'],
+  assetsReused: ['Asset writes that reused an already published asset', 'counter'],
+  stagingSwept: ['Staging blobs of dead attempts deleted by the sweeper', 'counter'],
   running: ['Attempts executing now', 'gauge'],
   held: ['Deliveries held (executing or finishing)', 'gauge'],
   consecutiveReadFailures: ['Read failures in a row', 'gauge'],

@@ -2,10 +2,12 @@
 // execution slot, wait for the attempt's queued events, decide the outcome (the abort cause
 // first), and hand it to the terminal writer, which stores it before the delivery is finished.
 // Per attempt it builds the checkpoint store (the units table, unless the runtime memoizes
-// steps) and the provider guard (the ledger), both fenced by the attempt's epoch.
+// steps), the provider guard (the ledger) and `ctx.assets` (the asset protocol, which also takes
+// step results too large for a units row), all fenced by the attempt's epoch.
 
 import { backoffMs, type Delivery, type RuntimeCapabilities } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import { createAttemptAssets } from './assets/attempt-assets.js';
 import type { Attempt } from './attempt.js';
 import { createUnitCheckpoints, type LargeResultStore } from './checkpoints/unit-checkpoints.js';
 import { crashpoint } from './crashpoint.js';
@@ -53,6 +55,15 @@ export async function runAttempt<D extends Delivery>(
     if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
     const attemptId = job.attemptId ?? `epoch-${job.epoch}`;
     const counters = deps.counters;
+    const assets = createAttemptAssets({
+      database: deps.database,
+      blobs: deps.blobs,
+      job: { id: job.id, tenantId: job.tenantId, attemptId, epoch: job.epoch },
+      signal,
+      onFenced: lose,
+      counters,
+      logger: deps.logger,
+    });
     const units = deps.capabilities.memoizesSteps
       ? undefined
       : createUnitCheckpoints({
@@ -62,7 +73,7 @@ export async function runAttempt<D extends Delivery>(
           attemptId,
           onFenced: lose,
           logger: deps.logger,
-          largeResults: deps.largeResults,
+          largeResults: deps.largeResults ?? assets.largeResults,
           onReused: () => {
             if (counters) counters.checkpointsReused++;
           },
@@ -84,6 +95,7 @@ export async function runAttempt<D extends Delivery>(
       events: attempt.events,
       step: createStep({ capabilities: deps.capabilities, checkpoints }),
       providers,
+      assets,
       reused: checkpoints === units ? units?.reused : undefined,
       files: createJobFiles({
         database: deps.database,

@@ -7,6 +7,7 @@
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { admitBatch, type AdmitDeps, type Admitted } from './admit-batch.js';
+import { sweepStaging } from './assets/staging-sweeper.js';
 import { Capacity } from './capacity.js';
 import { abortAttempt, type Attempt } from './attempt.js';
 import { drainHeld } from './drain-held.js';
@@ -45,6 +46,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Versions of a kind some live worker serves (default: storage's served-versions table). */
   servedVersions?: ((kind: string) => Promise<readonly string[]>) | undefined;
   checkpoints?: CheckpointStore | undefined;
+  /** Staging-blob sweep period (default 60 s; 0 turns it off); only with `blobs`. */
+  stagingSweepEveryMs?: number | undefined;
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
@@ -132,6 +135,18 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       const sweepEvery = this.opts.sweepEveryMs ?? Math.max(1000, grace / 4);
       if (sweepEvery > 0)
         this.timers.push(every(sweepEvery, () => this.sweepRound(grace), this.periodicFailed));
+      const stagingEvery = this.opts.stagingSweepEveryMs ?? 60_000;
+      const blobs = this.opts.blobs;
+      if (blobs && stagingEvery > 0) {
+        const sweep = () =>
+          sweepStaging({
+            database: this.opts.database,
+            blobs,
+            logger: this.opts.logger,
+            counters: this.counters,
+          }).then(() => undefined);
+        this.timers.push(every(stagingEvery, sweep, this.periodicFailed));
+      }
     }
     return this.readiness.firstReady;
   }

@@ -19,6 +19,7 @@ import type {
   UnitResult,
 } from './define-handler.js';
 import type { AttemptEvent } from '@sluice/storage';
+import { createRefusingAssets, type AttemptAssets } from './assets/attempt-assets.js';
 import { crashpoint } from './crashpoint.js';
 import { createRefusingGuard, type ProviderGuard } from './guard/provider-guard.js';
 import type { GuardStage } from './guard/types.js';
@@ -46,6 +47,8 @@ export interface RunStagesInput {
   unitConcurrency?: number | undefined;
   /** The attempt's provider guard (default: one that refuses every call). */
   providers?: ProviderGuard | undefined;
+  /** The attempt's asset access (default: one that refuses, as without a blob store). */
+  assets?: AttemptAssets | undefined;
   /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
   reused?: ((stepName: string) => boolean) | undefined;
 }
@@ -72,7 +75,8 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
     'the stored input does not match the input schema',
   );
   const guard = run.providers ?? createRefusingGuard('no provider guard in this run');
-  const base: Omit<HandlerContext, 'providers'> = {
+  const assets = run.assets ?? createRefusingAssets('no asset store in this run');
+  const base: Omit<HandlerContext, 'providers' | 'assets'> = {
     jobId: job.id,
     kind: job.kind,
     version: job.version,
@@ -95,6 +99,7 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   const stageCtx = (stage: Exclude<GuardStage, 'execute'>): HandlerContext => ({
     ...base,
     providers: guard.forStage(stage),
+    assets: assets.forStage(stage),
   });
   const { stages } = handler;
 
@@ -110,7 +115,11 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
         const result = await run.step(name, async () => {
           const providers = guard.forUnit(unit.key);
           try {
-            return await stages.execute(unit, { ...base, providers });
+            return await stages.execute(unit, {
+              ...base,
+              providers,
+              assets: assets.forUnit(unit.key),
+            });
           } finally {
             providers.close();
           }
