@@ -26,7 +26,7 @@ export interface Cluster {
 
 export async function startCluster(
   databaseUrl: string,
-  opts: { workers?: number; leaseMs?: number } = {},
+  opts: { workers?: number; leaseMs?: number; redisUrl?: string | undefined } = {},
 ): Promise<Cluster> {
   const port = await freePort();
   const env = {
@@ -34,6 +34,7 @@ export async function startCluster(
     PORT: String(port),
     SLUICE_BLOBS_DIR: mkdtempSync(join(tmpdir(), 'sluice-e2e-blobs-')),
     SLUICE_LEASE_MS: String(opts.leaseMs ?? 1500),
+    ...(opts.redisUrl ? { SLUICE_RUNTIME: 'valkey-streams', REDIS_URL: opts.redisUrl } : {}),
   };
   const clients: SluiceClient<typeof jobs>[] = [];
   const cluster: Cluster = {

@@ -4,7 +4,7 @@
 import { createApiKey, listEvents } from '@sluice/storage';
 import { sql } from 'kysely';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
-import { waitFor } from '@sluice/testkit';
+import { startRedisServer, waitFor, type RedisServer } from '@sluice/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJobCancelledError, isSluiceApiError, type JobWatchEvent } from '@sluice/client';
 import { startCluster, type Cluster } from './cluster.js';
@@ -36,21 +36,32 @@ function seqs(events: readonly JobWatchEvent[]): number[] {
   return events.map((e) => e.seq);
 }
 
-for (const dialect of TEST_DIALECTS) {
-  describe(`end to end across processes [${dialect}]`, () => {
+// The embedded runtime on both dialects, and Valkey Streams with PostgreSQL (how it is deployed).
+const SETUPS = [
+  ...TEST_DIALECTS.map((dialect) => ({ dialect, runtime: 'embedded' as const })),
+  ...(TEST_DIALECTS.includes('postgres')
+    ? [{ dialect: 'postgres' as const, runtime: 'valkey-streams' as const }]
+    : []),
+];
+
+for (const { dialect, runtime } of SETUPS) {
+  describe(`end to end across processes [${runtime}/${dialect}]`, () => {
     let db: TestDatabase;
+    let redis: RedisServer | undefined;
     let cluster: Cluster;
     let acme: string;
     let other: string;
 
     beforeAll(async () => {
       db = await createTestDatabase(dialect);
+      if (runtime === 'valkey-streams') redis = await startRedisServer();
       acme = (await createApiKey(db.database.db, 'acme')).key;
       other = (await createApiKey(db.database.db, 'other')).key;
-      cluster = await startCluster(db.url, { workers: 1, leaseMs: 1500 });
+      cluster = await startCluster(db.url, { workers: 1, leaseMs: 1500, redisUrl: redis?.url });
     }, 120_000);
     afterAll(async () => {
       await cluster?.close();
+      await redis?.stop();
       await db?.dispose();
     });
 
@@ -198,6 +209,7 @@ for (const dialect of TEST_DIALECTS) {
       expect(await job.result()).toEqual({ count: 4 });
       const events = await listEvents(db.database.db, job.id);
       expect(events.filter((e) => e.type === 'state' && e.to === 'succeeded')).toHaveLength(1);
+      // attempt 2 took over only after attempt 1's lease (1.5 s) — never while it was live
       expect(
         events
           .filter((e) => e.type === 'state' && e.to === 'running')

@@ -1,12 +1,12 @@
 import {
   createEmbeddedDispatcher,
   createGateway,
+  createStreamsGatewayRuntime,
   serve,
+  type GatewayOptions,
   type RunningGateway,
 } from '@sluice/gateway';
-import type { Db } from '@sluice/storage';
-import type { RuntimeDispatcher } from '@sluice/contracts';
-import { SluiceError } from '@sluice/contracts';
+import type { JobRegistry } from '@sluice/contracts';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
 
@@ -15,15 +15,32 @@ export interface StartedGateway {
   close(): Promise<void>;
 }
 
-function dispatcherFor(settings: Settings, resources: Resources): RuntimeDispatcher<Db> {
+type RuntimeParts = Pick<
+  GatewayOptions<JobRegistry>,
+  'runtime' | 'eventTailer' | 'runtimeProbes'
+> & {
+  close(): Promise<void>;
+};
+
+/** The dispatch half of the configured runtime (and, for Streams, its tailer and reconciler). */
+function runtimeFor(settings: Settings, resources: Resources): RuntimeParts {
   switch (settings.runtime) {
-    case 'embedded':
-      return createEmbeddedDispatcher(resources.database);
-    case 'valkey-streams':
-      throw new SluiceError(
-        'INVALID_CONFIG',
-        'the valkey-streams runtime is not available in this build yet',
-      );
+    case 'embedded': {
+      const runtime = createEmbeddedDispatcher(resources.database);
+      return { runtime, close: () => runtime.close() };
+    }
+    case 'valkey-streams': {
+      const rt = createStreamsGatewayRuntime({
+        redisUrl: settings.redisUrl as string,
+        database: resources.database,
+      });
+      return {
+        runtime: rt.dispatcher,
+        eventTailer: rt.tailer,
+        runtimeProbes: rt.probes,
+        close: () => rt.close(),
+      };
+    }
   }
 }
 
@@ -31,12 +48,14 @@ export async function startGateway(
   settings: Settings,
   resources: Resources,
 ): Promise<StartedGateway> {
-  const runtime = dispatcherFor(settings, resources);
+  const parts = runtimeFor(settings, resources);
   const gateway = createGateway({
     jobs: settings.jobs,
     database: resources.database,
     blobs: resources.blobs,
-    runtime,
+    runtime: parts.runtime,
+    ...(parts.eventTailer ? { eventTailer: parts.eventTailer } : {}),
+    ...(parts.runtimeProbes ? { runtimeProbes: parts.runtimeProbes } : {}),
     auth: { devKey: settings.devApiKey },
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,
@@ -47,7 +66,7 @@ export async function startGateway(
     running,
     async close() {
       await running.close();
-      await runtime.close();
+      await parts.close();
     },
   };
 }

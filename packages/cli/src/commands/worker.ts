@@ -1,6 +1,7 @@
 import { SluiceError } from '@sluice/contracts';
 import {
   createEmbeddedRuntime,
+  createStreamsRuntime,
   createWorker,
   type HandlerRegistry,
   type RuntimeOption,
@@ -9,6 +10,7 @@ import {
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
 
+/** The consume half of the configured runtime. */
 function runtimeFor(settings: Settings, resources: Resources): RuntimeOption {
   switch (settings.runtime) {
     case 'embedded':
@@ -21,10 +23,14 @@ function runtimeFor(settings: Settings, resources: Resources): RuntimeOption {
           onError: ctx.onError,
         });
     case 'valkey-streams':
-      throw new SluiceError(
-        'INVALID_CONFIG',
-        'the valkey-streams runtime is not available in this build yet',
-      );
+      return (ctx) =>
+        createStreamsRuntime({
+          redisUrl: settings.redisUrl,
+          versions: ctx.versions,
+          workerId: ctx.workerId,
+          leaseMs: ctx.leaseMs,
+          onError: ctx.onError,
+        });
   }
 }
 

@@ -14,17 +14,13 @@ import {
   type RuntimeCapabilities,
   type RuntimeDispatcher,
   type StreamKeys,
+  VALKEY_STREAMS_CAPABILITIES,
 } from '@sluice/contracts';
 import type { Db } from '@sluice/storage';
 import type { Redis } from 'iovalkey';
 
-export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
-  memoizesSteps: false,
-  reclaimsAbandoned: true,
-  dispatchesInTransaction: false,
-  carriesEvents: true,
-  pullsDeliveries: true,
-});
+/** Stated once in contracts for both halves of the runtime. */
+export const STREAMS_CAPABILITIES: RuntimeCapabilities = VALKEY_STREAMS_CAPABILITIES;
 
 /** The commands the dispatcher uses (STYLE.md: depend on the narrowest client shape). */
 export type StreamsDispatchClient = Pick<Redis, 'pipeline' | 'zrangebyscore' | 'on'>;
