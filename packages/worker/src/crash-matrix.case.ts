@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTerminalState, type JobState } from '@sluice/contracts';
-import { enqueue, getJobById, listEvents } from '@sluice/storage';
+import { createLocalBlobStore, enqueue, getJobById, listEvents } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import {
   spawnNode,
@@ -19,6 +19,7 @@ import {
 } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CrashPoint } from './crashpoint.js';
+import { auditAssets } from './testing/asset-fixture.js';
 import { billsByUnit } from './testing/paid-harness.js';
 import { submitPaidJobs } from './testing/paid-job.js';
 
@@ -42,6 +43,8 @@ export interface Expected {
   deduplicated?: number | undefined;
   /** FINALIZE lines of A and B together. */
   finalizeRuns?: number | undefined;
+  /** The job writes one asset per unit: exactly this many rows, no ghost, no orphan, staging swept. */
+  assets?: number | undefined;
 }
 
 const entry = new URL('./testing/paid-worker-child.ts', import.meta.url);
@@ -62,7 +65,13 @@ export function describeCrashMatrix(
     const figures: string[] = [];
     // Workers A of the next two scenarios load while this one runs: start-up is most of the cost.
     const crashers = new Map<number, Promise<ChildHandle>>();
-    const env = () => ({ DB_URL: ctx().url, PROVIDER_URL: provider.url, LEASE_MS: '1500' });
+    const env = () => ({
+      DB_URL: ctx().url,
+      PROVIDER_URL: provider.url,
+      LEASE_MS: '1500',
+      BLOB_DIR: join(dir, 'blobs'),
+      STAGING_SWEEP_MS: '300',
+    });
     const crasher = (k: number): Promise<ChildHandle> => {
       let handle = crashers.get(k);
       if (!handle) {
@@ -103,9 +112,10 @@ export function describeCrashMatrix(
       it(title, { timeout: 60_000 }, async () => {
         const started = Date.now();
         const { database } = ctx();
-        const [id] = (await submitPaidJobs(database, [{ call, units: expected.units }], (tx, ps) =>
-          enqueue(tx, ps),
-        )) as [string];
+        const input = { call, units: expected.units, asset: expected.assets !== undefined };
+        const [id] = (await submitPaidJobs(database, [input], (tx, ps) => enqueue(tx, ps))) as [
+          string,
+        ];
         const crashes = point !== 'commit-then-drop';
         if (!crashes) await provider.setFaults([{ jobId: id, fault: 'commit-then-drop' }]);
         const a = await crasher(k);
@@ -196,6 +206,22 @@ export function describeCrashMatrix(
           expected.finalizeRuns,
         );
       }
+      if (expected.assets !== undefined) {
+        const blobs = createLocalBlobStore(join(dir, 'blobs'));
+        const job = { id, tenantId: 'acme' };
+        // The crashed attempt's staging blob is the sweeper's (B sweeps every 300 ms).
+        await waitFor(
+          async () => (await auditAssets(ctx().database, blobs, job)).staging.length === 0,
+          {
+            timeoutMs: 15_000,
+            message: `staging swept\n${trace}`,
+          },
+        );
+        const audit = await auditAssets(ctx().database, blobs, job);
+        expect(audit.rows, trace).toHaveLength(expected.assets);
+        expect(audit.ghosts).toEqual([]);
+        expect(audit.orphans).toEqual([]);
+      }
       if (expected.bExecutes && expected.attempts > 1) {
         // B's unit_done events mark the units it took from checkpoints.
         const reused = events.flatMap((e) =>
@@ -214,6 +240,11 @@ export function commonRows(): { point: MatrixPoint; expected: Expected }[] {
     {
       point: 'after-call-outcome',
       expected: { state: 'succeeded', units: 1, billed: [1], requests: 1, attempts: 2 },
+    },
+    {
+      // The bytes are in A's staging key: B publishes its own, A's staging blob is swept.
+      point: 'after-blob-write-before-publish',
+      expected: { state: 'succeeded', units: 1, billed: [1], requests: 1, attempts: 2, assets: 1 },
     },
     {
       point: 'after-unit-checkpoint',

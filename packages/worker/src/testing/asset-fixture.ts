@@ -9,6 +9,8 @@ import { formatJobId } from '@sluice/contracts';
 import {
   assetsForJob,
   createLocalBlobStore,
+  liveAttemptOf,
+  stagingPrefix,
   insertJob,
   transitionJob,
   type AssetRow,
@@ -106,4 +108,48 @@ export async function ghostRows(
     else if (sha256(b) !== row.sha256) out.push({ row, problem: 'sha256 differs' });
   }
   return out;
+}
+
+export interface AssetAudit {
+  rows: AssetRow[];
+  /** Rows whose blob is missing or differs in size or sha256. */
+  ghosts: { row: AssetRow; problem: string }[];
+  /** Blobs under the job's asset prefix without a row, and staging blobs of dead attempts. */
+  orphans: string[];
+  /** Every staging key of the job still in the store (live attempts' included). */
+  staging: string[];
+}
+
+async function readAll(blobs: BlobStore, key: string): Promise<Buffer | undefined> {
+  const body = await blobs.get(key);
+  return body ? Buffer.from(await new Response(body).arrayBuffer()) : undefined;
+}
+
+/** The asset invariants of one job, read from the database and the blob store. */
+export async function auditAssets(
+  database: SluiceDatabase,
+  blobs: BlobStore,
+  job: { id: string; tenantId: string },
+): Promise<AssetAudit> {
+  const rows = await assetsForJob(database.db, job.id);
+  const ghosts: AssetAudit['ghosts'] = [];
+  for (const row of rows) {
+    const b = await readAll(blobs, row.finalKey);
+    if (!b) ghosts.push({ row, problem: 'no blob' });
+    else if (b.byteLength !== row.size) ghosts.push({ row, problem: `size ${b.byteLength}` });
+    else if (sha256(b) !== row.sha256) ghosts.push({ row, problem: 'sha256 differs' });
+  }
+  const keys = new Set(rows.map((r) => r.finalKey));
+  const orphans: string[] = [];
+  for await (const k of blobs.list(`t/${job.tenantId}/j/${job.id}/`))
+    if (!keys.has(k)) orphans.push(k);
+  const live = (await liveAttemptOf(database.db, job.id))?.attemptId ?? null;
+  const staging: string[] = [];
+  for await (const k of blobs.list(stagingPrefix(job.tenantId, job.id))) {
+    staging.push(k);
+    if (live === null || !k.startsWith(`${stagingPrefix(job.tenantId, job.id, live)}/`)) {
+      orphans.push(k);
+    }
+  }
+  return { rows, ghosts, orphans, staging };
 }

@@ -26,6 +26,10 @@ export const paidJob = defineJob({
     /** finalize throws a plain (retriable) error on the first attempt. */
     finalizeFailsOnce: z.boolean().default(false),
     progress: z.number().int().min(0).max(200).default(0),
+    /** Each unit writes `out.bin` through ctx.assets, its bytes tagged by worker and attempt. */
+    asset: z.boolean().default(false),
+    /** finalize writes `final.bin` (the final render), tagged the same way. */
+    finalAsset: z.boolean().default(false),
   }),
   output: z.object({ results: z.array(z.string()), finalizedBy: z.string() }),
   progress: z.object({ n: z.number() }),
@@ -76,6 +80,16 @@ function asyncJob(url: string): AsyncJobSpec {
   };
 }
 
+/** A "render": 64 KiB streamed in 16 chunks, its content naming who made it. */
+async function* render(tag: string): AsyncGenerator<Uint8Array> {
+  const line = Buffer.from(`${tag}\n`);
+  for (let i = 0; i < 16; i++) {
+    const chunk = Buffer.alloc(4096);
+    for (let o = 0; o < chunk.length; o += line.length) line.copy(chunk, o);
+    yield chunk;
+  }
+}
+
 export interface PaidHandlerOptions {
   providerUrl: string;
   workerId: string;
@@ -117,6 +131,16 @@ export function paidHandler(opts: PaidHandlerOptions) {
       }
       if (ctx.input.stage !== 'execute') return `unit ${unit.key}`;
       const out = await callOnce(ctx, ctx.input.call);
+      if (ctx.input.asset) {
+        const asset = await ctx.assets.write({
+          name: 'out.bin',
+          body: render(`${unit.key} ${out} by ${opts.workerId} attempt ${ctx.attempt}`),
+          contentType: 'application/octet-stream',
+        });
+        log(
+          `ASSET ${ctx.jobId} ${unit.key} ${asset.reused ? 'reused' : 'published'} ${asset.sha256}`,
+        );
+      }
       if (ctx.input.failOnce === unit.key && ctx.attempt === 1)
         throw new Error(`flaky ${unit.key}`);
       return out;
@@ -128,6 +152,13 @@ export function paidHandler(opts: PaidHandlerOptions) {
     finalize: async (results, ctx) => {
       log(`FINALIZE ${ctx.jobId} ${ctx.attempt}`);
       if (ctx.input.stage === 'finalize') await callOnce(ctx, ctx.input.call);
+      if (ctx.input.finalAsset) {
+        const final = await ctx.assets.write({
+          name: 'final.bin',
+          body: render(`final ${results.join(',')} by ${opts.workerId} attempt ${ctx.attempt}`),
+        });
+        log(`ASSET ${ctx.jobId} finalize ${final.reused ? 'reused' : 'published'} ${final.sha256}`);
+      }
       if (ctx.input.finalizeFailsOnce && ctx.attempt === 1) throw new Error('finalize flaked');
       return { results, finalizedBy: opts.workerId };
     },

@@ -7,7 +7,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '@sluice/storage';
+import { createLocalBlobStore, openDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
 import { createWorker, type Worker } from '../create-worker.js';
 import { installShutdown } from '../install-shutdown.js';
@@ -25,6 +25,9 @@ const leaseMs = Number(env('LEASE_MS', '1000'));
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const database = openDatabase({ url: env('DB_URL'), poolSize: 4 });
+// With BLOB_DIR the job's assets go there; the staging sweeper runs every STAGING_SWEEP_MS.
+const blobDir = process.env.BLOB_DIR;
+const blobs = blobDir ? createLocalBlobStore(blobDir) : undefined;
 const makeWorker = () =>
   createWorker({
     jobs: { [paidJob.kind]: paidJob },
@@ -32,6 +35,8 @@ const makeWorker = () =>
       [paidJob.kind]: { v1: paidHandler({ providerUrl: env('PROVIDER_URL'), workerId, log: say }) },
     },
     database,
+    blobs,
+    stagingSweepEveryMs: Number(env('STAGING_SWEEP_MS', '300')),
     concurrency: 2,
     // Units one after the other: "after the first unit's checkpoint" is a well-defined moment.
     unitConcurrency: 1,
