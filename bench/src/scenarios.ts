@@ -163,7 +163,9 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
   out.push({
     id: `upload.${mib >= 1024 ? `${mib / 1024}g` : `${mib}m`}`,
     row: 7,
-    title: `${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} upload streamed through the gateway`,
+    title:
+      `${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} upload streamed through the gateway` +
+      (size.uploadStorages.length === 1 ? ` (${size.uploadStorages[0]} only)` : ''),
     spec: { kind: 'upload', bytes: size.uploadBytes },
     subjects: size.uploadStorages.map((s) => `sluice-gateway-${s}`),
   });

@@ -70,7 +70,8 @@ export async function runSubmit(
       requestsPerSec: ok / result.duration,
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
+      // autocannon's `errors` already counts timeouts.
+      errors: result.errors + result.non2xx,
       detail: {
         storage,
         gatewayPid: run.gateway.pid,
