@@ -165,6 +165,34 @@ describe('valkey-streams consumer', () => {
     await c.close();
   });
 
+  it('after the server lost everything, held work renews under the database lease and a requeue still lands', async () => {
+    // Catches a drain or renewal right after a restart without persistence: NOGROUP must not
+    // abort healthy attempts nor drop a job given back, and reading recreates the group.
+    const lossy = await createStreamsFixture();
+    try {
+      const kind = 't.lost';
+      const c = lossy.consumer({ workerId: 'lost-a', versions: v1(kind) });
+      await c.init();
+      const [p] = [testPointer(kind)];
+      await lossy.dispatch([p]);
+      const [held] = await c.read(1);
+      await lossy.server.restart({ persistence: 'none' });
+      await waitFor(() => c.renew([held!]).catch(() => undefined), { message: 'reconnected' });
+      expect(await c.renew([held!])).toEqual(['renewed']);
+      await c.release([held!], 0);
+      const again = await waitFor(async () => {
+        const got = await c.read(1).catch(() => []);
+        return got.length > 0 ? got : undefined;
+      });
+      expect(again.map((d) => d.pointer?.jobId)).toEqual([p.jobId]);
+      expect((await c.stats()).counters.groupRecreations).toBe(1);
+      await c.ack(again);
+      await c.close();
+    } finally {
+      await lossy.dispose();
+    }
+  });
+
   it('release(0) requeues at the end, release(delay) only acks, deadLetter keeps the reason', async () => {
     const kind = 't.finish';
     const stream = fx.keys.jobs(kind, 'v1');

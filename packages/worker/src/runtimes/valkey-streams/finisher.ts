@@ -1,8 +1,9 @@
 // Renew, ack, release and dead-letter, each one owner-checked Lua call per stream, pipelined in
 // one round trip. A consumer that lost its entry to another (it was paused past the idle time)
-// neither takes it back nor finishes it under the new owner. NOGROUP (the server lost its state)
-// means there is nothing left to renew or finish: noted for recreation, and the database lease
-// remains the fence.
+// neither takes it back nor finishes it under the new owner. When the server lost its state
+// (NOGROUP) the scripts find the entry pending nowhere: a renewal carries on under the database
+// lease (still the fence), an ack has nothing to do, a requeue or dead letter is still written,
+// and the next read recreates the group.
 
 import { encodePointer, type RenewOutcome, type StreamEntry } from '@sluice/contracts';
 import { byStream, type StreamInfo, type StreamsContext } from './context.js';

@@ -6,10 +6,15 @@
 
 import type { StreamsScript } from './types.js';
 
-/** `owner(stream, group, id)`: the consumer that holds `id`, or false when nobody does. */
+/**
+ * `owner(stream, group, id)`: the consumer that holds `id`, or false when nobody does, also when
+ * the group itself is gone (NOGROUP after a restart): then nothing can be renewed or
+ * acknowledged, a requeue or a dead letter is still written, and the next read recreates the group.
+ */
 const OWNER = `
 local function owner(stream, group, id)
-  local p = redis.call('XPENDING', stream, group, id, id, 1)
+  local p = redis.pcall('XPENDING', stream, group, id, id, 1)
+  if type(p) == 'table' and p.err then return false end
   if p[1] then return p[1][2] end
   return false
 end
