@@ -13,14 +13,23 @@ export function needsOutbox(consumer: RuntimeConsumer<Delivery>): boolean {
   return !consumer.capabilities.dispatchesInTransaction;
 }
 
-/** Outbox rows for jobs released with a delay, inside the caller's transaction. */
+/** Due times this close to the row's creation still count as a retry's, not an accept's. */
+const MIN_LEAD_MS = 50;
+
+/**
+ * Outbox rows for jobs released with a delay, inside the caller's transaction. The due time is
+ * kept clearly after the row's creation time: the reconciler holds rows whose due time is not
+ * later than their creation for a grace period (a fresh accept's own dispatch is still coming).
+ */
 export async function addRetryOutbox(
   tx: Db,
   jobIds: readonly string[],
   delayMs: number,
   now = Date.now(),
 ): Promise<void> {
-  if (delayMs > 0 && jobIds.length > 0) await addToOutbox(tx, jobIds, isoIn(delayMs, now));
+  if (delayMs <= 0 || jobIds.length === 0) return;
+  const due = Math.max(now + delayMs, Date.now() + MIN_LEAD_MS);
+  await addToOutbox(tx, jobIds, isoIn(due - now, now));
 }
 
 export async function releaseAfterDelay<D extends Delivery>(
