@@ -220,6 +220,7 @@ export function createAssetWriter(deps: AssetWriterDeps) {
         if (plan.kind !== 'publish') return { kind: plan.kind };
         const after = decideAfterPublish(await blobs.publish(staging, finalKey));
         if (after.kind === 'adopt') return { kind: 'adopt' };
+        crashpoint('after-publish-before-row');
         const inserted = await insertAsset(tx, row(staged.size, staged.sha256));
         return { kind: 'done', result: written(inserted, false) };
       });

@@ -1,5 +1,6 @@
-// A worker as its own OS process for the crash-point matrix: the embedded runtime over DB_URL,
-// serving `xp.paid` against the fake provider at PROVIDER_URL. `CRASHPOINTS=name@n` (read by
+// A worker as its own OS process for the crash-point matrix: the embedded runtime over DB_URL
+// (or RUNTIME=streams over REDIS_URL), serving `xp.paid` against the fake provider at
+// PROVIDER_URL, with assets in BLOB_DIR when given. `CRASHPOINTS=name@n` (read by
 // src/crashpoint.ts) makes it SIGKILL itself at that point. Prints `READY`, and the job's
 // `EXECUTE`/`FINALIZE` lines, plus `SETTLED <jobId> <outcome>`. With GO_FILE it loads, prints
 // `LOADED`, and starts only once that file exists (warm before the crashing worker dies). With
@@ -9,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore, openDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
+import { createStreamsRuntime } from '../create-streams-runtime.js';
 import { createWorker, type Worker } from '../create-worker.js';
 import { installShutdown } from '../install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
@@ -46,7 +48,18 @@ const makeWorker = () =>
     retryBackoff: { baseMs: 20, maxMs: 100 },
     workerId,
     logger: createStderrLogger(),
-    runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
+    // RUNTIME=streams reads REDIS_URL (a private redis-server); the default is embedded.
+    runtime: (ctx) =>
+      process.env.RUNTIME === 'streams'
+        ? createStreamsRuntime({
+            ...ctx,
+            redisUrl: env('REDIS_URL'),
+            blockMs: 300,
+            claimEveryMs: 200,
+            heartbeatEveryMs: 500,
+            maintainEveryMs: 0,
+          })
+        : createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
     onSettled: (jobs) => {
       for (const j of jobs) say(`SETTLED ${j.jobId} ${j.outcome}`);
     },
