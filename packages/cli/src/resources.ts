@@ -18,7 +18,11 @@ export interface Resources {
 }
 
 export async function openResources(settings: Settings): Promise<Resources> {
-  const database = openDatabase({ url: settings.database });
+  // With Valkey Streams the events travel on the events stream: PostgreSQL NOTIFY would only cost.
+  const database = openDatabase({
+    url: settings.database,
+    notifyEvents: settings.runtime !== 'valkey-streams',
+  });
   try {
     await migrate(database);
   } catch (error) {

@@ -91,7 +91,7 @@ describe('stream keys', () => {
     expect(k.group).toBe('sluice-workers');
     expect(k.events).toBe('sluice:events');
     expect(k.served('demo.summarize')).toBe('sluice:served:demo.summarize');
-    expect(k.reconcilerLock).toBe('sluice:lock:reconciler');
+    expect(k.generation).toBe('sluice:generation');
     expect(createStreamKeys('t1').jobs('a.b', 'v1')).toBe('t1:jobs:a.b:v1');
   });
   it('refuses names that could collide or escape', () => {

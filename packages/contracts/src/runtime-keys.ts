@@ -16,7 +16,13 @@ export interface StreamKeys {
   readonly events: string;
   /** Sorted set of `version` members scored by the expiry of the newest worker heartbeat. */
   served(kind: string): string;
-  readonly reconcilerLock: string;
+  /**
+   * A marker the reconciler keeps in the server: when it is gone, the server lost its data (a
+   * restart without persistence, a failover to a lagging replica, a flush) and every
+   * non-terminal job is re-dispatched from the database. (The reconciler's own lock is in the
+   * database, so it survives that loss.)
+   */
+  readonly generation: string;
 }
 
 export function createStreamKeys(prefix = 'sluice'): StreamKeys {
@@ -38,6 +44,6 @@ export function createStreamKeys(prefix = 'sluice'): StreamKeys {
       if (!isJobKind(kind)) throw new SluiceError('BAD_REQUEST', `invalid kind "${kind}"`);
       return `${prefix}:served:${kind}`;
     },
-    reconcilerLock: `${prefix}:lock:reconciler`,
+    generation: `${prefix}:generation`,
   };
 }

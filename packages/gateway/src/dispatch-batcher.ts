@@ -16,7 +16,7 @@ import {
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage';
-import { deleteDispatchedOutbox } from './reconciler/reconcile-queries.js';
+import { deleteDispatchedOutbox } from '@sluice/storage';
 
 export interface DispatchBatchOptions {
   /** Longest wait to collect a batch when nothing is in flight (default 1 ms). */

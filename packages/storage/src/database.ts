@@ -42,6 +42,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** SQLite busy timeout in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL: NOTIFY listeners of new events (default true). Off when the runtime carries
+   * events itself (Valkey Streams): nobody listens, and NOTIFY serialises commits on a lock.
+   */
+  notifyEvents?: boolean;
 }
 
 export const DEFAULT_SQLITE_FILE = '.sluice/sluice.db';
@@ -97,7 +102,12 @@ const pgTypes = {
 };
 
 function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types: pgTypes });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    types: pgTypes,
+    ...(opts.notifyEvents === false ? { options: '-c sluice.notify=off' } : {}),
+  });
   // An idle client error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

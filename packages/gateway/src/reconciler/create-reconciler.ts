@@ -26,7 +26,7 @@ import {
   forgottenJobsPage,
   nonTerminalJobsPage,
   type DispatchableJob,
-} from './reconcile-queries.js';
+} from '@sluice/storage';
 
 export const RECONCILER_LOCK = 'reconciler';
 

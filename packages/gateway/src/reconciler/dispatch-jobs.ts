@@ -5,7 +5,7 @@
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import { transitionJobs, type Db, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
-import type { DispatchableJob } from './reconcile-queries.js';
+import type { DispatchableJob } from '@sluice/storage';
 
 const DISPATCHABLE = new Set(['accepted', 'queued', 'running']);
 

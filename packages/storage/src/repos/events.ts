@@ -1,12 +1,10 @@
 // Job events: appended in the transaction that changes the job, read back by sequence number
-// (subscription backfill) or by global id (the SQLite tailer). On PostgreSQL every insert also
-// sends NOTIFY with the new event ids; notifications are delivered at commit, in commit order,
-// so the listener never sees an event before it is visible.
+// (subscription backfill) or by global id (the SQLite tailer). On PostgreSQL a statement trigger
+// (migration 0004) sends NOTIFY with the new event ids; notifications are delivered at commit, in
+// commit order, so the listener never sees an event before it is visible.
 
 import type { JobEvent } from '@sluice/contracts';
-import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
 import { fromJson, toJson } from '../json.js';
 
 export const EVENTS_CHANNEL = 'sluice_events';
@@ -45,20 +43,7 @@ export async function insertEvents(
     )
     .returning('id')
     .execute();
-  const stored = events.map((e, i) => ({ id: Number(rows[i]?.id), ...e }));
-  if (isPostgres(tx))
-    await notify(
-      tx,
-      stored.map((s) => s.id),
-    );
-  return stored;
-}
-
-async function notify(tx: Db, ids: number[]): Promise<void> {
-  // NOTIFY payloads are limited to 8000 bytes: send ids in chunks.
-  for (let i = 0; i < ids.length; i += 500) {
-    await sql`select pg_notify(${EVENTS_CHANNEL}, ${ids.slice(i, i + 500).join(',')})`.execute(tx);
-  }
+  return events.map((e, i) => ({ id: Number(rows[i]?.id), ...e }));
 }
 
 /** A job's events after `afterSeq`, in order (subscription backfill). */

@@ -93,3 +93,83 @@ export async function queuedVersions(db: Db, kind: string): Promise<string[]> {
     .execute();
   return rows.map((r) => r.version);
 }
+
+export interface DispatchableJob {
+  id: string;
+  tenantId: string;
+  kind: string;
+  version: string;
+  state: JobState;
+}
+
+const NON_TERMINAL: JobState[] = ['accepted', 'queued', 'running'];
+
+function toDispatchable(r: {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  version: string;
+  state: string;
+}): DispatchableJob {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    kind: r.kind,
+    version: r.version,
+    state: r.state as JobState,
+  };
+}
+
+/** One page of every non-terminal job, by id (the full re-dispatch after a Redis data loss). */
+export async function nonTerminalJobsPage(
+  db: Db,
+  afterId: string,
+  limit: number,
+): Promise<DispatchableJob[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'tenant_id', 'kind', 'version', 'state'])
+    .where('state', 'in', NON_TERMINAL)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toDispatchable);
+}
+
+/**
+ * One page of jobs that look forgotten by the transport: accepted or queued and untouched (and
+ * due) since `quietBeforeIso`, or running with a lease that passed before `leaseBeforeIso`.
+ */
+export async function forgottenJobsPage(
+  db: Db,
+  quietBeforeIso: string,
+  leaseBeforeIso: string,
+  afterId: string,
+  limit: number,
+): Promise<DispatchableJob[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'tenant_id', 'kind', 'version', 'state'])
+    .where('id', '>', afterId)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('state', 'in', ['accepted', 'queued']),
+          eb('updated_at', '<', quietBeforeIso),
+          eb.or([eb('run_after', 'is', null), eb('run_after', '<', quietBeforeIso)]),
+        ]),
+        eb.and([
+          eb('state', '=', 'running'),
+          eb.or([
+            eb('lease_until', '<', leaseBeforeIso),
+            eb.and([eb('lease_until', 'is', null), eb('updated_at', '<', leaseBeforeIso)]),
+          ]),
+        ]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toDispatchable);
+}

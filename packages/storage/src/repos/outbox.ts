@@ -37,3 +37,80 @@ export async function dueOutbox(db: Db, nowIso: string, limit = 500): Promise<st
     .execute();
   return rows.map((r) => r.job_id);
 }
+
+// Compare-and-set deletion on the due time: a worker that re-writes a job's row for a retry (an
+// upsert with a later `due_at`) between a dispatch and its delete keeps its row, or that retry
+// would be lost until the slow sweep.
+
+export interface OutboxRow {
+  jobId: string;
+  dueAt: string;
+}
+
+/**
+ * Outbox rows due now. A fresh accept row (`due_at` = `created_at`) is left to its own post-commit
+ * dispatch for `graceMs`; rows written with a later due time (worker retries) are due at once.
+ */
+export async function dueOutboxRows(
+  db: Db,
+  now: number,
+  graceMs: number,
+  limit: number,
+): Promise<OutboxRow[]> {
+  const nowIso = isoNow(now);
+  const freshBefore = isoNow(now - graceMs);
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['job_id', 'due_at'])
+    .where('due_at', '<=', nowIso)
+    .where((eb) =>
+      eb.or([eb('due_at', '>', eb.ref('created_at')), eb('created_at', '<=', freshBefore)]),
+    )
+    .orderBy('due_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ jobId: r.job_id, dueAt: r.due_at }));
+}
+
+/** Deletes exactly these rows (job id and due time both unchanged). */
+export async function deleteOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 400) {
+    const chunk = rows.slice(i, i + 400);
+    await db
+      .deleteFrom('outbox')
+      .where(({ eb, refTuple, tuple }) =>
+        eb(
+          refTuple('job_id', 'due_at'),
+          'in',
+          chunk.map((r) => tuple(r.jobId, r.dueAt)),
+        ),
+      )
+      .execute();
+  }
+}
+
+/**
+ * After a successful dispatch: deletes the rows of these jobs that were due when the dispatch
+ * began. A row re-written later (a retry's future due time) stays.
+ */
+export async function deleteDispatchedOutbox(
+  db: Db,
+  jobIds: readonly string[],
+  dispatchedAtIso: string,
+): Promise<void> {
+  for (let i = 0; i < jobIds.length; i += 400) {
+    await db
+      .deleteFrom('outbox')
+      .where('job_id', 'in', jobIds.slice(i, i + 400))
+      .where('due_at', '<=', dispatchedAtIso)
+      .execute();
+  }
+}
+
+export async function outboxDepth(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

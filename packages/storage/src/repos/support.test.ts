@@ -6,7 +6,9 @@ import { expect, it } from 'vitest';
 import { isoIn, isoNow } from '../json.js';
 import { describeEachDialect } from '../testing/dialects.js';
 import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from './api-keys.js';
-import { EVENTS_CHANNEL, eventsByIds, eventsSince, maxEventId } from './events.js';
+import { EVENTS_CHANNEL, eventsByIds, eventsSince, insertEvents, maxEventId } from './events.js';
+import { openDatabase } from '../database.js';
+import { waitFor } from '@sluice/testkit';
 import {
   attachFiles,
   deleteFile,
@@ -48,6 +50,39 @@ describeEachDialect('api keys', (ctx) => {
 });
 
 describeEachDialect('files, outbox, locks, events', (ctx) => {
+  it('PostgreSQL: one insert of 1,200 events notifies every id in chunks; notifyEvents: false sends nothing', async (t) => {
+    const test = ctx();
+    if (!test.database.pgPool) return t.skip('LISTEN/NOTIFY exists on PostgreSQL only');
+    const listener = await test.database.pgPool.connect();
+    const got: string[] = [];
+    listener.on('notification', (m) => got.push(m.payload ?? ''));
+    await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    const id = formatJobId('v1');
+    const many = Array.from({ length: 1200 }, (_, i) => ({
+      tenantId: 'acme',
+      kind: 'a.b',
+      event: { jobId: id, seq: i + 1, at: isoNow(), type: 'progress' as const, data: i },
+    }));
+    const stored = await test.database.transaction((tx) => insertEvents(tx, many));
+    await waitFor(() => got.length >= 3, { timeoutMs: 5000 });
+    expect(got.map((p) => p.split(',').length)).toEqual([500, 500, 200]);
+    expect(got.flatMap((p) => p.split(',').map(Number))).toEqual(stored.map((e) => e.id));
+    const quiet = openDatabase({ url: test.url, notifyEvents: false });
+    try {
+      got.length = 0;
+      await quiet.transaction((tx) =>
+        insertEvents(
+          tx,
+          many.slice(0, 3).map((m) => ({ ...m, event: { ...m.event, jobId: formatJobId('v1') } })),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      expect(got).toEqual([]);
+    } finally {
+      await quiet.close();
+      listener.release();
+    }
+  });
   const file = (tenantId: string, expiresAt: string | null) => {
     const id = newFileId();
     return {

@@ -19,7 +19,7 @@ import {
   type Reconciler,
   type ReconcilerOptions,
 } from '../../reconciler/create-reconciler.js';
-import { outboxDepth } from '../../reconciler/reconcile-queries.js';
+import { outboxDepth } from '@sluice/storage';
 import { createStreamsDataLossDetector } from './data-loss-detector.js';
 import { createStreamsDispatcher, type StreamsDispatcher } from './create-streams-dispatcher.js';
 import {

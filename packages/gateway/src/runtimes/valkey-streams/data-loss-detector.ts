@@ -18,7 +18,7 @@ export interface DataLossDetector {
 
 /** The marker's key. (Belongs in `createStreamKeys` with the other names; contracts is not ours.) */
 export function generationKey(keys: StreamKeys): string {
-  return `${keys.prefix}:generation`;
+  return keys.generation;
 }
 
 export function createStreamsDataLossDetector(
