@@ -7,6 +7,7 @@
 
 import {
   appendAttemptEvents,
+  lockJobs,
   type AttemptEvent,
   type SluiceDatabase,
   type StoredEvent,
@@ -124,6 +125,11 @@ export class EventWriter {
         const committed: StoredEvent[] = [];
         const stored = await this.opts.database.transaction(async (tx) => {
           committed.length = 0;
+          // Row locks in id order first: no deadlock with the renewal tick or another batch.
+          await lockJobs(
+            tx,
+            batch.map((b) => b.queue.jobId),
+          );
           const out: boolean[] = [];
           for (const { queue, events } of batch) {
             const done = await appendAttemptEvents(tx, queue.jobId, queue.epoch, events);

@@ -12,6 +12,7 @@ import {
 } from '@sluice/contracts';
 import {
   appendAttemptEvents,
+  lockJobs,
   getJobById,
   isoIn,
   transitionJob,
@@ -150,6 +151,11 @@ export class TerminalWriter<D extends Delivery> {
       try {
         const written = await this.opts.database.transaction(async (tx) => {
           committed = [];
+          // Row locks in id order first: no deadlock with the renewal tick or another batch.
+          await lockJobs(
+            tx,
+            batch.map((item) => item.attempt.job.id),
+          );
           const out = new Map<Item<D>, Written>();
           for (const item of batch) {
             const req = requestFor(item.attempt, item.outcome, now);

@@ -15,7 +15,7 @@ import { isPostgres } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type EventToInsert } from './events.js';
-import { transitionJob, type TransitionOutcome, type TransitionRequest } from './jobs.js';
+import { lockJobs, transitionJob, type TransitionOutcome, type TransitionRequest } from './jobs.js';
 import { toJobRow } from './job-row.js';
 import { transitionEvent } from './transition-event.js';
 
@@ -26,6 +26,11 @@ export async function transitionJobs(
   requests: readonly TransitionRequest[],
   now = Date.now(),
 ): Promise<TransitionOutcome[]> {
+  // Row locks in id order first (PostgreSQL), so concurrent batches never deadlock.
+  await lockJobs(
+    tx,
+    requests.map((r) => r.id),
+  );
   const results = new Array<TransitionOutcome>(requests.length);
   const groups = new Map<string, number[]>();
   const single: number[] = [];

@@ -14,6 +14,7 @@ import {
 } from '@sluice/contracts';
 import type { Updateable } from 'kysely';
 import type { Db } from '../database.js';
+import { isPostgres } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type StoredEvent } from './events.js';
@@ -232,6 +233,25 @@ export async function appendAttemptEvents(
 }
 
 /**
+ * Locks job rows in id order (PostgreSQL; a no-op on SQLite, whose IMMEDIATE transactions
+ * already serialise writers). Every transaction that writes several jobs takes its locks this
+ * way first, so two of them can never wait on each other in a cycle (a deadlock).
+ */
+export async function lockJobs(tx: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0 || !isPostgres(tx)) return;
+  const sorted = [...new Set(ids)].sort();
+  for (let i = 0; i < sorted.length; i += 500) {
+    await tx
+      .selectFrom('jobs')
+      .select('id')
+      .where('id', 'in', sorted.slice(i, i + 500))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+}
+
+/**
  * The renewal tick: extends the lease of every (id, epoch) attempt that still owns a running job
  * and returns their ids. An attempt missing from the answer was cancelled, finished or reclaimed.
  */
@@ -249,6 +269,19 @@ export async function extendLeases(
     .where((eb) =>
       eb.or(attempts.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
     )
+    // Row locks in id order, like every multi-job write (see lockJobs).
+    .where('id', 'in', (eb) => {
+      const q = eb
+        .selectFrom('jobs')
+        .select('id')
+        .where(
+          'id',
+          'in',
+          attempts.map((a) => a.id),
+        )
+        .orderBy('id');
+      return isPostgres(db) ? q.forUpdate() : q;
+    })
     .returning('id')
     .execute();
   return new Set(rows.map((r) => r.id));
