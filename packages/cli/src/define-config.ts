@@ -23,6 +23,11 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry> {
   hostname?: string;
   /** Worker probes port (0 = a free port, printed). Env: SLUICE_WORKER_PORT. */
   workerPort?: number;
+  /**
+   * A stable name for this worker (the lease owner / consumer name), so a restarted worker takes
+   * its own pending work back first. Default `hostname-pid`. Env: SLUICE_WORKER_ID.
+   */
+  workerId?: string;
   concurrency?: number;
   readBatch?: number;
   leaseMs?: number;
@@ -47,6 +52,7 @@ export interface Settings {
   port: number;
   hostname: string;
   workerPort: number | undefined;
+  workerId: string | undefined;
   concurrency: number;
   readBatch: number;
   leaseMs: number;
@@ -105,6 +111,7 @@ export function resolveSettings(config: SluiceConfig, env: Env = process.env): S
     port: int('PORT', env.PORT) ?? config.port ?? 3000,
     hostname: env.HOST || config.hostname || '127.0.0.1',
     workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
+    workerId: env.SLUICE_WORKER_ID || config.workerId || undefined,
     concurrency: int('SLUICE_CONCURRENCY', env.SLUICE_CONCURRENCY) ?? config.concurrency ?? 16,
     readBatch: config.readBatch ?? 32,
     leaseMs: int('SLUICE_LEASE_MS', env.SLUICE_LEASE_MS) ?? config.leaseMs ?? 30_000,

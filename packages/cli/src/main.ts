@@ -12,7 +12,7 @@ import { runServe, type ServeMode } from './commands/serve.js';
 const USAGE = `usage: sluice <command> [--config sluice.config.ts]
   dev                       gateway and embedded worker in one process
   gateway                   the gateway (PORT, DATABASE_URL, SLUICE_RUNTIME, REDIS_URL)
-  worker                    a worker (SLUICE_WORKER_PORT for probes and metrics)
+  worker                    a worker (SLUICE_WORKER_PORT probes/metrics, SLUICE_WORKER_ID stable name)
   migrate                   apply database migrations
   keys create --tenant <t>  create an API key (shown once)
   keys list [--tenant <t>]  list keys

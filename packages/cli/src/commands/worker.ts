@@ -49,6 +49,7 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     blobs: resources.blobs,
     concurrency: settings.concurrency,
     readBatch: settings.readBatch,
+    workerId: settings.workerId,
     leaseMs: settings.leaseMs,
     probes: settings.workerPort === undefined ? undefined : { port: settings.workerPort },
   });
