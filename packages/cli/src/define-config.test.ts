@@ -21,6 +21,7 @@ describe('resolveSettings', () => {
       port: 3000,
       hostname: '127.0.0.1',
       workerPort: undefined,
+      workerId: undefined,
       leaseMs: 30_000,
       rollout: {},
       devApiKey: undefined,
@@ -39,6 +40,7 @@ describe('resolveSettings', () => {
         DATABASE_URL: 'postgres://x/y',
         PORT: '5000',
         SLUICE_WORKER_PORT: '0',
+        SLUICE_WORKER_ID: 'w-7',
         SLUICE_API_KEY: 'k',
         [rolloutEnvName('video.render-scene')]: '25',
       },
@@ -47,6 +49,7 @@ describe('resolveSettings', () => {
       database: 'postgres://x/y',
       port: 5000,
       workerPort: 0,
+      workerId: 'w-7',
       devApiKey: 'k',
       rollout: { 'video.render-scene': 25 },
     });
