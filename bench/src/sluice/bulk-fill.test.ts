@@ -1,12 +1,13 @@
 // The prefill must leave exactly what the accept path leaves (job row, two events, queue row), or
-// row 5 would measure workers on rows no real submit produces. Compared column by column on
-// SQLite, ids and times aside.
+// row 5 would measure workers on rows no real submit produces. Compared column by column on both
+// dialects, ids and times aside.
 import { formatJobId } from '@sluice/contracts';
 import { enqueue, insertJob, transitionJob } from '@sluice/storage';
+import { createPgDatabase, pgAvailable, type PgDatabase } from '@sluice/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from './bench-job.js';
 import { fillQueued } from './bulk-fill.js';
-import { prepareRunDatabase, type RunDatabase } from './sluice-db.js';
+import { prepareRunDatabase, type RunDatabase, type Storage } from './sluice-db.js';
 
 const VOLATILE = new Set([
   'id',
@@ -31,44 +32,56 @@ function stable(row: Record<string, unknown>): Record<string, unknown> {
 
 describe('fillQueued', () => {
   let run: RunDatabase | undefined;
+  let pgDb: PgDatabase | undefined;
   afterEach(async () => {
     await run?.dispose();
+    await pgDb?.drop();
+    run = undefined;
+    pgDb = undefined;
   });
 
-  it('writes what insertJob + dispatch + enqueue write', async () => {
-    run = await prepareRunDatabase('sqlite', undefined);
-    const { database } = run;
-    const [bulkId] = await fillQueued(database, 1, { from: 7 });
-    const realId = formatJobId(BENCH_VERSION);
-    await database.transaction(async (tx) => {
-      await insertJob(tx, {
-        id: realId,
-        tenantId: BENCH_TENANT,
-        kind: BENCH_KIND,
-        version: BENCH_VERSION,
-        input: { i: 7, t: 0 },
-        inputHash: 'x',
-        maxAttempts: benchJob.maxAttempts,
+  it.each(['sqlite', 'postgres'] as Storage[])(
+    'writes what insertJob + dispatch + enqueue write (%s)',
+    async (storage) => {
+      if (storage === 'postgres') {
+        if (!(await pgAvailable())) return;
+        pgDb = await createPgDatabase({ prefix: 'sluice_bench_fill' });
+      }
+      run = await prepareRunDatabase(storage, pgDb?.url);
+      const { database } = run;
+      const [bulkId] = await fillQueued(run, 1, { from: 7 });
+      const realId = formatJobId(BENCH_VERSION);
+      await database.transaction(async (tx) => {
+        await insertJob(tx, {
+          id: realId,
+          tenantId: BENCH_TENANT,
+          kind: BENCH_KIND,
+          version: BENCH_VERSION,
+          input: { i: 7, t: 0 },
+          inputHash: 'x',
+          maxAttempts: benchJob.maxAttempts,
+        });
+        await transitionJob(tx, { id: realId, event: 'dispatch' });
+        await enqueue(tx, [
+          { jobId: realId, tenantId: BENCH_TENANT, kind: BENCH_KIND, version: BENCH_VERSION },
+        ]);
       });
-      await transitionJob(tx, { id: realId, event: 'dispatch' });
-      await enqueue(tx, [
-        { jobId: realId, tenantId: BENCH_TENANT, kind: BENCH_KIND, version: BENCH_VERSION },
-      ]);
-    });
-    const db = database.db;
-    for (const table of ['jobs', 'queue'] as const) {
-      const key = table === 'jobs' ? 'id' : 'job_id';
-      const bulk = await db.selectFrom(table).selectAll().where(key, '=', bulkId!).execute();
-      const real = await db.selectFrom(table).selectAll().where(key, '=', realId).execute();
-      expect(
-        bulk.map((r) => stable(r)),
-        table,
-      ).toEqual(real.map((r) => stable(r)));
-    }
-    const events = (id: string) =>
-      db.selectFrom('job_events').selectAll().where('job_id', '=', id).orderBy('seq').execute();
-    expect((await events(bulkId!)).map((r) => stable(r))).toEqual(
-      (await events(realId)).map((r) => stable(r)),
-    );
-  });
+      const db = database.db;
+      for (const table of ['jobs', 'queue'] as const) {
+        const key = table === 'jobs' ? 'id' : 'job_id';
+        const bulk = await db.selectFrom(table).selectAll().where(key, '=', bulkId!).execute();
+        const real = await db.selectFrom(table).selectAll().where(key, '=', realId).execute();
+        expect(bulk.length, table).toBe(1);
+        expect(
+          bulk.map((r) => stable(r)),
+          table,
+        ).toEqual(real.map((r) => stable(r)));
+      }
+      const events = (id: string) =>
+        db.selectFrom('job_events').selectAll().where('job_id', '=', id).orderBy('seq').execute();
+      expect((await events(bulkId!)).map((r) => stable(r))).toEqual(
+        (await events(realId)).map((r) => stable(r)),
+      );
+    },
+  );
 });

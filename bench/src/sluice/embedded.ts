@@ -14,7 +14,7 @@ const CONNECTION_BUDGET = 40;
 async function prepare(storage: Storage, services: BenchServices, spec: PrepareSpec) {
   const run = await prepareRunDatabase(storage, services.pg?.url);
   try {
-    await fillQueued(run.database, spec.jobs);
+    await fillQueued(run, spec.jobs);
     await analyze(run.database);
   } catch (error) {
     await run.dispose();

@@ -91,5 +91,6 @@ export async function prepareRunDatabase(
 
 /** Fresh planner statistics after a prefill (a steady-state system has them). */
 export async function analyze(database: SluiceDatabase): Promise<void> {
-  await sql.raw('ANALYZE').execute(database.db);
+  for (const table of ['jobs', 'job_events', 'queue'])
+    await sql.raw(`ANALYZE ${table}`).execute(database.db);
 }
