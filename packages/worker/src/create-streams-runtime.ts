@@ -9,6 +9,7 @@
 import { createStreamKeys, SluiceError, type VersionKey } from '@sluice/contracts';
 import { createStreamsConsumer, type StreamsConsumer } from './runtimes/valkey-streams/consumer.js';
 import type { StreamsConnections } from './runtimes/valkey-streams/types.js';
+import { seededBug } from './testing/seeded-bug.js';
 import { createValkeyConnections } from './valkey/create-valkey-connections.js';
 
 export interface StreamsRuntimeOptions {
@@ -77,5 +78,6 @@ export function createStreamsRuntime(opts: StreamsRuntimeOptions): StreamsConsum
     deadLettersMaxLen: opts.deadLettersMaxLen,
     groupStartId: opts.groupStartId,
     onError: opts.onError,
+    seededRenewUnowned: seededBug('renew-unowned'),
   });
 }

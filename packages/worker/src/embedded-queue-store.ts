@@ -11,7 +11,9 @@ import {
   renew,
   type SluiceDatabase,
 } from '@sluice/storage';
+import { isoIn } from '@sluice/storage';
 import type { EmbeddedQueueStore } from './runtimes/types.js';
+import { seededBug } from './testing/seeded-bug.js';
 
 export interface EmbeddedQueueStoreOptions {
   database: SluiceDatabase;
@@ -30,7 +32,20 @@ export function createEmbeddedQueueStore(opts: EmbeddedQueueStoreOptions): Embed
   return {
     claim: (limit, { includeOwn }) =>
       claim(db, { versions, owner: workerId, leaseMs, limit, includeOwn }),
-    renew: (leases) => renew(db, leases, workerId, leaseMs),
+    renew: async (leases) => {
+      if (!seededBug('renew-unowned')) return renew(db, leases, workerId, leaseMs);
+      // Seeded bug: renew by job id alone, taking the row back from whoever claimed it since.
+      const renewed = new Set<string>();
+      for (const l of leases) {
+        const r = await db
+          .updateTable('queue')
+          .set({ lease_owner: workerId, lease_token: l.token, lease_expires_at: isoIn(leaseMs) })
+          .where('job_id', '=', l.jobId)
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) > 0) renewed.add(l.jobId);
+      }
+      return renewed;
+    },
     ack: async (leases) => {
       await ack(db, leases);
     },

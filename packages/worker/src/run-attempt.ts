@@ -18,6 +18,7 @@ import type { ResolvedHandlers } from './handler-registry.js';
 import { createJobFiles } from './job-files.js';
 import type { WorkerLogger } from './logger.js';
 import { runStages } from './stage-runner.js';
+import { seededBug } from './testing/seeded-bug.js';
 import { createStep, type CheckpointStore } from './step.js';
 import type { TerminalWriter } from './terminal-writer.js';
 
@@ -51,7 +52,13 @@ export async function runAttempt<D extends Delivery>(
   crashpoint('after-claim');
   let result: AttemptResult;
   try {
-    const handler = deps.handlers.get(job.kind, job.version);
+    const served = deps.handlers.versionsOf(job.kind);
+    const handler =
+      deps.handlers.get(job.kind, job.version) ??
+      // Seeded bug: run with the handler of another version of the kind.
+      (seededBug('version-fallback') && served[0]
+        ? deps.handlers.get(job.kind, served[0])
+        : undefined);
     if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
     const attemptId = job.attemptId ?? `epoch-${job.epoch}`;
     const counters = deps.counters;

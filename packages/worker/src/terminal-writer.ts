@@ -29,6 +29,7 @@ import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
 import type { PublishEvents } from './publish-events.js';
 import { addRetryOutbox, needsOutbox } from './release-later.js';
+import { seededBug } from './testing/seeded-bug.js';
 
 export interface Finished<D extends Delivery> {
   attempt: Attempt<D>;
@@ -161,7 +162,9 @@ export class TerminalWriter<D extends Delivery> {
             const req = requestFor(item.attempt, item.outcome, now);
             if (!req) continue;
             const { job } = item.attempt;
-            if (item.events.length > 0) {
+            // Seeded bug: the attempt's last progress is written after its terminal event.
+            const progressLast = seededBug('progress-after-terminal');
+            if (item.events.length > 0 && !progressLast) {
               const stored = await appendAttemptEvents(tx, job.id, job.epoch, item.events, now);
               if (!stored) {
                 // The attempt no longer owns the job: report where it is, write nothing.
@@ -173,6 +176,10 @@ export class TerminalWriter<D extends Delivery> {
             const r = await transitionJob(tx, req, now);
             out.set(item, { ok: r.ok, job: r.job });
             if (r.ok) committed.push(r.event);
+            if (progressLast && r.ok && item.events.length > 0) {
+              const late = await appendAttemptEvents(tx, job.id, job.epoch, item.events, now);
+              if (late) committed.push(...late);
+            }
             if (r.ok && outbox && item.outcome.kind === 'retry')
               await addRetryOutbox(tx, [job.id], item.outcome.delayMs, now);
           }
@@ -195,6 +202,13 @@ export class TerminalWriter<D extends Delivery> {
   private async flush(batch: readonly Item<D>[]): Promise<void> {
     const { consumer, counters, logger } = this.opts;
     const now = Date.now();
+    if (seededBug('ack-before-terminal')) {
+      // Seeded bug: the deliveries are finished first; a crash here loses the outcome.
+      await consumer
+        .ack(batch.filter((b) => b.outcome.kind !== 'none').map((b) => b.attempt.delivery))
+        .catch(() => {});
+      crashpoint('after-terminal-before-ack');
+    }
     let written: Map<Item<D>, Written>;
     try {
       written = batch.some((b) => requestFor(b.attempt, b.outcome, now))

@@ -11,6 +11,7 @@
 
 import type { CallClass } from '@sluice/contracts';
 import type { CallOutcome, LedgerRow } from '@sluice/storage';
+import { seededBug } from '../testing/seeded-bug.js';
 import type { ProviderAnswer } from './types.js';
 
 export type LedgerPlan =
@@ -62,8 +63,11 @@ export function decideFromLedger(
     case 'retry_safe':
       // The provider deduplicates by the key we resend: a repeat cannot bill twice.
       return { kind: 'send', authorised: false };
-    case 'pollable':
     case 'ambiguous':
+      // Seeded bug: a later attempt sends again although billing is in doubt.
+      if (seededBug('retry-ambiguous')) return { kind: 'send', authorised: false };
+      return { kind: 'review', row: doubt };
+    case 'pollable':
       return { kind: 'review', row: doubt };
   }
 }

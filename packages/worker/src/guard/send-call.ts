@@ -17,6 +17,7 @@ import {
   type CallIntent,
 } from '@sluice/storage';
 import { crashpoint } from '../crashpoint.js';
+import { seededBug } from '../testing/seeded-bug.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { ledgerOutcome, pollExternal } from './poll-external.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
@@ -141,7 +142,11 @@ export async function sendCall(
       maxAttempts: job.maxAttempts,
       externalId: null,
     });
-    if (action === 'retry' && tries < maxTries) {
+    // Seeded bug: an ambiguous failure retried as if the provider had not billed it.
+    const retry =
+      action === 'retry' ||
+      (action === 'needs_review' && id.callClass === 'ambiguous' && seededBug('retry-ambiguous'));
+    if (retry && tries < maxTries) {
       const retry = { baseMs: deps.retry?.baseMs ?? 200, maxMs: deps.retry?.maxMs ?? 5000 };
       await sleep(backoffMs(tries, retry), signal);
       continue;

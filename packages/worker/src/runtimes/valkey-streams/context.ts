@@ -48,6 +48,11 @@ export interface StreamsConsumerOptions {
   ownsConnections?: boolean | undefined;
   /** Background failures nobody awaits (heartbeats, trimming, lost groups), rate-limited. */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Test-only seeded bug `renew-unowned` (worker/src/testing/seeded-bug.ts): renew without the
+   * owner check. Set only by `createStreamsRuntime` from `SLUICE_SEEDED_BUG`, never by config.
+   */
+  seededRenewUnowned?: boolean | undefined;
 }
 
 export type ResolvedOptions = Required<Omit<StreamsConsumerOptions, 'onError'>> & {
@@ -70,6 +75,7 @@ export function resolveOptions(o: StreamsConsumerOptions): ResolvedOptions {
     deadLettersMaxLen: o.deadLettersMaxLen ?? 100_000,
     groupStartId: o.groupStartId ?? '0',
     ownsConnections: o.ownsConnections ?? true,
+    seededRenewUnowned: o.seededRenewUnowned ?? false,
     onError: o.onError ?? (() => {}),
   };
 }

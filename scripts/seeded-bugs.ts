@@ -1,0 +1,150 @@
+// `npm run seeded-bugs`: proves the tests catch the known-dangerous changes (issue 5,
+// reliability-anchors 5.8). Each seeded bug is a test-only switch in product code
+// (packages/worker/src/testing/seeded-bug.ts, read from SLUICE_SEEDED_BUG). For each one this
+// runs only the test files that must catch it, with the switch on, and counts it caught when at
+// least one test fails. First, every run is made once WITHOUT any switch: it must pass, or a
+// "catch" would prove nothing. Prints one line per bug and `N/N caught`; exits 1 on any miss.
+// Not part of `npm test`. `-- <bug> …` runs only those bugs.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SEEDED_BUGS, type SeededBug } from '../packages/worker/src/testing/seeded-bug.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** One vitest invocation: files of a package, optionally narrowed to matching test names. */
+interface Run {
+  pkg: 'packages/worker' | 'packages/cli';
+  files: string[];
+  testNamePattern?: string;
+}
+
+const worker = (files: string[], testNamePattern?: string): Run => ({
+  pkg: 'packages/worker',
+  files: files.map((f) => `src/${f}`),
+  ...(testNamePattern ? { testNamePattern } : {}),
+});
+
+/** The tests that must turn red for each bug (see each test file's first comment). */
+const CATCHERS: Record<SeededBug, Run[]> = {
+  // A crash between the early ack and the terminal write loses the job: B never gets it.
+  'ack-before-terminal': [worker(['crash-matrix-sync.test.ts'], 'after-terminal-before-ack')],
+  'asset-skip-owner-check': [
+    worker(['assets/asset-writer.test.ts']),
+    worker(['zombie-publishes-nothing.test.ts'], 'embedded'),
+  ],
+  'retry-ambiguous': [worker(['guard/decide-from-ledger.test.ts', 'unit-billed-once.test.ts'])],
+  'version-fallback': [worker(['decide-delivery.test.ts', 'no-silent-version-fallback.test.ts'])],
+  'pool-swallow-error': [worker(['pool.test.ts', 'no-swallowed-error.test.ts'])],
+  'progress-after-terminal': [worker(['progress-before-terminal.test.ts'])],
+  'renew-unowned': [
+    worker(['zombie-writes-fenced.test.ts', 'streams-zombie-writes-fenced.test.ts']),
+  ],
+  'checkpoint-without-unit-key': [
+    worker([
+      'checkpoints/unit-checkpoints.test.ts',
+      'checkpointed-unit-never-called-again.test.ts',
+    ]),
+  ],
+};
+
+interface Result {
+  ok: boolean;
+  failed: number;
+  passed: number;
+  failedNames: string[];
+  seconds: number;
+  error?: string;
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'sluice-seeded-bugs-'));
+
+function vitest(run: Run, bug: SeededBug | undefined): Result {
+  const out = join(scratch, `${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const args = ['vitest', 'run', ...run.files, '--reporter=json', `--outputFile=${out}`];
+  if (run.testNamePattern) args.push('-t', run.testNamePattern);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.SLUICE_SEEDED_BUG;
+  if (bug) env.SLUICE_SEEDED_BUG = bug;
+  const started = Date.now();
+  const child = spawnSync('npx', args, {
+    cwd: join(root, run.pkg),
+    env,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  let report: {
+    numFailedTests: number;
+    numPassedTests: number;
+    testResults: { assertionResults: { fullName: string; status: string }[] }[];
+  };
+  try {
+    report = JSON.parse(readFileSync(out, 'utf8'));
+  } catch {
+    // No report: vitest itself failed (a file did not load). That is not a caught bug.
+    const tail = `${child.stdout ?? ''}${child.stderr ?? ''}`.split('\n').slice(-15).join('\n');
+    return { ok: false, failed: 0, passed: 0, failedNames: [], seconds, error: tail };
+  }
+  const failedNames = report.testResults.flatMap((f) =>
+    f.assertionResults.filter((a) => a.status === 'failed').map((a) => a.fullName),
+  );
+  return {
+    ok: child.status === 0,
+    failed: report.numFailedTests,
+    passed: report.numPassedTests,
+    failedNames,
+    seconds,
+  };
+}
+
+const describeRun = (r: Run) =>
+  `${r.files.map((f) => f.replace(/^src\//, '')).join(' ')}${r.testNamePattern ? ` -t "${r.testNamePattern}"` : ''}`;
+
+const wanted = process.argv.slice(2).filter((a) => a !== '--');
+for (const w of wanted) {
+  if (!(SEEDED_BUGS as readonly string[]).includes(w)) {
+    console.error(`unknown seeded bug "${w}" (known: ${SEEDED_BUGS.join(', ')})`);
+    process.exit(2);
+  }
+}
+const bugs = SEEDED_BUGS.filter((b) => wanted.length === 0 || wanted.includes(b));
+
+// 1. Every run passes without a switch (once per distinct run).
+const baselines = new Map<string, Run>();
+for (const b of bugs) for (const r of CATCHERS[b]) baselines.set(describeRun(r), r);
+let baselineOk = true;
+for (const [name, run] of baselines) {
+  const r = vitest(run, undefined);
+  console.log(
+    `baseline ${r.ok ? 'pass' : 'FAIL'}  ${name}  (${r.passed} passed, ${r.failed} failed, ${r.seconds} s)`,
+  );
+  if (!r.ok) {
+    baselineOk = false;
+    for (const n of r.failedNames) console.log(`    failed: ${n}`);
+    if (r.error) console.log(r.error);
+  }
+}
+
+// 2. Each bug turns at least one of its tests red.
+let caught = 0;
+for (const bug of bugs) {
+  const results = CATCHERS[bug].map((run) => ({ run, r: vitest(run, bug) }));
+  const failed = results.reduce((n, x) => n + x.r.failed, 0);
+  const seconds = results.reduce((n, x) => n + x.r.seconds, 0);
+  const broken = results.find((x) => x.r.error);
+  const hit = failed > 0;
+  if (hit) caught++;
+  const first = results.flatMap((x) => x.r.failedNames)[0];
+  console.log(
+    `${hit ? 'caught' : 'MISSED'}  ${bug}  ${failed} failing test(s) in ${results.map((x) => describeRun(x.run)).join(' + ')}  (${seconds.toFixed(1)} s)${first ? `\n    e.g. ${first}` : ''}`,
+  );
+  if (broken) console.log(`    a run did not report: ${broken.r.error}`);
+}
+
+rmSync(scratch, { recursive: true, force: true });
+console.log(`${caught}/${bugs.length} caught${baselineOk ? '' : ' (BASELINE FAILED: not valid)'}`);
+process.exit(caught === bugs.length && baselineOk ? 0 : 1);
