@@ -41,7 +41,7 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'pool-swallow-error': [worker(['pool.test.ts', 'no-swallowed-error.test.ts'])],
   'progress-after-terminal': [worker(['progress-before-terminal.test.ts'])],
   'renew-unowned': [
-    worker(['zombie-writes-fenced.test.ts', 'streams-zombie-writes-fenced.test.ts']),
+    worker(['renewal-checks-the-owner.test.ts', 'streams-zombie-writes-fenced.test.ts']),
   ],
   'checkpoint-without-unit-key': [
     worker([

@@ -1,0 +1,136 @@
+// Mutation testing for the worker's decision modules (issue 5, reliability-anchors 4.1 and 5.8):
+// the provider guard's decisions, the recovery → outcome mapping, delivery routing, the unit
+// pool, unit checkpoints and the asset protocol's decisions. Run with
+// `npm run mutation -w @sluice/worker`; not part of `npm test`. MUTATION.md has the last figures.
+//
+// Score rule (as in packages/contracts): killed (timeouts NOT counted) / (all mutants - mutants
+// ignored with a written reason in this config) >= 90 %. The `killed-only` reporter below prints
+// the rule's figures per file and fails the run (exit code 1) under 90 %.
+//
+// Ignored, with the reason: the seeded-bug switches (`if (seededBug('…')) { … }`, see
+// src/testing/seeded-bug.ts). Each is a test-only branch that is unreachable unless
+// SLUICE_SEEDED_BUG names it, so every mutant inside it is equivalent for the unit tests; the
+// switches are proven by `npm run seeded-bugs` instead. Nothing else is ignored.
+import process from 'node:process';
+import {
+  PluginKind,
+  commonTokens,
+  declareClassPlugin,
+  declareValuePlugin,
+} from '@stryker-mutator/api/plugin';
+
+const KILLED_ONLY_MIN = 90;
+const SEEDED_BUG_REASON =
+  'seeded-bug switch: test-only branch, unreachable unless SLUICE_SEEDED_BUG names it (proven by npm run seeded-bugs)';
+
+function callsSeededBug(node) {
+  if (!node || typeof node !== 'object') return false;
+  if (
+    node.type === 'CallExpression' &&
+    node.callee?.type === 'Identifier' &&
+    node.callee.name === 'seededBug'
+  ) {
+    return true;
+  }
+  return Object.entries(node).some(
+    ([key, value]) =>
+      key !== 'loc' && (Array.isArray(value) ? value.some(callsSeededBug) : callsSeededBug(value)),
+  );
+}
+
+/** Ignores `if` statements whose condition asks for a seeded bug, and everything inside them. */
+const seededBugIgnorer = {
+  shouldIgnore(path) {
+    if (path.node?.type === 'IfStatement' && callsSeededBug(path.node.test)) {
+      return SEEDED_BUG_REASON;
+    }
+    return undefined;
+  },
+};
+
+/** Prints killed / survived / timeout / no-coverage / ignored per file and the killed-only score. */
+class KilledOnlyReporter {
+  static inject = [commonTokens.logger];
+  constructor(log) {
+    this.log = log;
+  }
+  onMutationTestReportReady(report) {
+    const rows = [];
+    const total = { killed: 0, survived: 0, timeout: 0, noCoverage: 0, ignored: 0, other: 0 };
+    for (const [file, { mutants }] of Object.entries(report.files)) {
+      const row = { killed: 0, survived: 0, timeout: 0, noCoverage: 0, ignored: 0, other: 0 };
+      for (const m of mutants) {
+        const key =
+          {
+            Killed: 'killed',
+            Survived: 'survived',
+            Timeout: 'timeout',
+            NoCoverage: 'noCoverage',
+            Ignored: 'ignored',
+          }[m.status] ?? 'other';
+        row[key] += 1;
+        total[key] += 1;
+      }
+      rows.push([file, row]);
+    }
+    rows.push(['total', total]);
+    const score = (r) => {
+      const counted = r.killed + r.survived + r.timeout + r.noCoverage + r.other;
+      return counted === 0 ? 100 : (100 * r.killed) / counted;
+    };
+    const lines = ['killed-only score (timeouts not counted as killed; ignored mutants excluded):'];
+    lines.push(
+      'file | killed | survived | timeout | no-coverage | ignored | other | killed-only %',
+    );
+    for (const [file, r] of rows) {
+      lines.push(
+        `${file} | ${r.killed} | ${r.survived} | ${r.timeout} | ${r.noCoverage} | ${r.ignored} | ${r.other} | ${score(r).toFixed(2)}`,
+      );
+    }
+    const totalScore = score(total);
+    lines.push(`killed-only total: ${totalScore.toFixed(2)} % (minimum ${KILLED_ONLY_MIN} %)`);
+    this.log.info(`\n${lines.join('\n')}`);
+    if (totalScore < KILLED_ONLY_MIN) {
+      this.log.error(`killed-only score ${totalScore.toFixed(2)} % is below ${KILLED_ONLY_MIN} %`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+export const strykerPlugins = [
+  declareClassPlugin(PluginKind.Reporter, 'killed-only', KilledOnlyReporter),
+  declareValuePlugin(PluginKind.Ignore, 'seeded-bug', seededBugIgnorer),
+];
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner', './stryker.config.mjs'],
+  vitest: { configFile: 'vitest.stryker.config.ts' },
+  mutate: [
+    'src/guard/decide-from-ledger.ts',
+    'src/guard/recovery-error.ts',
+    'src/decide-outcome.ts',
+    'src/decide-delivery.ts',
+    'src/pool.ts',
+    'src/checkpoints/unit-checkpoints.ts',
+    'src/assets/decide-asset.ts',
+  ],
+  ignorers: ['seeded-bug'],
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  // 2-core shared box: a vitest start costs seconds, and the checkpoint tests create a real
+  // PostgreSQL database; a short timeout would turn slow runs into "Timeout".
+  timeoutMS: 30_000,
+  reporters: ['clear-text', 'json', 'progress', 'killed-only'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false },
+  thresholds: { high: 95, low: 90, break: 90 },
+  // The sandbox sits two levels below the repo root, like this package, so that
+  // `../../vitest.shared.js` and `../../tsconfig.base.json` still resolve inside it.
+  tempDirName: '../../.stryker-tmp',
+  // See packages/contracts/stryker.config.mjs: naming a missing file turns off Stryker's
+  // tsconfig `extends` rewrite, which would be wrong for this sandbox location.
+  tsconfigFile: 'tsconfig.stryker-no-rewrite.json',
+  cleanTempDir: 'always',
+};
