@@ -16,6 +16,8 @@ export interface GatewayStartArgs {
   url: string;
   blobDir: string;
   maxUploadBytes: number;
+  /** SQLite tailer poll (the gateway's `eventPollMs`); the product default when absent. */
+  eventPollMs?: number;
 }
 
 export const BARE_PATH = '/bare/noop';
@@ -42,6 +44,7 @@ async function startGateway(args: GatewayStartArgs): Promise<Running & { url: st
     blobs: createLocalBlobStore(args.blobDir),
     runtime: createEmbeddedDispatcher(database),
     uploads: { maxBytes: args.maxUploadBytes, sweepIntervalMs: 0 },
+    ...(args.eventPollMs ? { eventPollMs: args.eventPollMs } : {}),
   });
   gateway.app.use('/bare/*', trpcServer({ router: bareRouter(), endpoint: '/bare' }));
   await gateway.hub.ready();

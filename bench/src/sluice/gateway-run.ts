@@ -65,6 +65,10 @@ export async function startGatewayRun(
       url: db.url,
       blobDir,
       maxUploadBytes: opts.maxUploadBytes ?? 1024 * 1024,
+      // Diagnostics only: what the SQLite tailer's poll interval costs row 8 (default: product's).
+      ...(process.env.BENCH_EVENT_POLL_MS
+        ? { eventPollMs: Number(process.env.BENCH_EVENT_POLL_MS) }
+        : {}),
     };
     started = true;
     const { url } = await gatewayHost.call<{ url: string }>('start', args);
