@@ -10,7 +10,9 @@
 // Ignored, with the reason: the seeded-bug switches (`if (seededBug('…')) { … }`, see
 // src/testing/seeded-bug.ts). Each is a test-only branch that is unreachable unless
 // SLUICE_SEEDED_BUG names it, so every mutant inside it is equivalent for the unit tests; the
-// switches are proven by `npm run seeded-bugs` instead. Nothing else is ignored.
+// switches are proven by `npm run seeded-bugs` instead. And `crashpoint('…')` statements: they
+// act only with CRASHPOINTS set, in worker processes, where the crash-point matrix proves them.
+// Nothing else is ignored.
 import process from 'node:process';
 import {
   PluginKind,
@@ -38,11 +40,24 @@ function callsSeededBug(node) {
   );
 }
 
-/** Ignores `if` statements whose condition asks for a seeded bug, and everything inside them. */
+const CRASHPOINT_REASON =
+  'crash point: acts only under CRASHPOINTS in worker processes, which Stryker does not mutate (proven by the crash-point matrix)';
+
+/**
+ * Ignores `if` statements whose condition asks for a seeded bug (and everything inside them), and
+ * `crashpoint('…')` statements.
+ */
 const seededBugIgnorer = {
   shouldIgnore(path) {
-    if (path.node?.type === 'IfStatement' && callsSeededBug(path.node.test)) {
-      return SEEDED_BUG_REASON;
+    const node = path.node;
+    if (node?.type === 'IfStatement' && callsSeededBug(node.test)) return SEEDED_BUG_REASON;
+    if (
+      node?.type === 'ExpressionStatement' &&
+      node.expression?.type === 'CallExpression' &&
+      node.expression.callee?.type === 'Identifier' &&
+      node.expression.callee.name === 'crashpoint'
+    ) {
+      return CRASHPOINT_REASON;
     }
     return undefined;
   },

@@ -5,12 +5,12 @@ import { sluiceVitest } from '../../vitest.shared.js';
 
 export default sluiceVitest({
   include: [
-    'src/guard/decide-from-ledger.test.ts',
-    'src/guard/recovery-error.test.ts',
-    'src/decide-outcome.test.ts',
-    'src/decide-delivery.test.ts',
-    'src/pool.test.ts',
-    'src/checkpoints/unit-checkpoints.test.ts',
+    'src/guard/decide-from-ledger*.test.ts',
+    'src/guard/recovery-error*.test.ts',
+    'src/decide-outcome*.test.ts',
+    'src/decide-delivery*.test.ts',
+    'src/pool*.test.ts',
+    'src/checkpoints/unit-checkpoints*.test.ts',
     'src/assets/decide-asset.test.ts',
   ],
 });

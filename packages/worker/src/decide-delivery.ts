@@ -58,8 +58,16 @@ export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
       return { action: 'release', delayMs: NOT_DISPATCHED_DELAY_MS, why: 'not_dispatched' };
     case 'queued':
     case 'running':
-      break;
+      return decideRunnable(f, f.pointer, row);
   }
+}
+
+/** A queued or running job: held by a live attempt, unroutable, out of budget, stale or due. */
+function decideRunnable(
+  f: DeliveryFacts,
+  pointer: MessagePointer,
+  row: NonNullable<DeliveryFacts['row']>,
+): DeliveryDecision {
   // A running job whose attempt still holds its lease is someone's live work (this delivery is a
   // duplicate, or the holder's own claim outlived a transport hiccup): touch nothing, look again
   // once the lease would have passed.
@@ -68,7 +76,7 @@ export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
     if (until > f.now)
       return { action: 'release', delayMs: until - f.now + HELD_MARGIN_MS, why: 'held' };
   }
-  let route = routeByPrefix(f.pointer.jobId, f.servedVersions);
+  let route = routeByPrefix(pointer.jobId, f.servedVersions);
   if (seededBug('version-fallback') && !route.ok && f.servedVersions[0]) {
     // Seeded bug: a version nobody serves runs on a version that is served.
     route = { ok: true, version: f.servedVersions[0] };

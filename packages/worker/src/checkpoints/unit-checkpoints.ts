@@ -105,14 +105,14 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
       case 'stored':
         crashpoint('after-unit-checkpoint');
         return stored.value;
+      case 'fenced':
+        opts.onFenced();
+        throw new SluiceError('LEASE_LOST', `step "${name}": this attempt no longer holds the job`);
       case 'exists': {
         // Another attempt stored it first: the first stored result is the unit's result.
         const first = await getUnit(db, opts.jobId, name);
         return first ? decode(first) : stored.value;
       }
-      case 'fenced':
-        opts.onFenced();
-        throw new SluiceError('LEASE_LOST', `step "${name}": this attempt no longer holds the job`);
     }
   }
 

@@ -63,11 +63,12 @@ export function decideFromLedger(
     case 'retry_safe':
       // The provider deduplicates by the key we resend: a repeat cannot bill twice.
       return { kind: 'send', authorised: false };
-    case 'ambiguous':
-      // Seeded bug: a later attempt sends again although billing is in doubt.
-      if (seededBug('retry-ambiguous')) return { kind: 'send', authorised: false };
-      return { kind: 'review', row: doubt };
     case 'pollable':
+    case 'ambiguous':
+      if (seededBug('retry-ambiguous') && callClass === 'ambiguous') {
+        // Seeded bug: a later attempt sends again although billing is in doubt.
+        return { kind: 'send', authorised: false };
+      }
       return { kind: 'review', row: doubt };
   }
 }
