@@ -42,6 +42,17 @@ describe('decideOutcome with foreign errors', () => {
       kind: 'review',
       reason: 'needs review',
     });
+    // Only a units-failed error's causes name the unit: another review with a causes field does not.
+    const lookalike = {
+      name: 'NeedsReviewError',
+      message: 'outer',
+      causes: [{ unitKey: 'u9', error: new NeedsReviewError('inner') }],
+    };
+    expect(failed(lookalike)).toEqual({
+      kind: 'review',
+      error: expect.anything(),
+      reason: 'outer',
+    });
     const inside = new UnitsFailedError([
       { unitKey: 'u3', error: { name: 'NeedsReviewError', message: 'foreign', details: null } },
     ]);

@@ -25,11 +25,12 @@ const server = await createFakeProviderServer({
   port: intFromEnv('PORT', 0, 65_535),
   asyncDelayMs: intFromEnv('FAKE_PROVIDER_ASYNC_DELAY_MS', DEFAULT_ASYNC_DELAY_MS, 3_600_000),
 });
-process.stderr.write(`fake-provider: pid=${process.pid} ledger=${ledgerPath}\n`);
-process.stdout.write(`FAKE_PROVIDER_READY port=${server.port}\n`);
-
+// Handlers go in before the ready line: on a loaded machine this process can be descheduled right
+// after the write, and a parent that signals on the ready line would otherwise kill it by default.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     void server.close().then(() => process.exit(0));
   });
 }
+process.stderr.write(`fake-provider: pid=${process.pid} ledger=${ledgerPath}\n`);
+process.stdout.write(`FAKE_PROVIDER_READY port=${server.port}\n`);
