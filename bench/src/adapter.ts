@@ -39,6 +39,12 @@ export interface PreparedRun {
    * (graphile-worker's batched completion commits after its `job:complete` event).
    */
   settle?(): Promise<number>;
+  /**
+   * Optional, untimed, after the clock stopped: checks the run's end state against `expected`
+   * jobs (Sluice: every job `succeeded` in the database, nothing pending in the stream group).
+   * The result goes into the run's `detail.verify`; `ok: false` is reported, not thrown.
+   */
+  verify?(expected: number): Promise<{ ok: boolean } & Record<string, unknown>>;
   /** Untimed cleanup (drop keys, close the parent's connections). */
   cleanup(): Promise<void>;
 }

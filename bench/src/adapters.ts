@@ -1,14 +1,14 @@
-// Every system the suite knows, by id. Sluice adapters replace their pending entries here.
+// Every system the suite knows, by id. An adapter that cannot run yet sets `unavailable`.
 import type { BenchAdapter } from './adapter.js';
 import { bullmqAdapter } from './anchors/bullmq.js';
 import { graphileAdapter } from './anchors/graphile.js';
 import { rawStreamsAdapter } from './anchors/raw-streams.js';
 import { sluiceEmbeddedPg, sluiceEmbeddedSqlite } from './sluice/embedded.js';
 import { sluiceGatewayPostgres, sluiceGatewaySqlite, trpcNoopAdapter } from './sluice/gateway.js';
-import { sluicePendingAdapters } from './sluice/pending.js';
+import { sluiceStreams } from './sluice/streams.js';
 
 export const ADAPTERS: readonly BenchAdapter[] = [
-  ...sluicePendingAdapters,
+  sluiceStreams,
   sluiceEmbeddedSqlite,
   sluiceEmbeddedPg,
   sluiceGatewaySqlite,

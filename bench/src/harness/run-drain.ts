@@ -6,6 +6,7 @@ import { perThousand, startAccounting, type CpuBreakdown } from './accounting.js
 import { stopAll, type ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
 import {
+  checkEndState,
   completionWatch,
   forkConsumers,
   newRunId,
@@ -102,6 +103,10 @@ export async function runDrain(
     const settledAt = prepared.settle && !capped ? await prepared.settle() : lastCompletion;
     const end = Math.max(lastCompletion, settledAt);
     const cpu: CpuBreakdown = await accounting.finish();
+    const verify =
+      prepared.verify && !capped
+        ? await checkEndState(adapter.id, prepared.verify, spec.jobs)
+        : undefined;
     const elapsedMs = end - start;
     if (completed === 0) throw new Error(`${adapter.id}: no job completed within the cap`);
     const half = capped ? cap?.half() : undefined;
@@ -131,6 +136,7 @@ export async function runDrain(
         settleMs: end - lastCompletion,
         completionsReported: watch.done(),
         cpuMs: cpu,
+        ...(verify ? { verify } : {}),
         workerPids: children.map((c) => c.pid),
       },
     };

@@ -5,6 +5,7 @@ import type { BenchAdapter, BenchServices } from '../adapter.js';
 import { perThousand, startAccounting } from './accounting.js';
 import { forkChild, stopAll, type ChildHandle } from './children.js';
 import {
+  checkEndState,
   completionWatch,
   forkConsumers,
   newRunId,
@@ -95,6 +96,9 @@ export async function runLatency(
       limit.clear();
     }
     const cpu = await accounting.finish();
+    const verify = prepared.verify
+      ? await checkEndState(adapter.id, prepared.verify, jobs)
+      : undefined;
     const series = await collectSamples(consumers);
     const summaries: Record<string, LatencySummary> = {};
     for (const [name, values] of Object.entries(series)) summaries[name] = summarizeLatency(values);
@@ -122,6 +126,7 @@ export async function runLatency(
         drainAfterLastAddMs: lastCompletion - sent.lastAt,
         series: summaries,
         cpuMs: cpu,
+        ...(verify ? { verify } : {}),
       },
     };
   } finally {

@@ -86,3 +86,20 @@ export function timeout(ms: number, what: string): { promise: Promise<never>; cl
   });
   return { promise, clear: () => clearTimeout(timer) };
 }
+
+/**
+ * Runs an adapter's end-state check (`PreparedRun.verify`) and warns on stderr when it fails; the
+ * result is kept in the run's detail, never thrown, so the figures of a bad run stay visible.
+ */
+export async function checkEndState(
+  adapter: string,
+  verify: (expected: number) => Promise<{ ok: boolean } & Record<string, unknown>>,
+  expected: number,
+): Promise<Record<string, unknown>> {
+  const result = await verify(expected).catch((error: unknown) => ({
+    ok: false,
+    error: error instanceof Error ? error.message : String(error),
+  }));
+  if (!result.ok) console.error(`${adapter}: end-state check failed: ${JSON.stringify(result)}`);
+  return result;
+}

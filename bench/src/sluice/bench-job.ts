@@ -22,12 +22,15 @@ export const benchJobs = defineJobs(benchJob);
 /**
  * The handler: its first line hands the payload to the harness (start latency, then the
  * scenario's no-op or sleep), then one unit runs and the output is returned. One unit, as real
- * handlers have at least one, so the attempt pays for the stage runner as real jobs do.
+ * handlers have at least one, so the attempt pays for the stage runner as real jobs do. The job id
+ * lets a child find what its runtime saw of the job (the Streams child: the entry's dispatch stamp).
  */
-export function benchHandler(onStart: (job: JobPayload) => Promise<void> | void) {
+export function benchHandler(
+  onStart: (job: JobPayload, jobId: string) => Promise<void> | void,
+) {
   return defineHandler(benchJob, {
     async prepare(ctx) {
-      await onStart(ctx.input);
+      await onStart(ctx.input, ctx.jobId);
       return [{ key: 'only', input: ctx.input.i }];
     },
     execute: (unit) => unit.input,

@@ -1,0 +1,96 @@
+// Row 3's instruments around the real Streams runtime, used only in latency runs (drains run the
+// runtime untouched):
+// - `observe` passes every call through to the runtime and notes, per job, the dispatch stamp the
+//   producer put in the entry id (`stampedEntryId`) when `read` hands the delivery out, and the
+//   moment the host calls `publishEvents` with the job's terminal event: that call comes right
+//   after the terminal transaction committed (terminal-writer), so it is the commit time.
+// - `tailEvents` is the subscriber: `XREAD BLOCK` on the events stream on its own connection, as a
+//   gateway's tailer reads it, stamping each terminal event's arrival. It runs in the worker's
+//   process (one clock, one map), so in latency runs its CPU is in the workers' figure.
+import { Redis } from 'iovalkey';
+import { createStreamKeys, type JobEvent } from '@sluice/contracts';
+import type { StreamsConsumer } from '@sluice/worker';
+import { monoMs } from '../harness/clock.js';
+import { stampOfEntryId } from './streams-config.js';
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'dead_lettered', 'needs_review']);
+
+function isTerminal(event: JobEvent): boolean {
+  return event.type === 'state' && TERMINAL.has(event.to);
+}
+
+export interface StreamsProbe {
+  /** The dispatch stamp of a delivered job (monotonic ms), when its entry carried one. */
+  dispatchedAt(jobId: string): number | undefined;
+  /** When the job's terminal event was handed to `publishEvents` (just after its commit). */
+  committedAt(jobId: string): number | undefined;
+  observe(consumer: StreamsConsumer): StreamsConsumer;
+}
+
+export function createStreamsProbe(): StreamsProbe {
+  const dispatched = new Map<string, number>();
+  const committed = new Map<string, number>();
+  return {
+    dispatchedAt: (jobId) => dispatched.get(jobId),
+    committedAt: (jobId) => committed.get(jobId),
+    observe(consumer) {
+      const publish = consumer.publishEvents?.bind(consumer);
+      return {
+        ...consumer,
+        async read(max, signal) {
+          const deliveries = await consumer.read(max, signal);
+          for (const d of deliveries) {
+            const at = stampOfEntryId(d.entryId);
+            if (d.pointer && at !== undefined) dispatched.set(d.pointer.jobId, at);
+          }
+          return deliveries;
+        },
+        ...(publish
+          ? {
+              publishEvents(events) {
+                const now = monoMs();
+                for (const e of events) if (isTerminal(e.event)) committed.set(e.event.jobId, now);
+                return publish(events);
+              },
+            }
+          : {}),
+      };
+    },
+  };
+}
+
+/**
+ * Tails the events stream from its start (Redis is flushed before every run, so it starts empty);
+ * calls `arrived` with each terminal event's job id. */
+export function tailEvents(
+  redisUrl: string,
+  arrived: (jobId: string, at: number) => void,
+): { close(): void } {
+  const key = createStreamKeys().events;
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 0 });
+  redis.on('error', () => undefined);
+  let stopped = false;
+  void (async () => {
+    let last = '0';
+    while (!stopped) {
+      const reply = (await redis
+        .call('XREAD', 'COUNT', 1000, 'BLOCK', 1000, 'STREAMS', key, last)
+        .catch(() => null)) as [string, [string, string[]][]][] | null;
+      const at = monoMs();
+      for (const [, entries] of reply ?? []) {
+        for (const [id, fields] of entries) {
+          last = id;
+          const raw = fields[fields.indexOf('e') + 1];
+          const event = raw ? (JSON.parse(raw) as JobEvent) : undefined;
+          if (event && isTerminal(event)) arrived(event.jobId, at);
+        }
+      }
+    }
+  })();
+  return {
+    close() {
+      stopped = true;
+      redis.disconnect();
+    },
+  };
+}

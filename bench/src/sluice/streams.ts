@@ -1,0 +1,113 @@
+// Rows 1–3, parent side: Sluice's Valkey Streams runtime with its state in PostgreSQL. `prepare`
+// leaves what the gateway's accept + dispatch path leaves once its outbox clean-up has run: N
+// `bench.noop` jobs in `queued` with their two events in the suite's (truncated) database, and one
+// message pointer per job in the job stream, XADDed in pipelines of 1,000 after the consumer group
+// was created at `0` (exactly the gateway dispatcher's keys, group and fields: createStreamKeys,
+// encodePointer). The children (workers/sluice-streams.ts) run the real worker. After every run
+// `verify` checks that every job reached `succeeded` and that the group has nothing pending.
+import { Redis } from 'iovalkey';
+import { createStreamKeys, encodePointer } from '@sluice/contracts';
+import { sql } from 'kysely';
+import type { BenchAdapter, BenchServices, PrepareSpec, PreparedRun } from '../adapter.js';
+import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION } from './bench-job.js';
+import { fillQueued } from './bulk-fill.js';
+import { analyze, prepareRunDatabase, type RunDatabase } from './sluice-db.js';
+import type { StreamsChildConfig } from './streams-config.js';
+
+const WORKER_MODULE = new URL('../workers/sluice-streams.ts', import.meta.url).href;
+const XADD_BATCH = 1_000;
+/** The product's default pool; 4 × 10 stays inside the 40-connection budget graphile-worker has. */
+const PG_POOL_PER_PROCESS = 10;
+const CONNECTION_BUDGET = 40;
+
+const keys = createStreamKeys();
+export const BENCH_STREAM = keys.jobs(BENCH_KIND, BENCH_VERSION);
+
+async function dispatchPointers(redis: Redis, ids: readonly string[]): Promise<void> {
+  await redis.xgroup('CREATE', BENCH_STREAM, keys.group, '0', 'MKSTREAM');
+  for (let from = 0; from < ids.length; from += XADD_BATCH) {
+    const pipeline = redis.pipeline();
+    for (const jobId of ids.slice(from, from + XADD_BATCH)) {
+      const fields = encodePointer({
+        jobId,
+        kind: BENCH_KIND,
+        version: BENCH_VERSION,
+        tenantId: BENCH_TENANT,
+      });
+      pipeline.xadd(BENCH_STREAM, '*', ...fields);
+    }
+    const failed = (await pipeline.exec())?.find(([error]) => error);
+    if (failed) throw failed[0] as Error;
+  }
+}
+
+/** Pending entries of the group (XPENDING summary), 0 when the group does not exist. */
+async function pendingCount(redis: Redis): Promise<number> {
+  try {
+    const reply = (await redis.call('XPENDING', BENCH_STREAM, keys.group)) as unknown[];
+    return Number(reply[0] ?? 0);
+  } catch (error) {
+    if (/NOGROUP|no such key/i.test((error as Error).message)) return 0;
+    throw error;
+  }
+}
+
+/** Every job succeeded, none missing, nothing pending in the group. */
+async function verify(run: RunDatabase, redis: Redis, expected: number) {
+  const rows = await sql<{ state: string; n: string }>`
+    select state, count(*) as n from jobs group by state`.execute(run.database.db);
+  const states: Record<string, number> = {};
+  for (const r of rows.rows) states[r.state] = Number(r.n);
+  const succeeded = states.succeeded ?? 0;
+  const jobs = Object.values(states).reduce((a, b) => a + b, 0);
+  const pending = await pendingCount(redis);
+  const ok = jobs === expected && succeeded === expected && pending === 0;
+  return { ok, expected, jobs, succeeded, states, pending };
+}
+
+async function prepare(services: BenchServices, spec: PrepareSpec): Promise<PreparedRun> {
+  if (!services.redis || !services.pg) throw new Error('sluice-streams needs redis and postgres');
+  const run = await prepareRunDatabase('postgres', services.pg.url);
+  const redis = new Redis({ host: services.redis.host, port: services.redis.port });
+  redis.on('error', () => undefined);
+  const dispose = async () => {
+    redis.disconnect();
+    await run.dispose();
+  };
+  try {
+    const ids = await fillQueued(run, spec.jobs, { queue: false });
+    await analyze(run.database);
+    if (ids.length > 0) await dispatchPointers(redis, ids);
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  const child: StreamsChildConfig = {
+    redisUrl: services.redis.url,
+    pgUrl: run.url,
+    poolSize: Math.max(
+      2,
+      Math.min(PG_POOL_PER_PROCESS, Math.floor(CONNECTION_BUDGET / spec.processes)),
+    ),
+    // Latency runs start empty: the children stamp dispatch and commit times for them.
+    latency: spec.jobs === 0,
+  };
+  return {
+    child: { ...child },
+    verify: (expected) => verify(run, redis, expected),
+    cleanup: dispose,
+  };
+}
+
+export const sluiceStreams: BenchAdapter = {
+  id: 'sluice-streams',
+  label: 'Sluice Streams (state in PostgreSQL)',
+  needs: ['redis', 'postgres'],
+  packages: ['@sluice/worker', '@sluice/storage', 'iovalkey', 'pg'],
+  queue: {
+    consumerModule: WORKER_MODULE,
+    producerModule: WORKER_MODULE,
+    serverProcesses: ['redis', 'postgres-backends'],
+    prepare,
+  },
+};

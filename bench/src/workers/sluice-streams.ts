@@ -1,0 +1,81 @@
+// Sluice Streams worker child (rows 1–3): `createWorker` + `createStreamsRuntime` on the private
+// redis-server, state in the bench's PostgreSQL database, product defaults (read batch, lease,
+// block time), a no-op handler with one unit. A job counts once `onSettled` reports it: its
+// terminal transition is committed and its entry acknowledged. Latency runs wrap the runtime in
+// the probe (streams-probe.ts) for the dispatch and commit stamps and tail the events stream.
+import { openDatabase } from '@sluice/storage';
+import { createStreamsRuntime, createWorker, type Worker } from '@sluice/worker';
+import type { CreateConsumer } from '../adapter.js';
+import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/bench-job.js';
+import { parseStreamsChildConfig } from '../sluice/streams-config.js';
+import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
+import { installSqlStats } from '../sluice/sql-stats.js';
+
+export { createProducer } from './sluice-streams-producer.js';
+
+export const createConsumer: CreateConsumer = async (init, hooks) => {
+  const cfg = parseStreamsChildConfig(init.config);
+  const sqlStats = installSqlStats();
+  const database = openDatabase({ url: cfg.pgUrl, poolSize: cfg.poolSize });
+  // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
+  const pool = database.pgPool;
+  if (pool) {
+    const clients = await Promise.all(Array.from({ length: cfg.poolSize }, () => pool.connect()));
+    for (const client of clients) client.release();
+  }
+  const probe = cfg.latency ? createStreamsProbe() : undefined;
+  // jobId → payload, for the commit → subscriber samples (the harness filters warm-up by index).
+  const payloads = new Map<string, { i: number; t: number }>();
+  const tail = probe
+    ? tailEvents(cfg.redisUrl, (jobId, at) => {
+        const committed = probe.committedAt(jobId);
+        const job = payloads.get(jobId);
+        if (committed !== undefined && job) hooks.record('commitToSubscriber', at - committed, job);
+      })
+    : undefined;
+  let settled = 0;
+  let unexpected = 0;
+  const worker: Worker = createWorker({
+    jobs: benchJobs,
+    handlers: {
+      [BENCH_KIND]: {
+        [BENCH_VERSION]: benchHandler((job, jobId) => {
+          if (!probe) return hooks.handle(job);
+          payloads.set(jobId, job);
+          const dispatchedAt = probe.dispatchedAt(jobId);
+          // Every entry the producer wrote is stamped: a missing stamp is a bench bug, and the
+          // failed job shows in the end-state check rather than as a made-up sample.
+          if (dispatchedAt === undefined) throw new Error(`no dispatch stamp for ${jobId}`);
+          return hooks.handle(job, dispatchedAt);
+        }),
+      },
+    },
+    runtime: (ctx) => {
+      const runtime = createStreamsRuntime({ redisUrl: cfg.redisUrl, ...ctx });
+      return probe ? probe.observe(runtime) : runtime;
+    },
+    database,
+    concurrency: init.concurrency,
+    // Stable per child, as SLUICE_WORKER_ID gives a deployed worker (its consumer name).
+    workerId: `bench-${init.index}`,
+    onSettled(jobs) {
+      let done = 0;
+      for (const job of jobs) {
+        if (job.outcome === 'succeed') done++;
+        else if (unexpected++ === 0)
+          console.error(`sluice-streams: job ${job.jobId} settled as ${job.outcome}`);
+      }
+      settled += done;
+      if (done > 0) hooks.completed(done);
+    },
+  });
+  return {
+    start: () => worker.start(),
+    async close() {
+      tail?.close();
+      await worker.stop({ deadlineMs: 2_000 });
+      await database.close();
+      sqlStats?.write(`streams-${process.pid}`, settled);
+    },
+  };
+};
