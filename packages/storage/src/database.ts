@@ -18,6 +18,7 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import pg from 'pg';
+import { cachePreparedStatements } from './dialect.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -79,7 +80,10 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
   // NORMAL in WAL mode: durable across a process crash; an OS crash may lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
+  // Statements are prepared once per SQL text (dialect.ts): kysely's driver prepares per query.
+  const db = new Kysely<Database>({
+    dialect: immediateSqliteDialect({ database: cachePreparedStatements(sqlite) }),
+  });
   return {
     db,
     dialect: 'sqlite',
