@@ -28,12 +28,18 @@ async function bundlePage(): Promise<string> {
 const html = `<!doctype html><html><head><meta charset="utf-8"><title>sluice</title></head>
 <body><ul id="events"></ul><script type="module" src="/app.js"></script></body></html>`;
 
-describe.skipIf(!existsSync(chromiumPath))('client in Chromium', () => {
+// Never skipped: `npm test` installs Chromium first (pretest), so a missing browser is a failure.
+describe('client in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   let bundle: string;
 
   beforeAll(async () => {
+    if (!existsSync(chromiumPath)) {
+      throw new Error(
+        `no Chromium at ${chromiumPath}: run scripts/install-chromium.sh or set CHROMIUM_PATH`,
+      );
+    }
     bundle = await bundlePage();
     stack = await startStack('sqlite', {
       routes: (app) => {
