@@ -1,10 +1,13 @@
 // Checks that the harness works end to end, not how fast anything is: a tiny drain and a short
-// latency run against BullMQ and raw Streams, a tiny embedded drain (graphile-worker and Sluice on
+// latency run against BullMQ and raw Streams, the same with Sluice Streams (its end state checked),
+// a tiny embedded drain (graphile-worker and Sluice on
 // SQLite and PostgreSQL), and the gateway rows at toy sizes must produce a well-formed result, and
 // leave no process or database behind.
 import pg from 'pg';
 import { pgAdminUrl } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
+import type { BenchAdapter } from './adapter.js';
+import { ADAPTERS } from './adapters.js';
 import { runBench } from './run-bench.js';
 import type { SuiteSize } from './scenarios.js';
 
@@ -34,12 +37,18 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The registry with every adapter but `keep` marked unavailable (the report shows `n/a (why)`). */
+function only(keep: readonly string[], why: string): BenchAdapter[] {
+  return ADAPTERS.map((a) => (keep.includes(a.id) ? a : { ...a, unavailable: why }));
+}
+
 describe('bench harness smoke', () => {
   it('produces a well-formed result for BullMQ and raw Streams', { timeout: 60_000 }, async () => {
     const { result, markdown } = await runBench({
       mode: 'smoke',
       size: tiny({ drainJobs: 300, drainShapes: [[16, 1]] }),
       only: ['drain', 'latency'],
+      adapters: only(['bullmq', 'raw-streams'], 'not in this test'),
       log: () => undefined,
     });
 
@@ -49,7 +58,7 @@ describe('bench harness smoke', () => {
     expect(result.versions.packages.bullmq).toMatch(/^\d+\.\d+\.\d+$/);
     expect(result.scenarios.map((s) => s.id)).toEqual(['drain.c16.p1', 'latency.c64']);
 
-    // Sluice is not built: only the two anchors ran, once per scenario, and every run succeeded.
+    // Sluice Streams is left out here: only the two anchors ran, once per scenario, and every run succeeded.
     const ran = result.rounds.map((r) => `${r.scenario}/${r.adapter}/${r.ok}`).sort();
     expect(ran).toEqual([
       'drain.c16.p1/bullmq/true',
@@ -69,9 +78,9 @@ describe('bench harness smoke', () => {
       drain?.comparisons.some((c) => c.kind === 'ceiling-vs-anchor' && c.metric === 'jobsPerSec'),
     ).toBe(true);
     expect(drain?.participants.find((p) => p.adapter === 'sluice-streams')?.unavailable).toBe(
-      'runtime not built yet',
+      'not in this test',
     );
-    expect(markdown).toContain('n/a (runtime not built yet)');
+    expect(markdown).toContain('n/a (not in this test)');
     expect(markdown).toContain('| 1 | drain 300 no-op, c16 × 1 proc | jobs/s |');
 
     // Nothing left running: worker children, redis-server.
@@ -80,6 +89,41 @@ describe('bench harness smoke', () => {
     for (const pid of [...pids, result.services.redisPid ?? -1]) expect(alive(pid)).toBe(false);
     expect(result.services.pgDatabase).toBeUndefined();
   });
+
+  it(
+    'drains and measures latency with Sluice Streams, every job succeeded and acknowledged',
+    { timeout: 60_000 },
+    async () => {
+      const { result } = await runBench({
+        mode: 'smoke',
+        size: tiny({ drainJobs: 200, drainShapes: [[16, 1]] }),
+        only: ['drain', 'latency'],
+        adapters: only(['sluice-streams'], 'not in this test'),
+        log: () => undefined,
+      });
+      expect(result.rounds.map((r) => [r.scenario, r.adapter, r.ok, r.error])).toEqual([
+        ['drain.c16.p1', 'sluice-streams', true, undefined],
+        ['latency.c64', 'sluice-streams', true, undefined],
+      ]);
+      const [drain, latency] = result.rounds;
+      // The end-state check: all jobs `succeeded` in PostgreSQL, nothing pending in the group.
+      expect(drain?.detail.verify).toMatchObject({ ok: true, succeeded: 200, pending: 0 });
+      expect(latency?.detail.verify).toMatchObject({ ok: true, succeeded: 2000, pending: 0 });
+      for (const key of ['jobsPerSec', 'cpuMsPer1k', 'cpuPostgresMsPer1k', 'cpuRedisMsPer1k'])
+        expect(Number.isFinite(drain?.metrics[key]), key).toBe(true);
+      expect(drain?.metrics.cpuPostgresMsPer1k).toBeGreaterThan(0);
+      for (const key of ['p50', 'p99', 'acceptToStartP50', 'commitToSubscriberP50']) {
+        expect(Number.isFinite(latency?.metrics[key]), key).toBe(true);
+        expect(latency?.metrics[key], key).toBeGreaterThan(0);
+      }
+      // Accept → start contains dispatch → start (the row is written before the XADD).
+      expect(latency?.metrics.acceptToStartP50).toBeGreaterThan(latency?.metrics.p50 ?? Infinity);
+      const pids = result.rounds.flatMap(
+        (r) => (r.detail.workerPids as number[] | undefined) ?? [],
+      );
+      for (const pid of [...pids, result.services.redisPid ?? -1]) expect(alive(pid)).toBe(false);
+    },
+  );
 
   it(
     'drains with Sluice embedded and graphile-worker, then drops the database',

@@ -25,9 +25,7 @@ export const benchJobs = defineJobs(benchJob);
  * handlers have at least one, so the attempt pays for the stage runner as real jobs do. The job id
  * lets a child find what its runtime saw of the job (the Streams child: the entry's dispatch stamp).
  */
-export function benchHandler(
-  onStart: (job: JobPayload, jobId: string) => Promise<void> | void,
-) {
+export function benchHandler(onStart: (job: JobPayload, jobId: string) => Promise<void> | void) {
   return defineHandler(benchJob, {
     async prepare(ctx) {
       await onStart(ctx.input, ctx.jobId);
