@@ -11,6 +11,7 @@ import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createAcceptor } from './accept.js';
+import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createDispatchPath } from './dispatch.js';
 import type { DispatchBatchOptions } from './dispatch-batcher.js';
@@ -48,6 +49,11 @@ export interface GatewayOptions<R extends JobRegistry> {
   eventTailer?: EventTailer;
   /** Readiness and metrics of the runtime (Valkey Streams: Redis reachable, stream figures). */
   runtimeProbes?: RuntimeProbes;
+  /**
+   * Group commit of concurrent submits (accept-batcher.ts). Default: one batch transaction at a
+   * time on SQLite (its writers take turns anyway), two on PostgreSQL.
+   */
+  acceptBatch?: AcceptBatchOptions;
   /** Coalescing of post-commit dispatches (runtimes outside the database). */
   dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
@@ -114,6 +120,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     hub,
     metrics,
     rollout: options.rollout,
+    batch: {
+      maxInFlight: database.dialect === 'postgres' ? 2 : 1,
+      ...options.acceptBatch,
+    },
   });
   const router = createAppRouter(
     { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger },
@@ -188,6 +198,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       closing = true;
       stopSweeper();
       await websocket.close();
+      await accept.flush();
       await dispatch.flush();
       await hub.close();
     },

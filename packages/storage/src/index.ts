@@ -21,3 +21,4 @@ export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';
 export * from './repos/bulk-transitions.js';
+export * from './repos/accept-jobs.js';

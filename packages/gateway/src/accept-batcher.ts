@@ -1,0 +1,275 @@
+// Group commit of accepts. Concurrent submits that passed their own checks (schema, kind,
+// version routing) queue here; one transaction writes all of them: the file-ownership and
+// idempotency reads for the whole batch, one multi-row insert per table (jobs directly in their
+// accepted state with both events, attached files, queue or outbox rows), one commit. Batches grow
+// with load (what arrives while one is in flight forms the next) and cost one event-loop turn
+// when idle.
+//
+// Every request keeps its own answer: a missing file (NOT_FOUND) or a key used with another input
+// (CONFLICT) rejects that request only and writes nothing for it; two submits of one key in one
+// batch give one job (the second is its duplicate). If the batch transaction fails, each request
+// is retried in a transaction of its own, so one bad item never fails the others.
+
+import {
+  SluiceError,
+  type MessagePointer,
+  type RouteResult,
+  type SubmitResult,
+} from '@sluice/contracts';
+import {
+  attachFiles,
+  findByIdempotencyKey,
+  findByIdempotencyKeys,
+  idempotencyRefKey,
+  insertAcceptedJobs,
+  ownedFileRefs,
+  type AcceptedJob,
+  type Db,
+  type SluiceDatabase,
+  type StoredEvent,
+} from '@sluice/storage';
+import type { DispatchPath } from './dispatch.js';
+
+export interface AcceptItem {
+  job: AcceptedJob & { idempotencyKey: string | null; fileIds: readonly string[] };
+  route: RouteResult;
+}
+
+/** The stored job a duplicate is compared with. */
+interface Original {
+  id: string;
+  kind: string;
+  inputHash: string;
+  state: SubmitResult['state'];
+}
+
+export type AcceptAnswer =
+  | { ok: true; result: SubmitResult; events: StoredEvent[]; pointer?: MessagePointer }
+  | { ok: false; error: unknown };
+
+export interface AcceptBatchOptions {
+  /** Accepts per transaction (default 256). */
+  maxBatch?: number;
+  /** Batch transactions at once (default 1: SQLite serialises writers; 2 helps PostgreSQL). */
+  maxInFlight?: number;
+  /** Told about every batch transaction (tests, metrics); `fallback` for the per-item retries. */
+  onBatch?: (info: { items: number; fallback: boolean }) => void;
+}
+
+export interface AcceptBatcher {
+  accept(item: AcceptItem): Promise<AcceptAnswer>;
+  /** Resolves once everything queued so far is answered (shutdown). */
+  flush(): Promise<void>;
+}
+
+function duplicateOf(original: Original, job: AcceptItem['job']): AcceptAnswer {
+  if (original.kind !== job.kind || original.inputHash !== job.inputHash) {
+    const error = new SluiceError(
+      'CONFLICT',
+      'idempotency key already used with a different input',
+    );
+    return { ok: false, error };
+  }
+  return {
+    ok: true,
+    result: { id: original.id, state: original.state, isDuplicate: true },
+    events: [],
+  };
+}
+
+const refOf = (job: AcceptItem['job']) =>
+  job.idempotencyKey === null
+    ? undefined
+    : idempotencyRefKey({ tenantId: job.tenantId, key: job.idempotencyKey });
+
+function compareRefs(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return 1;
+  if (b === undefined) return -1;
+  return a < b ? -1 : 1;
+}
+
+/** One transaction for the whole batch; an answer per item (in order). Throws if it failed. */
+async function writeBatch(
+  tx: Db,
+  items: readonly AcceptItem[],
+  dispatch: DispatchPath,
+): Promise<AcceptAnswer[]> {
+  const answers = new Array<AcceptAnswer | undefined>(items.length);
+  const jobs = items.map((i) => i.job);
+
+  // Files first (a request naming a missing file is NOT_FOUND even if it repeats a key).
+  const fileRefs = jobs.flatMap((j) =>
+    j.fileIds.map((fileId) => ({ tenantId: j.tenantId, fileId })),
+  );
+  if (fileRefs.length > 0) {
+    const owned = await ownedFileRefs(tx, fileRefs);
+    jobs.forEach((j, i) => {
+      // Another tenant's file answers exactly like a missing one.
+      if (j.fileIds.some((f) => !owned.has(`${j.tenantId}\u0000${f}`)))
+        answers[i] = { ok: false, error: new SluiceError('NOT_FOUND', 'file not found') };
+    });
+  }
+
+  // Idempotency: a stored job answers; within the batch the first request of a key leads.
+  const refs = jobs.flatMap((j, i) =>
+    answers[i] || j.idempotencyKey === null
+      ? []
+      : [{ tenantId: j.tenantId, key: j.idempotencyKey }],
+  );
+  const stored = refs.length > 0 ? await findByIdempotencyKeys(tx, refs) : new Map();
+  const leaders = new Map<string, number>();
+  const followers: [number, number][] = [];
+  jobs.forEach((j, i) => {
+    const ref = refOf(j);
+    if (answers[i] || ref === undefined) return;
+    const existing = stored.get(ref);
+    if (existing) answers[i] = duplicateOf(existing, j);
+    else if (leaders.has(ref)) followers.push([i, leaders.get(ref) as number]);
+    else leaders.set(ref, i);
+  });
+
+  const following = new Set(followers.map(([f]) => f));
+  // Keyed rows in key order: two batches in flight (PostgreSQL) that share keys wait on each
+  // other's unique-index entries in one order, never in a cycle.
+  const fresh = jobs
+    .flatMap((_j, i) => (answers[i] || following.has(i) ? [] : [i]))
+    .sort((a, b) =>
+      compareRefs(refOf(jobs[a] as AcceptItem['job']), refOf(jobs[b] as AcceptItem['job'])),
+    );
+  const written = await insertAcceptedJobs(
+    tx,
+    fresh.map((i) => jobs[i] as AcceptedJob),
+  );
+  const eventsOf = new Map<string, StoredEvent[]>();
+  for (const e of written.events) {
+    const list = eventsOf.get(e.event.jobId);
+    if (list) list.push(e);
+    else eventsOf.set(e.event.jobId, [e]);
+  }
+  const pointers: MessagePointer[] = [];
+  const fileIds: string[] = [];
+  const originals = new Map<number, Original>();
+  for (const i of fresh) {
+    const { job, route } = items[i] as AcceptItem;
+    if (!written.inserted.has(job.id)) {
+      // Another writer stored this key since the read above (its transaction committed first).
+      const existing =
+        job.idempotencyKey === null
+          ? undefined
+          : await findByIdempotencyKey(tx, job.tenantId, job.idempotencyKey);
+      if (!existing) throw new Error(`job ${job.id} was not written`);
+      answers[i] = duplicateOf(existing, job);
+      originals.set(i, existing);
+      continue;
+    }
+    const state = job.outcome.to;
+    originals.set(i, { id: job.id, kind: job.kind, inputHash: job.inputHash, state });
+    fileIds.push(...job.fileIds);
+    const pointer = { jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId };
+    if (route.ok) pointers.push(pointer);
+    answers[i] = {
+      ok: true,
+      result: { id: job.id, state, isDuplicate: false },
+      events: eventsOf.get(job.id) ?? [],
+      ...(route.ok ? { pointer } : {}),
+    };
+  }
+  for (const [f, leader] of followers) {
+    answers[f] = duplicateOf(originals.get(leader) as Original, jobs[f] as AcceptItem['job']);
+  }
+  await attachFiles(tx, [...new Set(fileIds)]);
+  // Queued at commit for every runtime: an outside runtime's outbox row guarantees the pointer
+  // reaches it after commit (dispatch.ts).
+  await dispatch.stage(tx, pointers);
+  return answers as AcceptAnswer[];
+}
+
+interface Waiting {
+  item: AcceptItem;
+  resolve(answer: AcceptAnswer): void;
+}
+
+export function createAcceptBatcher(
+  database: SluiceDatabase,
+  dispatch: DispatchPath,
+  opts: AcceptBatchOptions = {},
+): AcceptBatcher {
+  const maxBatch = opts.maxBatch ?? 256;
+  const maxInFlight = opts.maxInFlight ?? 1;
+  let pending: Waiting[] = [];
+  let scheduled = false;
+  let inFlight = 0;
+  const running = new Set<Promise<void>>();
+
+  async function run(batch: Waiting[]): Promise<void> {
+    const items = batch.map((w) => w.item);
+    let answers: AcceptAnswer[];
+    let started = false;
+    try {
+      opts.onBatch?.({ items: items.length, fallback: false });
+      answers = await database.transaction((tx) => {
+        started = true;
+        return writeBatch(tx, items, dispatch);
+      });
+    } catch (error) {
+      // A transaction that never began (no connection, write lock timeout) says nothing about
+      // the items; a failure inside may be one item's fault.
+      answers =
+        items.length === 1 || !started
+          ? items.map(() => ({ ok: false, error }))
+          : await oneByOne(items);
+    }
+    batch.forEach((w, i) => w.resolve(answers[i] as AcceptAnswer));
+  }
+
+  // One at a time, in arrival order: a bad item fails alone, and a key's first request is
+  // written before its duplicates are read.
+  async function oneByOne(items: readonly AcceptItem[]): Promise<AcceptAnswer[]> {
+    const answers: AcceptAnswer[] = [];
+    for (const item of items) {
+      opts.onBatch?.({ items: 1, fallback: true });
+      try {
+        const [one] = await database.transaction((tx) => writeBatch(tx, [item], dispatch));
+        answers.push(one as AcceptAnswer);
+      } catch (error) {
+        answers.push({ ok: false, error });
+      }
+    }
+    return answers;
+  }
+
+  function kick(): void {
+    scheduled = false;
+    while (inFlight < maxInFlight && pending.length > 0) {
+      const batch = pending.slice(0, maxBatch);
+      pending = pending.slice(batch.length);
+      inFlight++;
+      const done: Promise<void> = run(batch).finally(() => {
+        inFlight--;
+        running.delete(done);
+        // What queued up meanwhile has waited long enough: write it now.
+        kick();
+      });
+      running.add(done);
+    }
+  }
+
+  return {
+    accept(item) {
+      return new Promise<AcceptAnswer>((resolve) => {
+        pending.push({ item, resolve });
+        if (inFlight >= maxInFlight || scheduled) return;
+        // Everything that arrives in this event-loop turn joins the batch.
+        scheduled = true;
+        setImmediate(kick);
+      });
+    },
+    async flush() {
+      while (pending.length > 0 || running.size > 0) {
+        kick();
+        await Promise.all([...running]);
+      }
+    },
+  };
+}
