@@ -52,8 +52,21 @@ async function pendingCount(redis: Redis): Promise<number> {
   }
 }
 
+/**
+ * Redis commands per job since the prefill (`INFO commandstats`, reset after it): which commands
+ * the run sent and how many, for the profile findings. Counts every client (workers, producer).
+ */
+async function commandsPerJob(redis: Redis, jobs: number): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const out: Record<string, number> = {};
+  for (const m of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm))
+    out[m[1] as string] = Math.round((1000 * Number(m[2])) / Math.max(1, jobs)) / 1000;
+  return out;
+}
+
 /** Every job succeeded, none missing, nothing pending in the group. */
 async function verify(run: RunDatabase, redis: Redis, expected: number) {
+  const redisCommandsPerJob = await commandsPerJob(redis, expected);
   const rows = await sql<{ state: string; n: string }>`
     select state, count(*) as n from jobs group by state`.execute(run.database.db);
   const states: Record<string, number> = {};
@@ -62,7 +75,7 @@ async function verify(run: RunDatabase, redis: Redis, expected: number) {
   const jobs = Object.values(states).reduce((a, b) => a + b, 0);
   const pending = await pendingCount(redis);
   const ok = jobs === expected && succeeded === expected && pending === 0;
-  return { ok, expected, jobs, succeeded, states, pending };
+  return { ok, expected, jobs, succeeded, states, pending, redisCommandsPerJob };
 }
 
 async function prepare(services: BenchServices, spec: PrepareSpec): Promise<PreparedRun> {
@@ -78,6 +91,7 @@ async function prepare(services: BenchServices, spec: PrepareSpec): Promise<Prep
     const ids = await fillQueued(run, spec.jobs, { queue: false });
     await analyze(run.database);
     if (ids.length > 0) await dispatchPointers(redis, ids);
+    await redis.config('RESETSTAT');
   } catch (error) {
     await dispose();
     throw error;
