@@ -9,6 +9,7 @@ import { backoffMs, type Delivery, type RuntimeCapabilities } from '@sluice/cont
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { createAttemptAssets } from './assets/attempt-assets.js';
 import type { Attempt } from './attempt.js';
+import type { CheckpointWriter } from './checkpoints/checkpoint-writer.js';
 import { createUnitCheckpoints, type LargeResultStore } from './checkpoints/unit-checkpoints.js';
 import { crashpoint } from './crashpoint.js';
 import { createProviderGuard } from './guard/provider-guard.js';
@@ -29,6 +30,8 @@ export interface RunAttemptDeps<D extends Delivery> {
   capabilities: RuntimeCapabilities;
   /** Overrides the units-table checkpoints (tests); ignored when the runtime memoizes steps. */
   checkpoints: CheckpointStore | undefined;
+  /** Group commit of unit checkpoints, shared by the host's attempts. */
+  checkpointWriter?: CheckpointWriter | undefined;
   /** Where step results too large for a units row go (the asset protocol's seam). */
   largeResults?: LargeResultStore | undefined;
   counters?: WorkerCounters | undefined;
@@ -81,6 +84,7 @@ export async function runAttempt<D extends Delivery>(
           onFenced: lose,
           logger: deps.logger,
           largeResults: deps.largeResults ?? assets.largeResults,
+          writer: deps.checkpointWriter,
           onReused: () => {
             if (counters) counters.checkpointsReused++;
           },

@@ -9,6 +9,7 @@ import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { admitBatch, type AdmitDeps, type Admitted } from './admit-batch.js';
 import { sweepStaging } from './assets/staging-sweeper.js';
 import { Capacity } from './capacity.js';
+import { createCheckpointWriter, type CheckpointWriter } from './checkpoints/checkpoint-writer.js';
 import { abortAttempt, type Attempt } from './attempt.js';
 import { drainHeld } from './drain-held.js';
 import { EventWriter } from './event-writer.js';
@@ -67,6 +68,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly byJob = new Map<string, Attempt<D>>();
   private readonly events: EventWriter;
   private readonly terminal: TerminalWriter<D>;
+  private readonly checkpointWriter: CheckpointWriter;
   private readonly readAbort = new AbortController();
   private readonly leaseMs: number;
   private readonly readBatch: number;
@@ -115,6 +117,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       onWritten: (n) => (this.counters.eventsWritten += n),
       onStored: this.publish,
     });
+    this.checkpointWriter = createCheckpointWriter(opts.database);
     this.terminal = new TerminalWriter({
       database: opts.database,
       consumer: opts.consumer,
@@ -333,6 +336,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           handlers: o.handlers,
           capabilities: o.consumer.capabilities,
           checkpoints: o.checkpoints,
+          checkpointWriter: this.checkpointWriter,
           counters: this.counters,
           unitConcurrency: o.unitConcurrency,
           retryBackoff: o.retryBackoff,

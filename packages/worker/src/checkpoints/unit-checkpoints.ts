@@ -3,6 +3,12 @@
 // result instead of running `fn` (looked up by job AND step name), and otherwise stores `fn`'s
 // result the moment it exists, fenced by the attempt's epoch (first stored wins).
 //
+// The first attempt of a job skips the load: a units row is only ever written by the attempt
+// that holds the job at that row's epoch, epochs start at 0 and only opening an attempt (start,
+// reclaim) raises them, and nothing lowers or resets them (approve/requeue reset `attempts`, not
+// the epoch). So at epoch 1 the only attempt that could have stored a row is this one. Stores
+// may go through a shared `CheckpointWriter` (group commit across attempts).
+//
 // The row keeps the step name as `unit_key` (`unit:<key>` for units): the same names Workflows'
 // `step.do` memoizes under. Results go through JSON both times, so a fresh result and a reused
 // one are the same value. Results larger than `inlineLimitBytes` belong in the asset store
@@ -18,6 +24,7 @@ import {
   type UnitCheckpoint,
 } from '@sluice/storage';
 import { crashpoint } from '../crashpoint.js';
+import type { CheckpointWriter } from './checkpoint-writer.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CheckpointStore } from '../step.js';
 import { seededBug } from '../testing/seeded-bug.js';
@@ -42,12 +49,16 @@ export interface UnitCheckpointsOptions {
   /** Without `largeResults`, results above this are refused (default 1 MiB). */
   hardCapBytes?: number | undefined;
   largeResults?: LargeResultStore | undefined;
+  /** Group commit of stores across attempts (default: one statement per store). */
+  writer?: CheckpointWriter | undefined;
   /** Counted when a stored result is returned instead of running the step. */
   onReused?: ((name: string) => void) | undefined;
 }
 
 export const INLINE_RESULT_LIMIT_BYTES = 64 * 1024;
 export const RESULT_HARD_CAP_BYTES = 1024 * 1024;
+/** The epoch of a job's first attempt (epochs start at 0; opening an attempt adds 1). */
+const FIRST_EPOCH = 1;
 
 /** What the row holds: an envelope, so `undefined` and `null` results come back as they were. */
 type Stored = { value?: unknown };
@@ -94,13 +105,14 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
       });
     }
     const stored = JSON.parse(json) as Stored;
-    const outcome = await storeUnitResult(db, {
+    const unit = {
       jobId: opts.jobId,
       unitKey: name,
       ...(assetKey === null ? { result: stored } : { assetKey }),
       attemptId: opts.attemptId,
       epoch: opts.epoch,
-    });
+    };
+    const outcome = await (opts.writer ? opts.writer.store(unit) : storeUnitResult(db, unit));
     switch (outcome) {
       case 'stored':
         crashpoint('after-unit-checkpoint');
@@ -118,7 +130,8 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
 
   return {
     async run<T>(name: string, fn: () => Promise<T>): Promise<T> {
-      loaded ??= getUnits(db, opts.jobId);
+      // Epoch 1 is the job's first attempt: no other attempt can have stored anything (header).
+      loaded ??= opts.epoch <= FIRST_EPOCH ? Promise.resolve(new Map()) : getUnits(db, opts.jobId);
       const stored = await loaded;
       let hit = stored.get(name);
       if (seededBug('checkpoint-without-unit-key')) {
