@@ -9,7 +9,6 @@ import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
 import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
@@ -22,6 +21,7 @@ import { registerHealth, type RuntimeProbes } from './health.js';
 import { consoleLogger, type GatewayLogger } from './logger.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
+import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
 import { createHttpContext, type GatewayContext } from './trpc/context.js';
 import {
@@ -142,7 +142,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
   app.use(
     '/trpc/*',
-    bodyLimit({
+    requestLimit({
       maxSize: options.maxRequestBytes ?? 1024 * 1024,
       onError: (c) => {
         metrics.reject('PAYLOAD_TOO_LARGE');
