@@ -121,7 +121,6 @@ export const sluiceStreams: BenchAdapter = {
   queue: {
     consumerModule: WORKER_MODULE,
     producerModule: WORKER_MODULE,
-    serverProcesses: ['redis', 'postgres-backends'],
     prepare,
   },
 };
