@@ -64,7 +64,10 @@ export interface GatewayOptions<R extends JobRegistry> {
   rollout?: Readonly<Record<string, number>>;
   logger?: GatewayLogger;
   websocket?: WebSocketOptions;
-  /** SQLite tailer poll interval (default 50 ms). */
+  /**
+   * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
+   * database's WAL changes; the poll covers what that file watch misses.
+   */
   eventPollMs?: number;
   /** Largest tRPC HTTP request body, checked before JSON parsing (default 1 MiB). */
   maxRequestBytes?: number;
@@ -92,7 +95,11 @@ function createTailer(
   if (database.dialect === 'postgres' && database.pgPool) {
     return createPgTailer(database.pgPool, database.db, { onError });
   }
-  return createSqliteTailer(database.db, { intervalMs: pollMs, onError });
+  return createSqliteTailer(database.db, {
+    intervalMs: pollMs,
+    file: database.sqliteFile,
+    onError,
+  });
 }
 
 export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>): Gateway<R> {
