@@ -6,7 +6,7 @@
 // back what is still queued, so the terminal transaction writes it before the state change.
 
 import {
-  appendAttemptEvents,
+  appendAttemptEventsMany,
   lockJobs,
   type AttemptEvent,
   type SluiceDatabase,
@@ -122,23 +122,20 @@ export class EventWriter {
     let failed = false;
     try {
       if (batch.length > 0) {
-        const committed: StoredEvent[] = [];
-        const stored = await this.opts.database.transaction(async (tx) => {
-          committed.length = 0;
+        const appended = await this.opts.database.transaction(async (tx) => {
           // Row locks in id order first: no deadlock with the renewal tick or another batch.
           await lockJobs(
             tx,
             batch.map((b) => b.queue.jobId),
           );
-          const out: boolean[] = [];
-          for (const { queue, events } of batch) {
-            const done = await appendAttemptEvents(tx, queue.jobId, queue.epoch, events);
-            if (done) committed.push(...done);
-            out.push(done !== undefined);
-          }
-          return out;
+          // One fenced UPDATE and one event insert for every attempt in the flush.
+          return appendAttemptEventsMany(
+            tx,
+            batch.map(({ queue, events }) => ({ id: queue.jobId, epoch: queue.epoch, events })),
+          );
         });
-        this.opts.onStored?.(committed);
+        const stored = appended.map((a) => a !== undefined);
+        this.opts.onStored?.(appended.flatMap((a) => a ?? []));
         let written = 0;
         batch.forEach(({ queue, events }, i) => {
           if (stored[i]) written += events.length;

@@ -1,7 +1,7 @@
 // Terminal writes by group commit: attempts that finish close together share ONE transaction
-// (each attempt's last queued events, then its fenced compare-and-set transition), and only after
-// it commits are their deliveries finished, in ONE `ack` call (plus grouped releases for retries
-// and dead-letters). A crash between the commit and the ack means a redelivery that finds the job
+// (their last queued events, then their fenced compare-and-set transitions, in bulk: see
+// terminal-batch.ts), and only after it commits are their deliveries finished, in ONE `ack` call
+// (plus grouped releases for retries and dead-letters). A crash between the commit and the ack means a redelivery that finds the job
 // finished and only acknowledges it.
 
 import {
@@ -11,15 +11,10 @@ import {
   type RuntimeConsumer,
 } from '@sluice/contracts';
 import {
-  appendAttemptEvents,
-  lockJobs,
-  getJobById,
   isoIn,
-  transitionJob,
   type AttemptEvent,
   type JobRow,
   type SluiceDatabase,
-  type StoredEvent,
   type TransitionRequest,
 } from '@sluice/storage';
 import type { Attempt } from './attempt.js';
@@ -28,7 +23,8 @@ import type { Outcome } from './decide-outcome.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
 import type { PublishEvents } from './publish-events.js';
-import { addRetryOutbox, needsOutbox } from './release-later.js';
+import { needsOutbox } from './release-later.js';
+import { writeTerminalBatch, type TerminalEntry } from './terminal-batch.js';
 import { seededBug } from './testing/seeded-bug.js';
 
 export interface Finished<D extends Delivery> {
@@ -59,12 +55,9 @@ export interface TerminalWriterOptions<D extends Delivery> {
 
 type Item<D extends Delivery> = Finished<D> & { done: () => void };
 type Written = { ok: boolean; job: JobRow | undefined };
+type Request = TransitionRequest & { epoch: number };
 
-function requestFor(
-  attempt: Attempt,
-  outcome: Outcome,
-  now: number,
-): TransitionRequest | undefined {
+function requestFor(attempt: Attempt, outcome: Outcome, now: number): Request | undefined {
   const base = { id: attempt.job.id, epoch: attempt.job.epoch };
   switch (outcome.kind) {
     case 'succeed':
@@ -144,49 +137,28 @@ export class TerminalWriter<D extends Delivery> {
 
   private async write(batch: readonly Item<D>[], now: number): Promise<Map<Item<D>, Written>> {
     const delays = this.opts.retryDelaysMs ?? [100, 500, 2000];
+    // Retries with a delay come back through an outbox row written with the retry itself
+    // (runtimes whose queue is outside this database; see release-later.ts).
+    const outbox = needsOutbox(this.opts.consumer);
+    const items: Item<D>[] = [];
+    const entries: TerminalEntry[] = [];
+    for (const item of batch) {
+      const request = requestFor(item.attempt, item.outcome, now);
+      if (!request) continue;
+      items.push(item);
+      entries.push({
+        request,
+        events: item.events,
+        outboxDelayMs: outbox && item.outcome.kind === 'retry' ? item.outcome.delayMs : undefined,
+      });
+    }
     for (let i = 0; ; i++) {
-      // Retries with a delay come back through an outbox row written with the retry itself
-      // (runtimes whose queue is outside this database; see release-later.ts).
-      const outbox = needsOutbox(this.opts.consumer);
-      let committed: StoredEvent[] = [];
       try {
-        const written = await this.opts.database.transaction(async (tx) => {
-          committed = [];
-          // Row locks in id order first: no deadlock with the renewal tick or another batch.
-          await lockJobs(
-            tx,
-            batch.map((item) => item.attempt.job.id),
-          );
-          const out = new Map<Item<D>, Written>();
-          for (const item of batch) {
-            const req = requestFor(item.attempt, item.outcome, now);
-            if (!req) continue;
-            const { job } = item.attempt;
-            // Seeded bug: the attempt's last progress is written after its terminal event.
-            const progressLast = seededBug('progress-after-terminal');
-            if (item.events.length > 0 && !progressLast) {
-              const stored = await appendAttemptEvents(tx, job.id, job.epoch, item.events, now);
-              if (!stored) {
-                // The attempt no longer owns the job: report where it is, write nothing.
-                out.set(item, { ok: false, job: await getJobById(tx, job.id) });
-                continue;
-              }
-              committed.push(...stored);
-            }
-            const r = await transitionJob(tx, req, now);
-            out.set(item, { ok: r.ok, job: r.job });
-            if (r.ok) committed.push(r.event);
-            if (progressLast && r.ok && item.events.length > 0) {
-              const late = await appendAttemptEvents(tx, job.id, job.epoch, item.events, now);
-              if (late) committed.push(...late);
-            }
-            if (r.ok && outbox && item.outcome.kind === 'retry')
-              await addRetryOutbox(tx, [job.id], item.outcome.delayMs, now);
-          }
-          return out;
-        });
+        const { written, committed } = await this.opts.database.transaction((tx) =>
+          writeTerminalBatch(tx, entries, now),
+        );
         this.opts.publish?.(committed);
-        return written;
+        return new Map(items.map((item, k) => [item, written[k] as Written]));
       } catch (error) {
         this.opts.counters.terminalWriteFailures++;
         if (i >= delays.length) throw error;

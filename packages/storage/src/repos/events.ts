@@ -23,27 +23,37 @@ export interface EventToInsert {
   event: JobEvent;
 }
 
+/**
+ * Rows per insert statement: 7 parameters a row is 14,000 per statement, inside SQLite's 32,766
+ * and PostgreSQL's 65,535 (a group commit of many attempts' progress can exceed one statement).
+ */
+const INSERT_CHUNK = 2000;
+
 export async function insertEvents(
   tx: Db,
   events: readonly EventToInsert[],
 ): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
-  const rows = await tx
-    .insertInto('job_events')
-    .values(
-      events.map((e) => ({
-        job_id: e.event.jobId,
-        tenant_id: e.tenantId,
-        kind: e.kind,
-        seq: e.event.seq,
-        type: e.event.type,
-        payload: toJson(e.event),
-        created_at: e.event.at,
-      })),
-    )
-    .returning('id')
-    .execute();
-  return events.map((e, i) => ({ id: Number(rows[i]?.id), ...e }));
+  const out: StoredEvent[] = [];
+  for (let c = 0; c < events.length; c += INSERT_CHUNK) {
+    const chunk = events.slice(c, c + INSERT_CHUNK);
+    const rows = await tx
+      .insertInto('job_events')
+      .values(
+        chunk.map((e) => ({
+          job_id: e.event.jobId,
+          tenant_id: e.tenantId,
+          kind: e.kind,
+          seq: e.event.seq,
+          type: e.event.type,
+          payload: toJson(e.event),
+          created_at: e.event.at,
+        })),
+      )
+      .returning('id')
+      .execute();
+    chunk.forEach((e, i) => out.push({ id: Number(rows[i]?.id), ...e }));
+  }
+  return out;
 }
 
 /** A job's events after `afterSeq`, in order (subscription backfill). */
