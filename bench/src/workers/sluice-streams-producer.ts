@@ -1,9 +1,10 @@
-// Row 3's producer for Sluice Streams: per job, what the gateway's accept + dispatch path does
-// without HTTP (row 6 measures that part): ONE transaction with `insertJob` (accepted, event 1),
-// the outbox row and the `dispatch` transition (queued, event 2); after commit the dispatch
-// stamp, then `XADD` of the pointer (createStreamKeys / encodePointer); the outbox rows are
-// deleted in the background every 100 ms (`deleteDispatchedOutbox`), as the gateway's batcher
-// does. The entry id's sequence part carries the dispatch stamp (`stampedEntryId`); the harness
+// Row 3's producer for Sluice Streams: what the gateway's accept + dispatch path does without
+// HTTP (row 6 measures that part), group-committed as the gateway's accept batcher does: the adds
+// that arrive while a transaction is in flight share the next one, which writes them with
+// `insertAcceptedJobs` (queued, events 1–2, multi-row) and their outbox rows; after the commit,
+// one pipeline XADDs their pointers (createStreamKeys / encodePointer), each entry's id carrying
+// its dispatch stamp (`stampedEntryId`, taken as the pipeline is built); outbox rows are deleted
+// every 100 ms (`deleteDispatchedOutbox`), as the gateway's dispatch batcher does. The harness
 // stamps `job.t` before `add`, i.e. before the database write (accept → start).
 import { createHash } from 'node:crypto';
 import { Redis } from 'iovalkey';
@@ -11,12 +12,12 @@ import { createStreamKeys, encodePointer, formatJobId } from '@sluice/contracts'
 import {
   addToOutbox,
   deleteDispatchedOutbox,
-  insertJob,
+  insertAcceptedJobs,
   isoNow,
   openDatabase,
-  transitionJob,
+  type AcceptedJob,
 } from '@sluice/storage';
-import type { CreateProducer } from '../adapter.js';
+import type { CreateProducer, JobPayload } from '../adapter.js';
 import { monoMs } from '../harness/clock.js';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from '../sluice/bench-job.js';
 import { parseStreamsChildConfig, stampedEntryId } from '../sluice/streams-config.js';
@@ -48,37 +49,77 @@ export const createProducer: CreateProducer = async (init) => {
       .catch((error: unknown) => console.error('sluice-streams producer: outbox delete', error));
   }, OUTBOX_DELETE_MS);
 
-  return {
-    async add(job) {
-      const id = formatJobId(BENCH_VERSION);
-      const input = { i: job.i, t: job.t };
-      await database.transaction(async (tx) => {
-        await insertJob(tx, {
-          id,
-          tenantId: BENCH_TENANT,
-          kind: BENCH_KIND,
-          version: BENCH_VERSION,
-          input,
-          inputHash: createHash('sha256').update(JSON.stringify(input)).digest('hex'),
-          maxAttempts: benchJob.maxAttempts,
-        });
-        await addToOutbox(tx, [id]);
-        const r = await transitionJob(tx, { id, event: 'dispatch' });
-        if (!r.ok) throw new Error(`dispatch transition refused for ${id}`);
-      });
+  interface Waiting {
+    job: AcceptedJob;
+    done: (error?: unknown) => void;
+  }
+  let queue: Waiting[] = [];
+  let flushing: Promise<void> | undefined;
+
+  async function write(batch: readonly Waiting[]): Promise<void> {
+    const ids = batch.map((w) => w.job.id);
+    await database.transaction(async (tx) => {
+      const written = await insertAcceptedJobs(
+        tx,
+        batch.map((w) => w.job),
+      );
+      if (written.inserted.size !== batch.length) throw new Error('accepted jobs not all written');
+      await addToOutbox(tx, ids);
+    });
+    const pipeline = redis.pipeline();
+    for (const jobId of ids) {
       const fields = encodePointer({
-        jobId: id,
+        jobId,
         kind: BENCH_KIND,
         version: BENCH_VERSION,
         tenantId: BENCH_TENANT,
       });
-      // The stamp and the command leave in one synchronous step, so ids follow stamp order.
       const entry = stampedEntryId(last, monoMs());
       last = entry;
-      await redis.xadd(stream, entry.id, ...fields);
-      owed.push(id);
+      pipeline.xadd(stream, entry.id, ...fields);
+    }
+    const failed = (await pipeline.exec())?.find(([error]) => error);
+    if (failed) throw failed[0] as Error;
+    owed.push(...ids);
+  }
+
+  function flush(): void {
+    if (flushing || queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    flushing = write(batch).then(
+      () => batch.forEach((w) => w.done()),
+      (error: unknown) => batch.forEach((w) => w.done(error)),
+    );
+    void flushing.finally(() => {
+      flushing = undefined;
+      flush();
+    });
+  }
+
+  const accepted = (job: JobPayload): AcceptedJob => {
+    const input = { i: job.i, t: job.t };
+    return {
+      id: formatJobId(BENCH_VERSION),
+      tenantId: BENCH_TENANT,
+      kind: BENCH_KIND,
+      version: BENCH_VERSION,
+      input,
+      inputHash: createHash('sha256').update(JSON.stringify(input)).digest('hex'),
+      maxAttempts: benchJob.maxAttempts,
+      outcome: { to: 'queued' },
+    };
+  };
+
+  return {
+    add(job) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ job: accepted(job), done: (e) => (e ? reject(e as Error) : resolve()) });
+        flush();
+      });
     },
     async close() {
+      await flushing;
       clearInterval(timer);
       await deleting;
       await database.close();
