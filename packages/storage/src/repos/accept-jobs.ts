@@ -8,9 +8,11 @@
 // stored meanwhile is skipped (and reported), never failing the others in the statement.
 
 import type { JobState } from '@sluice/contracts';
+import { CompiledQuery } from 'kysely';
 import type { Db } from '../database.js';
+import { isPostgres } from '../dialect.js';
 import { isoNow, toJson } from '../json.js';
-import { insertEvents, type EventToInsert, type StoredEvent } from './events.js';
+import type { EventToInsert, StoredEvent } from './events.js';
 import type { NewJob } from './jobs.js';
 import { toJobRow, type JobRow } from './job-row.js';
 import { transitionEvent } from './transition-event.js';
@@ -30,8 +32,36 @@ export interface AcceptedWrite {
   events: StoredEvent[];
 }
 
-// Rows per statement: 22 parameters a job stays well under both dialects' limits.
+// Rows per statement, inside both dialects' parameter limits (SQLite 32,766; PostgreSQL 65,535).
 const CHUNK = 250;
+
+const JOB_COLUMNS =
+  'id, tenant_id, kind, version, state, input, output, error, reason, idempotency_key, ' +
+  'input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq, run_after, ' +
+  'lease_until, created_at, updated_at, finished_at';
+
+/**
+ * Statement text and its parameters. Written out rather than built with the query builder: on
+ * the submit hot path the builder's per-value nodes cost more than the insert itself.
+ */
+function statement(tx: Db) {
+  const pg = isPostgres(tx);
+  const params: unknown[] = [];
+  const p = (value: unknown): string => {
+    params.push(value);
+    return pg ? `$${params.length}` : '?';
+  };
+  return {
+    params,
+    p,
+    /** A value used in every row: sent once on PostgreSQL (`$n` repeats), per use on SQLite. */
+    shared(value: unknown): () => string {
+      if (!pg) return () => p(value);
+      const mark = p(value);
+      return () => mark;
+    },
+  };
+}
 
 /** Inserts the jobs with both events; returns what was written. Run it inside a transaction. */
 export async function insertAcceptedJobs(
@@ -42,39 +72,27 @@ export async function insertAcceptedJobs(
   const at = isoNow(now);
   const inserted = new Set<string>();
   for (let c = 0; c < jobs.length; c += CHUNK) {
-    const rows = await tx
-      .insertInto('jobs')
-      .values(
-        jobs.slice(c, c + CHUNK).map((job) => ({
-          id: job.id,
-          tenant_id: job.tenantId,
-          kind: job.kind,
-          version: job.version,
-          state: job.outcome.to satisfies JobState,
-          input: toJson(job.input),
-          output: null,
-          error: null,
-          reason: job.outcome.to === 'dead_lettered' ? job.outcome.reason : null,
-          idempotency_key: job.idempotencyKey ?? null,
-          input_hash: job.inputHash,
-          file_ids: toJson(job.fileIds ?? []),
-          attempts: 0,
-          max_attempts: job.maxAttempts,
-          epoch: 0,
-          attempt_id: null,
-          last_seq: 2,
-          run_after: null,
-          lease_until: null,
-          created_at: at,
-          updated_at: at,
-          // Neither queued nor dead_lettered is final (a dead letter can be requeued).
-          finished_at: null,
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .execute();
-    for (const r of rows) inserted.add(r.id);
+    const q = statement(tx);
+    const t = q.shared(at);
+    const rows = jobs.slice(c, c + CHUNK).map((job) => {
+      const o = job.outcome;
+      // Neither queued nor dead_lettered is final (a dead letter can be requeued): no finished_at.
+      return (
+        `(${q.p(job.id)}, ${q.p(job.tenantId)}, ${q.p(job.kind)}, ${q.p(job.version)}, ` +
+        `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
+        `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
+        `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
+        `0, null, 2, null, null, ${t()}, ${t()}, null)`
+      );
+    });
+    const result = await tx.executeQuery<{ id: string }>(
+      CompiledQuery.raw(
+        `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')} ` +
+          'on conflict do nothing returning id',
+        q.params,
+      ),
+    );
+    for (const r of result.rows) inserted.add(r.id);
   }
   const events: EventToInsert[] = [];
   for (const job of jobs) {
@@ -93,9 +111,35 @@ export async function insertAcceptedJobs(
   }
   const stored: StoredEvent[] = [];
   for (let c = 0; c < events.length; c += 2 * CHUNK) {
-    stored.push(...(await insertEvents(tx, events.slice(c, c + 2 * CHUNK))));
+    stored.push(...(await insertEventRows(tx, events.slice(c, c + 2 * CHUNK), at)));
   }
   return { inserted, events: stored };
+}
+
+/** `insertEvents` for events sharing one timestamp, as one statement. */
+async function insertEventRows(
+  tx: Db,
+  events: readonly EventToInsert[],
+  at: string,
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const q = statement(tx);
+  const t = q.shared(at);
+  const rows = events.map(
+    (e) =>
+      `(${q.p(e.event.jobId)}, ${q.p(e.tenantId)}, ${q.p(e.kind)}, ${q.p(e.event.seq)}, ` +
+      `${q.p(e.event.type)}, ${q.p(toJson(e.event))}, ${t()})`,
+  );
+  const result = await tx.executeQuery<{ id: number | string; job_id: string; seq: number }>(
+    CompiledQuery.raw(
+      'insert into job_events (job_id, tenant_id, kind, seq, type, payload, created_at) ' +
+        `values ${rows.join(', ')} returning id, job_id, seq`,
+      q.params,
+    ),
+  );
+  // Matched by (job, seq), not by position: a dialect may return rows in any order.
+  const ids = new Map(result.rows.map((r) => [`${r.job_id}#${Number(r.seq)}`, Number(r.id)]));
+  return events.map((e) => ({ id: ids.get(`${e.event.jobId}#${e.event.seq}`) ?? 0, ...e }));
 }
 
 export interface IdempotencyRef {
