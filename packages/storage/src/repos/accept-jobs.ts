@@ -52,6 +52,7 @@ function statement(tx: Db) {
     return pg ? `$${params.length}` : '?';
   };
   return {
+    pg,
     params,
     p,
     /** A value used in every row: sent once on PostgreSQL (`$n` repeats), per use on SQLite. */
@@ -63,6 +64,57 @@ function statement(tx: Db) {
   };
 }
 
+/** The two events of an accepted job (seq 1 `accepted`, seq 2 the move). */
+function eventsOf(job: AcceptedJob, at: string): EventToInsert[] {
+  const o = job.outcome;
+  const base = { tenantId: job.tenantId, kind: job.kind };
+  return [
+    { ...base, event: transitionEvent(job.id, 1, at, null, 'accepted', 0, {}) },
+    {
+      ...base,
+      event: transitionEvent(job.id, 2, at, 'accepted', o.to, 0, {
+        ...(o.to === 'dead_lettered' ? { reason: o.reason, detail: o.detail } : {}),
+      }),
+    },
+  ];
+}
+
+/** `insert into jobs … values …` for these jobs (no conflict clause). */
+function jobsInsert(q: Statement, jobs: readonly AcceptedJob[], at: string): string {
+  const t = q.shared(at);
+  const rows = jobs.map((job) => {
+    const o = job.outcome;
+    // Neither queued nor dead_lettered is final (a dead letter can be requeued): no finished_at.
+    return (
+      `(${q.p(job.id)}, ${q.p(job.tenantId)}, ${q.p(job.kind)}, ${q.p(job.version)}, ` +
+      `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
+      `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
+      `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
+      `0, null, 2, null, null, ${t()}, ${t()}, null)`
+    );
+  });
+  return `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')}`;
+}
+
+const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, type, payload, created_at';
+
+type EventIdRow = { job_id: string; event_id: number | string | null; seq: number | null };
+
+/** Stored events in insertion order, ids matched by (job, seq) (RETURNING order is unspecified). */
+function storedEvents(events: readonly EventToInsert[], rows: readonly EventIdRow[]) {
+  const ids = new Map<string, number>();
+  for (const r of rows)
+    if (r.event_id !== null) ids.set(`${r.job_id}#${Number(r.seq)}`, Number(r.event_id));
+  const out: StoredEvent[] = [];
+  for (const e of events) {
+    const id = ids.get(`${e.event.jobId}#${e.event.seq}`);
+    if (id !== undefined) out.push({ id, ...e });
+  }
+  return out;
+}
+
+type Statement = ReturnType<typeof statement>;
+
 /** Inserts the jobs with both events; returns what was written. Run it inside a transaction. */
 export async function insertAcceptedJobs(
   tx: Db,
@@ -70,58 +122,53 @@ export async function insertAcceptedJobs(
   now = Date.now(),
 ): Promise<AcceptedWrite> {
   const at = isoNow(now);
-  const inserted = new Set<string>();
+  const written: AcceptedWrite = { inserted: new Set(), events: [] };
   for (let c = 0; c < jobs.length; c += CHUNK) {
+    const chunk = jobs.slice(c, c + CHUNK);
+    const events = chunk.flatMap((job) => eventsOf(job, at));
     const q = statement(tx);
-    const t = q.shared(at);
-    const rows = jobs.slice(c, c + CHUNK).map((job) => {
-      const o = job.outcome;
-      // Neither queued nor dead_lettered is final (a dead letter can be requeued): no finished_at.
-      return (
-        `(${q.p(job.id)}, ${q.p(job.tenantId)}, ${q.p(job.kind)}, ${q.p(job.version)}, ` +
-        `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
-        `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
-        `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
-        `0, null, 2, null, null, ${t()}, ${t()}, null)`
+    let rows: EventIdRow[];
+    if (q.pg) {
+      // One round trip: the events insert reads which jobs the jobs insert wrote.
+      const t = q.shared(at);
+      const values = events.map(
+        (e, i) =>
+          `(${q.p(e.event.jobId)}, ${q.p(e.tenantId)}, ${q.p(e.kind)}, ${q.p(e.event.seq)}::int, ` +
+          `${q.p(e.event.type)}, ${q.p(toJson(e.event))}::jsonb, ${t()}, ${i})`,
       );
-    });
-    const result = await tx.executeQuery<{ id: string }>(
-      CompiledQuery.raw(
-        `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')} ` +
-          'on conflict do nothing returning id',
-        q.params,
-      ),
-    );
-    for (const r of result.rows) inserted.add(r.id);
+      const text =
+        `with j as (${jobsInsert(q, chunk, at)} on conflict do nothing returning id), ` +
+        `e as (insert into job_events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} ` +
+        `from (values ${values.join(', ')}) as v(${EVENT_COLUMNS}, ord) ` +
+        'where job_id in (select id from j) order by ord returning id, job_id, seq) ' +
+        'select id as job_id, null::bigint as event_id, null::int as seq from j ' +
+        'union all select job_id, id, seq from e';
+      rows = (await tx.executeQuery<EventIdRow>(CompiledQuery.raw(text, q.params))).rows;
+    } else {
+      const text = `${jobsInsert(q, chunk, at)} on conflict do nothing returning id`;
+      const ids = await tx.executeQuery<{ id: string }>(CompiledQuery.raw(text, q.params));
+      rows = ids.rows.map((r) => ({ job_id: r.id, event_id: null, seq: null }));
+      const inserted = new Set(rows.map((r) => r.job_id));
+      rows.push(
+        ...(await insertEventRows(
+          tx,
+          events.filter((e) => inserted.has(e.event.jobId)),
+          at,
+        )),
+      );
+    }
+    for (const r of rows) if (r.event_id === null) written.inserted.add(r.job_id);
+    written.events.push(...storedEvents(events, rows));
   }
-  const events: EventToInsert[] = [];
-  for (const job of jobs) {
-    if (!inserted.has(job.id)) continue;
-    const o = job.outcome;
-    const base = { tenantId: job.tenantId, kind: job.kind };
-    events.push(
-      { ...base, event: transitionEvent(job.id, 1, at, null, 'accepted', 0, {}) },
-      {
-        ...base,
-        event: transitionEvent(job.id, 2, at, 'accepted', o.to, 0, {
-          ...(o.to === 'dead_lettered' ? { reason: o.reason, detail: o.detail } : {}),
-        }),
-      },
-    );
-  }
-  const stored: StoredEvent[] = [];
-  for (let c = 0; c < events.length; c += 2 * CHUNK) {
-    stored.push(...(await insertEventRows(tx, events.slice(c, c + 2 * CHUNK), at)));
-  }
-  return { inserted, events: stored };
+  return written;
 }
 
-/** `insertEvents` for events sharing one timestamp, as one statement. */
+/** The events insert on its own (SQLite: no data-modifying CTEs). */
 async function insertEventRows(
   tx: Db,
   events: readonly EventToInsert[],
   at: string,
-): Promise<StoredEvent[]> {
+): Promise<EventIdRow[]> {
   if (events.length === 0) return [];
   const q = statement(tx);
   const t = q.shared(at);
@@ -130,16 +177,14 @@ async function insertEventRows(
       `(${q.p(e.event.jobId)}, ${q.p(e.tenantId)}, ${q.p(e.kind)}, ${q.p(e.event.seq)}, ` +
       `${q.p(e.event.type)}, ${q.p(toJson(e.event))}, ${t()})`,
   );
-  const result = await tx.executeQuery<{ id: number | string; job_id: string; seq: number }>(
+  const result = await tx.executeQuery<{ id: number; job_id: string; seq: number }>(
     CompiledQuery.raw(
-      'insert into job_events (job_id, tenant_id, kind, seq, type, payload, created_at) ' +
-        `values ${rows.join(', ')} returning id, job_id, seq`,
+      `insert into job_events (${EVENT_COLUMNS}) values ${rows.join(', ')} ` +
+        'returning id, job_id, seq',
       q.params,
     ),
   );
-  // Matched by (job, seq), not by position: a dialect may return rows in any order.
-  const ids = new Map(result.rows.map((r) => [`${r.job_id}#${Number(r.seq)}`, Number(r.id)]));
-  return events.map((e) => ({ id: ids.get(`${e.event.jobId}#${e.event.seq}`) ?? 0, ...e }));
+  return result.rows.map((r) => ({ job_id: r.job_id, event_id: r.id, seq: r.seq }));
 }
 
 export interface IdempotencyRef {
