@@ -68,6 +68,26 @@ describeEachDialect('unit checkpoints', (ctx) => {
     expect(await second.run('unit:u2', async () => null)).toBeNull();
   });
 
+  it('a job approved after review (attempts reset to 0) still reuses its checkpoints', async () => {
+    // The first attempt skips the checkpoint read by its epoch, never by its attempt number:
+    // approve resets the attempt count, and the next attempt is "attempt 1" again.
+    const { database } = ctx();
+    const job = await runningJob(database);
+    let runs = 0;
+    await store(job).cp.run('unit:u0', async () => (runs++, 'paid once'));
+    const tx = (req: Parameters<typeof transitionJob>[1]) =>
+      database.transaction((t) => transitionJob(t, req));
+    await tx({ id: job.id, event: 'review', epoch: job.epoch, reason: 'AMBIGUOUS' });
+    await tx({ id: job.id, event: 'approve', resetAttempts: true });
+    const again = await tx({ id: job.id, event: 'start' });
+    if (!again.ok) throw new Error('restart failed');
+    expect(again.job).toMatchObject({ attempts: 1, epoch: job.epoch + 1 });
+    const next = store({ id: job.id, epoch: again.job.epoch }).cp;
+    expect(await next.run('unit:u0', async () => (runs++, 'paid twice'))).toBe('paid once');
+    expect(next.reused('unit:u0')).toBe(true);
+    expect(runs).toBe(1);
+  });
+
   it('looks a checkpoint up by job AND step name', async () => {
     const { database } = ctx();
     const a = await runningJob(database);
