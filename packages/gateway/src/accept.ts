@@ -5,7 +5,6 @@
 // row whose pointer is dispatched right after commit) or dead-letters it (a version no live
 // worker serves). A rejected request writes nothing.
 
-import { createHash } from 'node:crypto';
 import {
   assertRolloutPercent,
   chooseVersion,
@@ -19,6 +18,7 @@ import {
 import type { SluiceDatabase } from '@sluice/storage';
 import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.js';
 import type { DispatchPath } from './dispatch.js';
+import { inputHash, pooledRandomBytes } from './input-hash.js';
 import type { EventHub } from './events/event-hub.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
@@ -43,21 +43,7 @@ export interface AcceptDeps {
   batch?: AcceptBatchOptions | undefined;
 }
 
-/** JSON with object keys sorted at every level: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  });
-}
-
-export function inputHash(input: unknown, fileIds: readonly string[]): string {
-  return createHash('sha256')
-    .update(canonicalJson({ input: input ?? null, fileIds }))
-    .digest('hex');
-}
+export { canonicalJson, inputHash } from './input-hash.js';
 
 export interface Acceptor {
   (tenantId: string, request: SubmitRequest): Promise<SubmitResult>;
@@ -86,7 +72,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       rollout.next === undefined || !rollout.rolloutPercent
         ? rollout.current
         : chooseVersion(`${tenantId}\u0000${request.kind}\u0000${key ?? randomToken()}`, rollout);
-    const id = formatJobId(version);
+    const id = formatJobId(version, pooledRandomBytes);
     const route = await deps.served(request.kind, version, id);
     const answer = await batcher.accept({
       job: {
