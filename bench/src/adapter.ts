@@ -40,13 +40,20 @@ export interface PreparedRun {
    */
   settle?(): Promise<number>;
   /**
-   * Optional, untimed, after the clock stopped: checks the run's end state against `expected`
-   * jobs (Sluice: every job `succeeded` in the database, nothing pending in the stream group).
-   * The result goes into the run's `detail.verify`; `ok: false` is reported, not thrown.
+   * Optional, untimed, after the clock stopped and the children ended the run: checks the end
+   * state (Sluice: every job `succeeded` in the database, nothing pending in the stream group; a
+   * run capped by the clock: at least the completed jobs `succeeded`, none failed). The result
+   * goes into the run's `detail.verify`; `ok: false` is reported, not thrown.
    */
-  verify?(expected: number): Promise<{ ok: boolean } & Record<string, unknown>>;
+  verify?(expected: VerifyExpectation): Promise<{ ok: boolean } & Record<string, unknown>>;
   /** Untimed cleanup (drop keys, close the parent's connections). */
   cleanup(): Promise<void>;
+}
+
+/** What a run should have left: `jobs` submitted, of which the children reported `completed`. */
+export interface VerifyExpectation {
+  jobs: number;
+  completed: number;
 }
 
 export interface QueueSystemAdapter {

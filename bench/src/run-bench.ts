@@ -3,6 +3,7 @@
 // summarise, and build the JSON record and the markdown table.
 import type { BenchAdapter, Need } from './adapter.js';
 import { ADAPTERS, adapterMap } from './adapters.js';
+import { createChildPool } from './harness/child-pool.js';
 import { busyFraction, CLK_TCK, readMachineTicks } from './harness/cpu.js';
 import {
   describeMachine,
@@ -14,6 +15,7 @@ import { renderMarkdown } from './harness/report.js';
 import { runRounds, unsupported, type RoundRecord } from './harness/rounds.js';
 import { startServices } from './harness/services.js';
 import { summarizeScenario, type ScenarioSummary } from './harness/summarize.js';
+import { renderTimeBudget, timeBudget, type TimeBudget } from './harness/time-budget.js';
 import {
   buildScenarios,
   participants,
@@ -48,6 +50,8 @@ export interface BenchResult {
   services: { redisPid?: number; pgDatabase?: string };
   scenarios: Scenario[];
   summary: ScenarioSummary[];
+  /** Where the wall time went, per scenario and participant (also printed on stderr). */
+  timeBudget: TimeBudget;
   rounds: RoundRecord[];
 }
 
@@ -78,6 +82,7 @@ export async function runBench(
   }
 
   const suite = await startServices(needs);
+  const pool = createChildPool();
   let records: RoundRecord[];
   try {
     records = await runRounds({
@@ -85,18 +90,21 @@ export async function runBench(
       rounds: opts.size.rounds,
       adapters,
       services: suite.services,
+      pool,
       reset: suite.reset,
       log: opts.log,
       drainTimeoutMs: DRAIN_TIMEOUT_MS,
     });
   } finally {
-    await Promise.allSettled([...adapters.values()].map((a) => a.dispose?.()));
+    await Promise.allSettled([pool.close(), ...[...adapters.values()].map((a) => a.dispose?.())]);
     await suite.stop();
   }
 
   const summary = scenarios.map((s) => summarizeScenario(s, records, adapters, whyNot(s)));
   const finished = new Date();
   const wallSeconds = (finished.getTime() - started.getTime()) / 1000;
+  const budget = timeBudget(records, wallSeconds, opts.size.rounds);
+  opts.log(renderTimeBudget(budget));
   const machine = {
     ...describeMachine(CLK_TCK),
     load1Before,
@@ -123,6 +131,7 @@ export async function runBench(
     },
     scenarios,
     summary,
+    timeBudget: budget,
     rounds: records,
   };
   const pkgLine = Object.entries(versions.packages)

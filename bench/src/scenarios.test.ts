@@ -38,4 +38,19 @@ describe('scenarios', () => {
     expect(QUICK.rounds).toBeGreaterThanOrEqual(3);
     expect(FULL.rounds).toBeGreaterThanOrEqual(5);
   });
+
+  it('runs one scenario per row in quick mode', () => {
+    const rows = buildScenarios(QUICK).map((s) => s.row);
+    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8]);
+  });
+
+  it('caps the clock of every drain, so a slow subject cannot blow the time budget', () => {
+    for (const size of [FULL, QUICK]) {
+      for (const s of buildScenarios(size)) {
+        if (s.spec.kind === 'drain') expect(s.spec.maxSeconds, s.id).toBeGreaterThan(0);
+        if (s.spec.kind === 'latency') expect(s.spec.drainCapSeconds, s.id).toBeGreaterThan(0);
+      }
+    }
+    expect(QUICK.drainCapSeconds).toBeLessThan(FULL.drainCapSeconds);
+  });
 });

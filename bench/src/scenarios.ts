@@ -32,6 +32,13 @@ export interface SuiteSize {
   /** Drain shapes (concurrency × processes) for rows 1 and 5. */
   drainShapes: readonly (readonly [number, number])[];
   embeddedShapes: readonly (readonly [number, number])[];
+  /**
+   * Rows 1–2: the clock stops here even if the drain is not done (see DrainSpec.maxSeconds), so a
+   * subject at a few hundred jobs/s cannot take minutes per round; jobs/s counts the jobs done.
+   */
+  drainCapSeconds: number;
+  /** Row 3: how long after the last add the backlog may drain (see LatencySpec.drainCapSeconds). */
+  latencyDrainCapSeconds: number;
   /** Row 5: the clock stops here even if the drain is not done (see DrainSpec.maxSeconds). */
   embeddedCapSeconds: number;
   /** Row 6: autocannon duration per run. */
@@ -58,6 +65,8 @@ export const FULL: SuiteSize = {
     [64, 1],
     [16, 4],
   ],
+  drainCapSeconds: 10,
+  latencyDrainCapSeconds: 10,
   embeddedCapSeconds: 5,
   submitSeconds: 20,
   uploadBytes: 1024 ** 3,
@@ -66,14 +75,14 @@ export const FULL: SuiteSize = {
   rounds: 5,
 };
 
+/** For development: one scenario per row, shorter windows and caps, 3 rounds; under 3 minutes. */
 export const QUICK: SuiteSize = {
   drainJobs: 5_000,
   latencySeconds: 4,
-  drainShapes: [
-    [64, 1],
-    [16, 4],
-  ],
+  drainShapes: [[64, 1]],
   embeddedShapes: [[64, 1]],
+  drainCapSeconds: 3,
+  latencyDrainCapSeconds: 3,
   embeddedCapSeconds: 3,
   submitSeconds: 2,
   uploadBytes: 256 * 1024 ** 2,
@@ -100,28 +109,42 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     out.push({
       id: `drain.c${concurrency}.p${processes}`,
       row: 1,
-      title: `drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc`,
-      spec: { kind: 'drain', jobs: size.drainJobs, concurrency, processes, handler: noop },
+      title:
+        `drain ${size.drainJobs} no-op, c${concurrency} × ${processes} proc ` +
+        `(clock capped at ${size.drainCapSeconds} s)`,
+      spec: {
+        kind: 'drain',
+        jobs: size.drainJobs,
+        concurrency,
+        processes,
+        handler: noop,
+        maxSeconds: size.drainCapSeconds,
+      },
       ...STREAMS,
     });
   }
   out.push({
     id: 'io.c64',
     row: 2,
-    title: `${size.drainJobs} jobs awaiting 10 ms, c64 (cap 6,400/s)`,
+    title:
+      `${size.drainJobs} jobs awaiting 10 ms, c64 (cap 6,400/s; clock capped at ` +
+      `${size.drainCapSeconds} s)`,
     spec: {
       kind: 'drain',
       jobs: size.drainJobs,
       concurrency: 64,
       processes: 1,
       handler: { kind: 'sleep', ms: 10 },
+      maxSeconds: size.drainCapSeconds,
     },
     ...STREAMS,
   });
   out.push({
     id: `latency.c${LATENCY_CONCURRENCY}`,
     row: 3,
-    title: `open loop 1,000/s × ${size.latencySeconds} s (first 1 s excluded), c${LATENCY_CONCURRENCY}`,
+    title:
+      `open loop 1,000/s × ${size.latencySeconds} s (first 1 s excluded), ` +
+      `c${LATENCY_CONCURRENCY}, backlog capped at ${size.latencyDrainCapSeconds} s`,
     spec: {
       kind: 'latency',
       rate: 1_000,
@@ -129,6 +152,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
       warmupSeconds: 1,
       concurrency: LATENCY_CONCURRENCY,
       processes: 1,
+      drainCapSeconds: size.latencyDrainCapSeconds,
     },
     ...STREAMS,
   });

@@ -18,6 +18,8 @@ function tiny(overrides: Partial<SuiteSize>): SuiteSize {
     latencySeconds: 2,
     drainShapes: [],
     embeddedShapes: [],
+    drainCapSeconds: 10,
+    latencyDrainCapSeconds: 10,
     embeddedCapSeconds: 3,
     submitSeconds: 1,
     uploadBytes: 8 * 1024 * 1024,
@@ -73,6 +75,19 @@ describe('bench harness smoke', () => {
       for (const key of keys)
         expect(Number.isFinite(r.metrics[key]), `${r.adapter} ${key}`).toBe(true);
     }
+    // Pooled children: the latency run reuses the drain's consumer process, forks only its producer.
+    const latencyRun = result.rounds.find(
+      (r) => r.scenario === 'latency.c64' && r.adapter === 'bullmq',
+    );
+    expect(latencyRun?.detail.forkedChildren).toBe(1);
+    expect(latencyRun?.detail.workerPids).toEqual(
+      result.rounds.find((r) => r.scenario === 'drain.c16.p1' && r.adapter === 'bullmq')?.detail
+        .workerPids,
+    );
+    expect(result.timeBudget.lines.map((l) => `${l.scenario}/${l.adapter}`)).toContain(
+      'drain.c16.p1/bullmq',
+    );
+    expect(latencyRun?.phases?.measure).toBeGreaterThan(0);
     const drain = result.summary.find((s) => s.scenario === 'drain.c16.p1');
     expect(
       drain?.comparisons.some((c) => c.kind === 'ceiling-vs-anchor' && c.metric === 'jobsPerSec'),
@@ -81,7 +96,9 @@ describe('bench harness smoke', () => {
       'not in this test',
     );
     expect(markdown).toContain('n/a (not in this test)');
-    expect(markdown).toContain('| 1 | drain 300 no-op, c16 × 1 proc | jobs/s |');
+    expect(markdown).toContain(
+      '| 1 | drain 300 no-op, c16 × 1 proc (clock capped at 10 s) | jobs/s |',
+    );
 
     // Nothing left running: worker children, redis-server.
     const pids = result.rounds.flatMap((r) => (r.detail.workerPids as number[] | undefined) ?? []);

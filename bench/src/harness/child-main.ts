@@ -1,5 +1,6 @@
-// Entry of every forked child. It loads the adapter's consumer or producer module, reports `ready`
-// once connections are up, and starts only on `go`, so setup never lands inside a timed window.
+// Entry of every forked child. A consumer or producer process loads the adapter's module once and
+// serves runs: on `init` it connects (reports `ready`), starts only on `go`, so setup never lands
+// inside a timed window, and on `end` closes the run and waits for the next one.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   ChildInit,
@@ -10,7 +11,7 @@ import type {
   Producer,
 } from '../adapter.js';
 import { monoMs } from './clock.js';
-import type { ChildMessage, ChildSpec, OpenLoopSpec, ParentMessage } from './protocol.js';
+import type { ChildMessage, ChildSpec, OpenLoopSpec, ParentMessage, RunInit } from './protocol.js';
 import type { CreateService } from './service.js';
 
 /** How often a consumer reports its completion count (the report carries the exact last time). */
@@ -26,19 +27,25 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
-async function runConsumer(spec: ChildSpec, init: ChildInit): Promise<void> {
-  const mod = (await import(spec.module)) as { createConsumer?: CreateConsumer };
-  if (!mod.createConsumer) throw new Error(`${spec.module} exports no createConsumer`);
+/** One run inside a consumer or producer process: created on `init`, closed on `end`. */
+interface RunState {
+  close(): Promise<void>;
+  go?(): void;
+  collect?(): void;
+  openLoop?(loop: OpenLoopSpec): void;
+}
+
+async function startConsumerRun(create: CreateConsumer, index: number, run: RunInit) {
   const series: Record<string, number[]> = {};
   const push = (name: string, ms: number) => (series[name] ??= []).push(ms);
-  const sleepMs = spec.handler.kind === 'sleep' ? spec.handler.ms : 0;
+  const sleepMs = run.handler.kind === 'sleep' ? run.handler.ms : 0;
   let done = 0;
   let lastAt = 0;
   let dirty = false;
   const hooks: ConsumerHooks = {
     handle(job, dispatchedAt) {
       const now = monoMs();
-      if (spec.sample && job.i >= spec.warmupJobs) {
+      if (run.sample && job.i >= run.warmupJobs) {
         push('dispatchToStart', now - (dispatchedAt ?? job.t));
         if (dispatchedAt !== undefined) push('acceptToStart', now - job.t);
       }
@@ -50,33 +57,29 @@ async function runConsumer(spec: ChildSpec, init: ChildInit): Promise<void> {
       dirty = true;
     },
     record(name, ms, job) {
-      if (spec.sample && job.i >= spec.warmupJobs) push(name, ms);
+      if (run.sample && job.i >= run.warmupJobs) push(name, ms);
     },
   };
-  const consumer = await mod.createConsumer(init, hooks);
-  const progress = setInterval(() => {
+  const init: ChildInit = { config: run.config, concurrency: run.concurrency, index };
+  const consumer = await create(init, hooks);
+  // Only while a run is live: an idle pooled process must not wake up every 5 ms.
+  let progress: NodeJS.Timeout | undefined;
+  const flush = () => {
     if (!dirty) return;
     dirty = false;
     send({ type: 'progress', done, at: lastAt });
-  }, PROGRESS_INTERVAL_MS);
-  process.on('message', (message: ParentMessage) => {
-    switch (message.type) {
-      case 'go':
-        Promise.resolve(consumer.start()).catch(fail);
-        break;
-      case 'collect':
-        send({ type: 'samples', series });
-        break;
-      case 'stop':
-        clearInterval(progress);
-        consumer.close().then(() => process.exit(0), fail);
-        break;
-      case 'open-loop':
-      case 'call':
-        break;
-    }
-  });
-  send({ type: 'ready' });
+  };
+  return {
+    go() {
+      progress = setInterval(flush, PROGRESS_INTERVAL_MS);
+      Promise.resolve(consumer.start()).catch(fail);
+    },
+    collect: () => send({ type: 'samples', series }),
+    async close() {
+      clearInterval(progress);
+      await consumer.close();
+    },
+  } satisfies RunState;
 }
 
 /**
@@ -109,31 +112,75 @@ async function openLoop(producer: Producer, loop: OpenLoopSpec): Promise<void> {
   send({ type: 'produced', sent: loop.jobs, lateMaxMs, firstAt, lastAt });
 }
 
-async function runProducer(spec: ChildSpec, init: ChildInit): Promise<void> {
-  const mod = (await import(spec.module)) as { createProducer?: CreateProducer };
-  if (!mod.createProducer) throw new Error(`${spec.module} exports no createProducer`);
-  const producer = await mod.createProducer(init);
-  process.on('message', (message: ParentMessage) => {
+async function startProducerRun(create: CreateProducer, index: number, run: RunInit) {
+  const producer = await create({ config: run.config, concurrency: run.concurrency, index });
+  return {
+    openLoop: (loop: OpenLoopSpec) => void openLoop(producer, loop).catch(fail),
+    close: () => producer.close(),
+  } satisfies RunState;
+}
+
+/**
+ * A consumer or producer process: loads its module once, then serves runs one after the other.
+ * Messages are handled in order (an `init` finishes before the `go` that follows it).
+ */
+function serveRuns(spec: ChildSpec): void {
+  const loaded = import(spec.module) as Promise<{
+    createConsumer?: CreateConsumer;
+    createProducer?: CreateProducer;
+  }>;
+  let current: RunState | undefined;
+  const end = async () => {
+    const run = current;
+    current = undefined;
+    await run?.close();
+  };
+  const handle = async (message: ParentMessage) => {
     switch (message.type) {
+      case 'init': {
+        const mod = await loaded;
+        await end();
+        if (spec.role === 'consumer') {
+          if (!mod.createConsumer) throw new Error(`${spec.module} exports no createConsumer`);
+          current = await startConsumerRun(mod.createConsumer, spec.index, message.run);
+        } else {
+          if (!mod.createProducer) throw new Error(`${spec.module} exports no createProducer`);
+          current = await startProducerRun(mod.createProducer, spec.index, message.run);
+        }
+        send({ type: 'ready' });
+        break;
+      }
+      case 'go':
+        current?.go?.();
+        break;
+      case 'collect':
+        current?.collect?.();
+        break;
       case 'open-loop':
-        openLoop(producer, message.spec).catch(fail);
+        current?.openLoop?.(message.spec);
+        break;
+      case 'end':
+        await end();
+        send({ type: 'ended' });
         break;
       case 'stop':
-        producer.close().then(() => process.exit(0), fail);
+        await end();
+        process.exit(0);
         break;
-      case 'go':
-      case 'collect':
       case 'call':
         break;
     }
+  };
+  let queue: Promise<void> = loaded.then(() => send({ type: 'loaded' }), fail);
+  process.on('message', (message: ParentMessage) => {
+    queue = queue.then(() => handle(message)).catch(fail);
   });
-  send({ type: 'ready' });
 }
 
 async function runService(spec: ChildSpec): Promise<void> {
   const mod = (await import(spec.module)) as { createService?: CreateService };
   if (!mod.createService) throw new Error(`${spec.module} exports no createService`);
-  const service = await mod.createService(spec.config);
+  const service = await mod.createService(spec.config ?? {});
   process.on('message', (message: ParentMessage) => {
     switch (message.type) {
       case 'call': {
@@ -158,9 +205,11 @@ async function runService(spec: ChildSpec): Promise<void> {
       case 'stop':
         service.close().then(() => process.exit(0), fail);
         break;
+      case 'init':
       case 'go':
       case 'open-loop':
       case 'collect':
+      case 'end':
         break;
     }
   });
@@ -173,10 +222,8 @@ async function main(): Promise<void> {
   // An orphaned child must never outlive the suite.
   process.on('disconnect', () => process.exit(1));
   const spec = JSON.parse(raw) as ChildSpec;
-  const init: ChildInit = { config: spec.config, concurrency: spec.concurrency, index: spec.index };
   if (spec.role === 'service') await runService(spec);
-  else if (spec.role === 'consumer') await runConsumer(spec, init);
-  else await runProducer(spec, init);
+  else serveRuns(spec);
 }
 
 main().catch(fail);

@@ -17,8 +17,10 @@ export interface ChildHandle {
   call<T = unknown>(method: string, args: unknown, timeoutMs: number): Promise<T>;
   /** Resolves with the next message of `type`; rejects if the child fails first. */
   next<T extends ChildMessage['type']>(type: T, timeoutMs: number): Promise<MessageOf<T>>;
-  /** Every progress message goes here as well. */
-  onProgress(fn: (message: MessageOf<'progress'>) => void): void;
+  /** Every progress message goes here as well, until the returned function is called. */
+  onProgress(fn: (message: MessageOf<'progress'>) => void): () => void;
+  /** No failure seen and not stopped: the process can serve another run. */
+  readonly usable: boolean;
   /** Rejects when the child reports an error or exits before `stop()`. */
   readonly failed: Promise<never>;
   stop(timeoutMs?: number): Promise<void>;
@@ -118,6 +120,13 @@ export function forkChild(spec: ChildSpec): ChildHandle {
     },
     onProgress(fn) {
       progressListeners.push(fn);
+      return () => {
+        const index = progressListeners.indexOf(fn);
+        if (index >= 0) progressListeners.splice(index, 1);
+      };
+    },
+    get usable() {
+      return !failure && !stopping && child.connected;
     },
     failed,
     async stop(timeoutMs = 10_000) {

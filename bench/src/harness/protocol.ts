@@ -8,13 +8,24 @@ import type { HandlerSpec } from '../adapter.js';
  */
 export type ChildRole = 'consumer' | 'producer' | 'service';
 
-/** Sent in the BENCH_CHILD environment variable as JSON. */
+/**
+ * Sent in the BENCH_CHILD environment variable as JSON: what the process is. A consumer or
+ * producer process loads its module once and then serves one run per `init` … `end` (the same
+ * process serves every round: module loading under tsx costs seconds, a run's setup does not).
+ */
 export interface ChildSpec {
   role: ChildRole;
   module: string;
+  /** 0-based index among the run's processes (a Sluice worker's consumer name). */
+  index: number;
+  /** Service children only: their `createService` config. */
+  config?: Record<string, unknown>;
+}
+
+/** One run's settings for a consumer or producer process (sent with `init`). */
+export interface RunInit {
   config: Record<string, unknown>;
   concurrency: number;
-  index: number;
   handler: HandlerSpec;
   /** Jobs with index below this are warm-up: not sampled for latency. */
   warmupJobs: number;
@@ -28,14 +39,20 @@ export interface OpenLoopSpec {
 }
 
 export type ParentMessage =
+  | { type: 'init'; run: RunInit }
   | { type: 'go' }
   | { type: 'open-loop'; spec: OpenLoopSpec }
   | { type: 'collect' }
   | { type: 'call'; id: number; method: string; args: unknown }
+  /** Ends the current run (closes the consumer/producer) and keeps the process for the next. */
+  | { type: 'end' }
   | { type: 'stop' };
 
 export type ChildMessage =
   | { type: 'ready'; info?: Record<string, unknown> }
+  /** A consumer/producer process has loaded its module and listens for `init`. */
+  | { type: 'loaded' }
+  | { type: 'ended' }
   | { type: 'progress'; done: number; at: number }
   | { type: 'samples'; series: Record<string, number[]> }
   | { type: 'produced'; sent: number; lateMaxMs: number; firstAt: number; lastAt: number }

@@ -7,7 +7,8 @@ import { busyFraction, readMachineTicks } from './cpu.js';
 import { load1 } from './machine.js';
 import { runDrain } from './run-drain.js';
 import { runLatency } from './run-latency.js';
-import type { RunOutcome } from './run-shared.js';
+import type { ChildPool } from './child-pool.js';
+import type { Phases, RunOutcome } from './run-shared.js';
 
 export interface RoundRecord {
   round: number;
@@ -20,6 +21,8 @@ export interface RoundRecord {
   detail: Record<string, unknown>;
   startedAt: string;
   wallMs: number;
+  /** Where wallMs went (drain and latency runs; see Phases), the rest being harness overhead. */
+  phases?: Phases;
   load1Before: number;
   /** Whole-machine busy fraction (all cores, every tenant) during the run. */
   machineBusy: number;
@@ -30,6 +33,8 @@ export interface RoundsOptions {
   rounds: number;
   adapters: ReadonlyMap<string, BenchAdapter>;
   services: BenchServices;
+  /** Consumer/producer processes shared by every run (see child-pool.ts). */
+  pool: ChildPool;
   reset(): Promise<void>;
   log(line: string): void;
   /** Upper bound for one drain. */
@@ -66,14 +71,14 @@ export async function runSpec(
   adapter: BenchAdapter,
   services: BenchServices,
   spec: ScenarioSpec,
-  drainTimeoutMs: number,
+  ctx: { pool: ChildPool; drainTimeoutMs: number },
 ): Promise<RunOutcome> {
   const gateway = adapter.gateway ?? {};
   switch (spec.kind) {
     case 'drain':
-      return runDrain(adapter, services, spec, drainTimeoutMs);
+      return runDrain(adapter, services, spec, { pool: ctx.pool, timeoutMs: ctx.drainTimeoutMs });
     case 'latency':
-      return runLatency(adapter, services, spec);
+      return runLatency(adapter, services, spec, ctx);
     case 'submit':
       return asOutcome(await (gateway.submit ?? missing(adapter, 'submit'))(services, spec));
     case 'upload':
@@ -116,7 +121,7 @@ export async function runRounds(opts: RoundsOptions): Promise<RoundRecord[]> {
         let outcome: RunOutcome | undefined;
         let error: string | undefined;
         try {
-          outcome = await runSpec(adapter, opts.services, scenario.spec, opts.drainTimeoutMs);
+          outcome = await runSpec(adapter, opts.services, scenario.spec, opts);
         } catch (e) {
           error = e instanceof Error ? e.message : String(e);
         }
@@ -131,6 +136,7 @@ export async function runRounds(opts: RoundsOptions): Promise<RoundRecord[]> {
           detail: outcome?.detail ?? {},
           startedAt: startedAt.toISOString(),
           wallMs: Date.now() - startedAt.getTime(),
+          ...(outcome?.phases ? { phases: outcome.phases } : {}),
           load1Before: loadBefore,
           machineBusy: busyFraction(before, readMachineTicks()),
         };
@@ -138,7 +144,9 @@ export async function runRounds(opts: RoundsOptions): Promise<RoundRecord[]> {
         opts.log(
           `round ${round}/${opts.rounds} ${scenario.id} ${id}: ` +
             (error ? `FAILED ${error}` : brief(record.metrics)) +
-            ` (load1 ${loadBefore.toFixed(1)}, busy ${(record.machineBusy * 100).toFixed(0)}%)`,
+            (record.detail.capped === true ? ' [capped]' : '') +
+            ` (${(record.wallMs / 1000).toFixed(1)} s wall, load1 ${loadBefore.toFixed(1)}, ` +
+            `busy ${(record.machineBusy * 100).toFixed(0)}%)`,
         );
       }
     }

@@ -1,15 +1,16 @@
-// One drain run: prefill N jobs (untimed), fork the consumer processes, wait for `ready`, send `go`,
-// stop the clock when the children have reported N completions (or when the adapter says the work
-// is durably done, if later).
+// One drain run: prefill N jobs (untimed), initialise the consumer processes (pooled: see
+// child-pool.ts), wait for `ready`, send `go`, stop the clock when the children have reported N
+// completions (or when the adapter says the work is durably done, if later), or at the cap.
 import type { BenchAdapter, BenchServices, HandlerSpec } from '../adapter.js';
 import { perThousand, startAccounting, type CpuBreakdown } from './accounting.js';
-import { stopAll, type ChildHandle } from './children.js';
+import type { ChildPool } from './child-pool.js';
+import type { ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
 import {
   checkEndState,
   completionWatch,
-  forkConsumers,
   newRunId,
+  phaseClock,
   timeout,
   type RunOutcome,
 } from './run-shared.js';
@@ -56,32 +57,40 @@ export async function runDrain(
   adapter: BenchAdapter,
   services: BenchServices,
   spec: DrainSpec,
-  timeoutMs: number,
+  ctx: { pool: ChildPool; timeoutMs: number },
 ): Promise<RunOutcome> {
   const queue = adapter.queue;
   if (!queue) throw new Error(`${adapter.id} has no queue adapter`);
-  const prepareStart = monoMs();
+  const clock = phaseClock();
   const prepared = await queue.prepare(services, {
     jobs: spec.jobs,
     runId: newRunId(),
     processes: spec.processes,
     concurrency: spec.concurrency,
   });
-  const prefillMs = monoMs() - prepareStart;
+  clock.mark('prepare');
   let children: ChildHandle[] = [];
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await ctx.pool.release(children);
+  };
   try {
-    children = await forkConsumers(queue.consumerModule, prepared.child, {
-      count: spec.processes,
+    const acquired = await ctx.pool.acquire('consumer', queue.consumerModule, spec.processes, {
+      config: prepared.child,
       concurrency: spec.concurrency,
       handler: spec.handler,
       sample: false,
       warmupJobs: 0,
     });
+    children = acquired.children;
     const watch = completionWatch(children, spec.jobs);
     const accounting = await startAccounting(services, adapter.needs, {
       workers: children.map((c) => c.pid),
     });
-    const limit = timeout(timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
+    clock.mark('children');
+    const limit = timeout(ctx.timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
     const start = monoMs();
     for (const child of children) child.send({ type: 'go' });
     const cap = spec.maxSeconds ? capAfter(spec.maxSeconds * 1000, watch) : undefined;
@@ -98,15 +107,21 @@ export async function runDrain(
       cap?.clear();
     }
     const completed = Math.min(spec.jobs, watch.done());
+    watch.close();
     const capped = completed < spec.jobs;
     // A capped run has no "all durable" moment: it is measured up to its last reported completion.
     const settledAt = prepared.settle && !capped ? await prepared.settle() : lastCompletion;
     const end = Math.max(lastCompletion, settledAt);
     const cpu: CpuBreakdown = await accounting.finish();
-    const verify =
-      prepared.verify && !capped
-        ? await checkEndState(adapter.id, prepared.verify, spec.jobs)
-        : undefined;
+    clock.mark('measure');
+    // The workers end the run first: a capped run leaves them mid-drain, and the check must not
+    // race them.
+    await release();
+    clock.mark('teardown');
+    const verify = prepared.verify
+      ? await checkEndState(adapter.id, prepared.verify, { jobs: spec.jobs, completed })
+      : undefined;
+    clock.mark('verify');
     const elapsedMs = end - start;
     if (completed === 0) throw new Error(`${adapter.id}: no job completed within the cap`);
     const half = capped ? cap?.half() : undefined;
@@ -127,21 +142,25 @@ export async function runDrain(
       },
       detail: {
         elapsedMs,
-        prefillMs,
+        prefillMs: clock.phases.prepare,
         // go → the first reported completion batch (progress is reported every 5 ms).
         firstCompletionMs: watch.firstAt() > 0 ? watch.firstAt() - start : undefined,
         completed,
         capped,
+        ...(spec.maxSeconds ? { capSeconds: spec.maxSeconds } : {}),
         ...(steadyJobsPerSec !== undefined ? { steadyJobsPerSec } : {}),
         settleMs: end - lastCompletion,
         completionsReported: watch.done(),
         cpuMs: cpu,
         ...(verify ? { verify } : {}),
         workerPids: children.map((c) => c.pid),
+        forkedChildren: acquired.forked,
       },
+      phases: clock.phases,
     };
   } finally {
-    await stopAll(children);
+    await release();
     await prepared.cleanup();
+    clock.mark('teardown');
   }
 }

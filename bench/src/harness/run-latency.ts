@@ -3,13 +3,14 @@
 // `warmupSeconds` of jobs are excluded from the percentiles (not from completion counting).
 import type { BenchAdapter, BenchServices } from '../adapter.js';
 import { perThousand, startAccounting } from './accounting.js';
-import { forkChild, stopAll, type ChildHandle } from './children.js';
+import type { ChildPool } from './child-pool.js';
+import type { ChildHandle } from './children.js';
+import { monoMs } from './clock.js';
 import {
   checkEndState,
   completionWatch,
-  forkConsumers,
   newRunId,
-  timeout,
+  phaseClock,
   type RunOutcome,
 } from './run-shared.js';
 import { summarizeLatency, type LatencySummary } from './stats.js';
@@ -20,13 +21,15 @@ export interface LatencySpec {
   warmupSeconds: number;
   concurrency: number;
   processes: number;
+  /**
+   * After the last add, the clock stops here even if the backlog is not drained (a subject that
+   * cannot keep up owes thousands of jobs); its missing samples count at a lower bound.
+   */
+  drainCapSeconds: number;
 }
 
 /** Time for consumers to enter their read loop after `go`, before the first add. */
 const CONSUMER_SETTLE_MS = 300;
-/** After the last add, how long the consumers may take to finish the backlog (a saturated subject
- * at 1,000/s × 10 s can owe several thousand jobs: its latency is then reported, not a timeout). */
-const DRAIN_GRACE_MS = 60_000;
 
 async function collectSamples(children: readonly ChildHandle[]): Promise<Record<string, number[]>> {
   const merged: Record<string, number[]> = {};
@@ -42,43 +45,62 @@ async function collectSamples(children: readonly ChildHandle[]): Promise<Record<
   return merged;
 }
 
+/**
+ * A capped drain leaves jobs that never started: each waited at least from the last add to the
+ * cap (every job was stamped by then), so that lower bound stands in for its missing sample and
+ * the percentiles become lower bounds rather than the latency of the lucky jobs only.
+ */
+function padMissing(values: number[], expected: number, lowerBoundMs: number): number {
+  const missing = Math.max(0, expected - values.length);
+  for (let k = 0; k < missing; k++) values.push(lowerBoundMs);
+  return missing;
+}
+
 export async function runLatency(
   adapter: BenchAdapter,
   services: BenchServices,
   spec: LatencySpec,
+  ctx: { pool: ChildPool },
 ): Promise<RunOutcome> {
   const queue = adapter.queue;
   if (!queue?.producerModule) throw new Error(`${adapter.id} has no latency producer`);
   const jobs = Math.round(spec.rate * spec.seconds);
   const warmupJobs = Math.round(spec.rate * spec.warmupSeconds);
+  const clock = phaseClock();
   const prepared = await queue.prepare(services, {
     jobs: 0,
     runId: newRunId(),
     processes: spec.processes,
     concurrency: spec.concurrency,
   });
+  clock.mark('prepare');
   let consumers: ChildHandle[] = [];
-  let producer: ChildHandle | undefined;
+  let producers: ChildHandle[] = [];
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await ctx.pool.release([...producers, ...consumers]);
+  };
   try {
-    consumers = await forkConsumers(queue.consumerModule, prepared.child, {
-      count: spec.processes,
-      concurrency: spec.concurrency,
-      handler: { kind: 'noop' },
-      sample: true,
-      warmupJobs,
-    });
-    producer = forkChild({
-      role: 'producer',
-      module: queue.producerModule,
-      config: prepared.child,
-      concurrency: 1,
-      index: 0,
-      handler: { kind: 'noop' },
-      warmupJobs,
-      sample: false,
-    });
-    await producer.next('ready', 60_000);
+    const run = { config: prepared.child, handler: { kind: 'noop' as const }, warmupJobs };
+    const [c, p] = await Promise.all([
+      ctx.pool.acquire('consumer', queue.consumerModule, spec.processes, {
+        ...run,
+        concurrency: spec.concurrency,
+        sample: true,
+      }),
+      ctx.pool.acquire('producer', queue.producerModule, 1, {
+        ...run,
+        concurrency: 1,
+        sample: false,
+      }),
+    ]);
+    consumers = c.children;
+    producers = p.children;
+    const producer = producers[0] as ChildHandle;
     const watch = completionWatch(consumers, jobs);
+    clock.mark('children');
     for (const child of consumers) child.send({ type: 'go' });
     await new Promise((resolve) => setTimeout(resolve, CONSUMER_SETTLE_MS));
     const accounting = await startAccounting(services, adapter.needs, {
@@ -86,25 +108,37 @@ export async function runLatency(
       producer: [producer.pid],
     });
     const failures = [producer.failed, ...consumers.map((c) => c.failed)];
-    const produced = producer.next('produced', spec.seconds * 1000 + DRAIN_GRACE_MS);
+    const drainCapMs = spec.drainCapSeconds * 1000;
+    const produced = producer.next('produced', spec.seconds * 1000 + 60_000);
     producer.send({ type: 'open-loop', spec: { rate: spec.rate, jobs } });
     const sent = await Promise.race([produced, ...failures]);
-    const limit = timeout(DRAIN_GRACE_MS, `${adapter.id} latency drain`);
-    let lastCompletion: number;
-    try {
-      lastCompletion = await Promise.race([watch.reached, limit.promise, ...failures]);
-    } finally {
-      limit.clear();
-    }
+    // The clock for the backlog: a subject that cannot keep up is measured up to the cap.
+    const cap = new Promise<'capped'>((resolve) => {
+      const timer = setTimeout(() => resolve('capped'), drainCapMs);
+      void watch.reached.finally(() => clearTimeout(timer));
+    });
+    const reached = await Promise.race([watch.reached, cap, ...failures]);
+    const capped = reached === 'capped';
+    const completed = Math.min(jobs, watch.done());
+    const lastCompletion = capped ? monoMs() : reached;
+    watch.close();
     const cpu = await accounting.finish();
-    const verify = prepared.verify
-      ? await checkEndState(adapter.id, prepared.verify, jobs)
-      : undefined;
+    clock.mark('measure');
     const series = await collectSamples(consumers);
+    await release();
+    clock.mark('teardown');
+    const verify = prepared.verify
+      ? await checkEndState(adapter.id, prepared.verify, { jobs, completed })
+      : undefined;
+    const main = series.dispatchToStart ?? [];
+    const missingSamples = capped
+      ? padMissing(main, jobs - warmupJobs, lastCompletion - sent.lastAt)
+      : 0;
     const summaries: Record<string, LatencySummary> = {};
     for (const [name, values] of Object.entries(series)) summaries[name] = summarizeLatency(values);
-    const main = summaries.dispatchToStart;
-    if (!main || main.count === 0) throw new Error(`${adapter.id}: no latency samples`);
+    const summary = summaries.dispatchToStart;
+    if (!summary || summary.count === 0) throw new Error(`${adapter.id}: no latency samples`);
+    clock.mark('verify');
     const seriesMetrics: Record<string, number> = {};
     for (const [name, s] of Object.entries(summaries)) {
       if (name === 'dispatchToStart') continue;
@@ -113,11 +147,11 @@ export async function runLatency(
     }
     return {
       metrics: {
-        p50: main.p50,
-        p99: main.p99,
-        max: main.max,
+        p50: summary.p50,
+        p99: summary.p99,
+        max: summary.max,
         ...seriesMetrics,
-        ...perThousand(cpu, jobs),
+        ...perThousand(cpu, completed),
       },
       detail: {
         offeredPerSec: spec.rate,
@@ -125,13 +159,23 @@ export async function runLatency(
         achievedPerSec: ((sent.sent - 1) * 1000) / (sent.lastAt - sent.firstAt),
         producerLateMaxMs: sent.lateMaxMs,
         drainAfterLastAddMs: lastCompletion - sent.lastAt,
+        completed,
+        // Not every job finished within drainCapSeconds of the last add: the unstarted ones count
+        // at the lower bound (see padMissing), so p50/p99/max are lower bounds.
+        capped,
+        drainCapSeconds: spec.drainCapSeconds,
+        ...(capped ? { missingSamples } : {}),
         series: summaries,
         cpuMs: cpu,
         ...(verify ? { verify } : {}),
+        workerPids: consumers.map((c) => c.pid),
+        forkedChildren: c.forked + p.forked,
       },
+      phases: clock.phases,
     };
   } finally {
-    await stopAll(producer ? [producer, ...consumers] : consumers);
+    await release();
     await prepared.cleanup();
+    clock.mark('teardown');
   }
 }

@@ -1,69 +1,66 @@
-// Pieces every run shares: the outcome shape, forking consumers until all are ready, counting
-// completions across children, and a timeout that can be cleared.
+// Pieces every run shares: the outcome shape and its phase times, counting completions across
+// children, a timeout that can be cleared, and the end-state check.
 import { randomBytes } from 'node:crypto';
-import type { HandlerSpec } from '../adapter.js';
-import { forkChild, stopAll, type ChildHandle } from './children.js';
+import type { VerifyExpectation } from '../adapter.js';
+import type { ChildHandle } from './children.js';
+import { monoMs } from './clock.js';
 
 export interface RunOutcome {
   /** Figures the report compares (jobsPerSec, cpuMsPer1k, p99, …). */
   metrics: Record<string, number>;
   /** Everything else worth keeping in latest.json. */
   detail: Record<string, unknown>;
+  /** Where the run's wall time went (harness-driven runs; gateway runs report none). */
+  phases?: Phases;
 }
-
-const READY_TIMEOUT_MS = 60_000;
 
 export function newRunId(): string {
   return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-/** Forks `count` consumers and waits until every one reported ready. */
-export async function forkConsumers(
-  module: string,
-  config: Record<string, unknown>,
-  opts: {
-    count: number;
-    concurrency: number;
-    handler: HandlerSpec;
-    sample: boolean;
-    warmupJobs: number;
-  },
-): Promise<ChildHandle[]> {
-  const children: ChildHandle[] = [];
-  for (let index = 0; index < opts.count; index++) {
-    children.push(
-      forkChild({
-        role: 'consumer',
-        module,
-        config,
-        concurrency: opts.concurrency,
-        index,
-        handler: opts.handler,
-        warmupJobs: opts.warmupJobs,
-        sample: opts.sample,
-      }),
-    );
-  }
-  try {
-    await Promise.all(children.map((c) => c.next('ready', READY_TIMEOUT_MS)));
-  } catch (error) {
-    await stopAll(children);
-    throw error;
-  }
-  return children;
+/**
+ * Where one run's wall time went (ms), for the suite's time budget: `prepare` (fresh queue or
+ * database and the untimed prefill), `children` (forking new processes or initialising pooled
+ * ones until all are ready), `measure` (go → clock stopped, plus a latency run's drain),
+ * `verify` (end-state check, sample collection) and `teardown` (ending the run in the children,
+ * cleanup).
+ */
+export type Phases = Partial<
+  Record<'prepare' | 'children' | 'measure' | 'verify' | 'teardown', number>
+>;
+
+/** Accumulates phase durations: `mark('x')` charges the time since the previous mark to x. */
+export function phaseClock(): { mark(phase: keyof Phases): void; phases: Phases } {
+  const phases: Phases = {};
+  let last = monoMs();
+  return {
+    phases,
+    mark(phase) {
+      const now = monoMs();
+      phases[phase] = (phases[phase] ?? 0) + (now - last);
+      last = now;
+    },
+  };
 }
 
 /** Resolves with the latest completion time once the children's counts add up to `target`. */
 export function completionWatch(
   children: readonly ChildHandle[],
   target: number,
-): { reached: Promise<number>; done(): number; lastAt(): number; firstAt(): number } {
+): {
+  reached: Promise<number>;
+  done(): number;
+  lastAt(): number;
+  firstAt(): number;
+  /** Stops listening (the children serve other runs afterwards). */
+  close(): void;
+} {
   const counts = children.map(() => 0);
   let lastAt = 0;
   let firstAt = 0;
   let resolveReached: (at: number) => void = () => undefined;
   const reached = new Promise<number>((resolve) => (resolveReached = resolve));
-  children.forEach((child, index) =>
+  const unsubscribe = children.map((child, index) =>
     child.onProgress((message) => {
       counts[index] = message.done;
       lastAt = Math.max(lastAt, message.at);
@@ -72,6 +69,7 @@ export function completionWatch(
     }),
   );
   return {
+    close: () => unsubscribe.forEach((fn) => fn()),
     reached,
     done: () => counts.reduce((a, b) => a + b, 0),
     lastAt: () => lastAt,
@@ -93,8 +91,8 @@ export function timeout(ms: number, what: string): { promise: Promise<never>; cl
  */
 export async function checkEndState(
   adapter: string,
-  verify: (expected: number) => Promise<{ ok: boolean } & Record<string, unknown>>,
-  expected: number,
+  verify: (expected: VerifyExpectation) => Promise<{ ok: boolean } & Record<string, unknown>>,
+  expected: VerifyExpectation,
 ): Promise<Record<string, unknown>> {
   const result = await verify(expected).catch((error: unknown) => ({
     ok: false,

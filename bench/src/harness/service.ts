@@ -29,16 +29,7 @@ export async function startServiceChild<I = Record<string, unknown>>(
   module: string,
   config: Record<string, unknown>,
 ): Promise<ServiceChild<I>> {
-  const handle = forkChild({
-    role: 'service',
-    module,
-    config,
-    concurrency: 1,
-    index: 0,
-    handler: { kind: 'noop' },
-    warmupJobs: 0,
-    sample: false,
-  });
+  const handle = forkChild({ role: 'service', module, index: 0, config });
   try {
     const ready = await handle.next('ready', START_TIMEOUT_MS);
     return {

@@ -1,0 +1,102 @@
+// Consumer and producer processes kept across runs. Forking a child costs 2–4 s of module loading
+// under tsx on this machine (more than most measured windows), and a suite makes 50–150 runs, so
+// each process serves run after run: a run sends `init` with its config (the child connects and
+// reports `ready`), `go`, and on release `end` (the child closes the run's consumer: its worker,
+// connections and timers, and keeps only its loaded modules). Every run still gets a fresh queue,
+// fresh connections and a fresh worker object; what carries over is code already loaded and
+// compiled, for every system alike. With BENCH_CPU_PROF or BENCH_SQL_STATS set, a process serves
+// one run only, so its profile or statement tally covers that run alone.
+import { forkChild, stopAll, type ChildHandle } from './children.js';
+import type { ChildRole, RunInit } from './protocol.js';
+
+const READY_TIMEOUT_MS = 60_000;
+/** A consumer's close waits for its in-flight jobs (a capped run leaves some): 2 s deadline + slack. */
+const END_TIMEOUT_MS = 15_000;
+
+export interface ChildPool {
+  /** `count` processes running `module`, each initialised for this run and ready for `go`. */
+  acquire(
+    role: Exclude<ChildRole, 'service'>,
+    module: string,
+    count: number,
+    run: RunInit,
+  ): Promise<{ children: ChildHandle[]; forked: number }>;
+  /** Ends the run in each process and keeps it for the next; one that cannot end is stopped. */
+  release(children: readonly ChildHandle[]): Promise<void>;
+  /** Stops every idle process (the end of the suite). */
+  close(): Promise<void>;
+}
+
+export function createChildPool(opts: { reuse: boolean } = { reuse: defaultReuse() }): ChildPool {
+  const idle = new Map<string, ChildHandle>();
+  const keys = new Map<ChildHandle, string>();
+
+  const take = (role: ChildRole, module: string, index: number): [ChildHandle, boolean] => {
+    const key = `${role} ${index} ${module}`;
+    const existing = idle.get(key);
+    idle.delete(key);
+    if (existing?.usable) return [existing, false];
+    const child = forkChild({ role, module, index });
+    keys.set(child, key);
+    return [child, true];
+  };
+
+  const endRun = async (child: ChildHandle): Promise<void> => {
+    const key = keys.get(child);
+    if (!opts.reuse || !key || !child.usable) {
+      keys.delete(child);
+      return child.stop();
+    }
+    try {
+      const ended = child.next('ended', END_TIMEOUT_MS);
+      child.send({ type: 'end' });
+      await ended;
+      idle.set(key, child);
+    } catch {
+      keys.delete(child);
+      await child.stop();
+    }
+  };
+
+  return {
+    async acquire(role, module, count, run) {
+      const children: ChildHandle[] = [];
+      const fresh = new Set<ChildHandle>();
+      for (let index = 0; index < count; index++) {
+        const [child, isNew] = take(role, module, index);
+        children.push(child);
+        if (isNew) fresh.add(child);
+      }
+      try {
+        await Promise.all(
+          children.map(async (child) => {
+            // A new process drops messages sent before it listens: wait until it says so.
+            if (fresh.has(child)) await child.next('loaded', READY_TIMEOUT_MS);
+            const ready = child.next('ready', READY_TIMEOUT_MS);
+            child.send({ type: 'init', run });
+            return ready;
+          }),
+        );
+      } catch (error) {
+        await stopAll(children);
+        for (const child of children) keys.delete(child);
+        throw error;
+      }
+      return { children, forked: fresh.size };
+    },
+    async release(children) {
+      await Promise.all(children.map(endRun));
+    },
+    async close() {
+      const all = [...idle.values()];
+      idle.clear();
+      keys.clear();
+      await stopAll(all);
+    },
+  };
+}
+
+/** Profiles and statement tallies are written per process: one run per process while they are on. */
+function defaultReuse(): boolean {
+  return !process.env.BENCH_CPU_PROF && !process.env.BENCH_SQL_STATS;
+}
