@@ -78,7 +78,7 @@ export const FULL: SuiteSize = {
 /** For development: one scenario per row, shorter windows and caps, 3 rounds; under 3 minutes. */
 export const QUICK: SuiteSize = {
   drainJobs: 5_000,
-  latencySeconds: 4,
+  latencySeconds: 3,
   drainShapes: [[64, 1]],
   embeddedShapes: [[64, 1]],
   drainCapSeconds: 3,
