@@ -3,7 +3,7 @@
 // (bulk-fill.test.ts compares them column by column on both dialects). Written with the drivers
 // directly, not kysely: building 20,000 jobs' values through the query builder took 2–10 s here,
 // more than the drains it prepares. SQLite: prepared inserts in one transaction per chunk;
-// PostgreSQL: one `INSERT … SELECT FROM unnest(arrays)` per table per chunk. No NOTIFY: nothing
+// PostgreSQL: one `INSERT … SELECT FROM unnest(arrays)` per table per chunk, two chunks in flight. No NOTIFY: nothing
 // listens before the run starts (a gateway's tailer starts from the newest event id).
 import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
@@ -93,61 +93,87 @@ function fillSqlite(
   }
 }
 
+/** Chunks in flight on PostgreSQL: two backends insert while the parent builds the next chunk. */
+const PG_CONNECTIONS = 2;
+
+async function insertChunkPg(
+  client: pg.Client,
+  jobs: JobRowValues[],
+  at: string,
+  queue: boolean,
+): Promise<void> {
+  const jobIds = jobs.map((j) => j.id);
+  await client.query('begin');
+  await client.query(
+    `insert into jobs (${JOB_COLUMNS})
+     select id, $4, $5, $6, 'queued', input::jsonb, null, null, null, null, hash, '[]'::jsonb,
+            0, $7::int, 0, null, 2, null, null, $8, $8, null
+     from unnest($1::text[], $2::text[], $3::text[]) as t(id, input, hash)`,
+    [
+      jobIds,
+      jobs.map((j) => j.input),
+      jobs.map((j) => j.hash),
+      BENCH_TENANT,
+      BENCH_KIND,
+      BENCH_VERSION,
+      benchJob.maxAttempts,
+      at,
+    ],
+  );
+  await client.query(
+    `insert into job_events (${EVENT_COLUMNS})
+     select job_id, $4, $5, seq, 'state', payload::jsonb, $6
+     from unnest($1::text[], $2::int[], $3::text[]) as t(job_id, seq, payload)`,
+    [
+      jobs.flatMap((j) => [j.id, j.id]),
+      jobs.flatMap(() => [1, 2]),
+      jobs.flatMap((j) => j.events),
+      BENCH_TENANT,
+      BENCH_KIND,
+      at,
+    ],
+  );
+  if (queue)
+    await client.query(
+      `insert into queue (${QUEUE_COLUMNS})
+       select job_id, $2, $3, $4, $5, null, 0, null, 0, $5 from unnest($1::text[]) as t(job_id)`,
+      [jobIds, BENCH_TENANT, BENCH_KIND, BENCH_VERSION, at],
+    );
+  await client.query('commit');
+}
+
+/**
+ * Chunks go out on PG_CONNECTIONS connections, one transaction each (the rows are independent:
+ * ids are unique and nothing reads them until the run starts).
+ */
 async function fillPostgres(
   url: string,
   chunks: (at: string) => Iterable<JobRowValues[]>,
   queue: boolean,
 ): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
+  const clients = Array.from({ length: PG_CONNECTIONS }, () => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined);
+    return client;
+  });
   try {
+    await Promise.all(clients.map((c) => c.connect()));
     const at = isoNow();
     const ids: string[] = [];
+    const busy: (Promise<void> | undefined)[] = clients.map(() => undefined);
+    let turn = 0;
     for (const jobs of chunks(at)) {
-      const jobIds = jobs.map((j) => j.id);
-      await client.query('begin');
-      await client.query(
-        `insert into jobs (${JOB_COLUMNS})
-         select id, $4, $5, $6, 'queued', input::jsonb, null, null, null, null, hash, '[]'::jsonb,
-                0, $7::int, 0, null, 2, null, null, $8, $8, null
-         from unnest($1::text[], $2::text[], $3::text[]) as t(id, input, hash)`,
-        [
-          jobIds,
-          jobs.map((j) => j.input),
-          jobs.map((j) => j.hash),
-          BENCH_TENANT,
-          BENCH_KIND,
-          BENCH_VERSION,
-          benchJob.maxAttempts,
-          at,
-        ],
-      );
-      await client.query(
-        `insert into job_events (${EVENT_COLUMNS})
-         select job_id, $4, $5, seq, 'state', payload::jsonb, $6
-         from unnest($1::text[], $2::int[], $3::text[]) as t(job_id, seq, payload)`,
-        [
-          jobs.flatMap((j) => [j.id, j.id]),
-          jobs.flatMap(() => [1, 2]),
-          jobs.flatMap((j) => j.events),
-          BENCH_TENANT,
-          BENCH_KIND,
-          at,
-        ],
-      );
-      if (queue)
-        await client.query(
-          `insert into queue (${QUEUE_COLUMNS})
-           select job_id, $2, $3, $4, $5, null, 0, null, 0, $5 from unnest($1::text[]) as t(job_id)`,
-          [jobIds, BENCH_TENANT, BENCH_KIND, BENCH_VERSION, at],
-        );
-      await client.query('commit');
-      ids.push(...jobIds);
+      const slot = turn++ % clients.length;
+      await busy[slot];
+      const insert = insertChunkPg(clients[slot] as pg.Client, jobs, at, queue);
+      insert.catch(() => undefined); // observed by the await above or Promise.all below
+      busy[slot] = insert;
+      for (const j of jobs) ids.push(j.id);
     }
+    await Promise.all(busy);
     return ids;
   } finally {
-    await client.end().catch(() => undefined);
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
   }
 }
 

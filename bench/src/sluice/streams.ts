@@ -105,8 +105,11 @@ async function prepare(services: BenchServices, spec: PrepareSpec): Promise<Prep
   };
   try {
     const ids = await fillQueued(run, spec.jobs, { queue: false });
-    await analyze(run.database);
-    if (ids.length > 0) await dispatchPointers(redis, ids);
+    // Different servers: the statistics and the pointers can be written at the same time.
+    await Promise.all([
+      analyze(run.database),
+      ids.length > 0 ? dispatchPointers(redis, ids) : undefined,
+    ]);
     await redis.config('RESETSTAT');
   } catch (error) {
     await dispose();
