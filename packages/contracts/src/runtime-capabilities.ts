@@ -10,6 +10,7 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: true,
   carriesEvents: false,
   pullsDeliveries: true,
+  acksInTransaction: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -19,4 +20,5 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: false,
   carriesEvents: true,
   pullsDeliveries: true,
+  acksInTransaction: false,
 });

@@ -17,6 +17,11 @@ export interface RuntimeCapabilities {
   readonly carriesEvents: boolean;
   /** A worker process pulls deliveries through `RuntimeConsumer`; false when the platform pushes (Workflows). */
   readonly pullsDeliveries: boolean;
+  /**
+   * The queue lives in the job database: `ackInTransaction` finishes deliveries inside the
+   * transaction that stores their outcome, so both commit together (no second transaction).
+   */
+  readonly acksInTransaction: boolean;
 }
 
 export interface VersionKey {
@@ -94,6 +99,11 @@ export interface RuntimeConsumer<D extends Delivery = Delivery> {
   renew(deliveries: readonly D[]): Promise<RenewOutcome[]>;
   /** Finishes deliveries. Called only after their outcome is stored in the database. */
   ack(deliveries: readonly D[]): Promise<void>;
+  /**
+   * With `acksInTransaction`: `ack` inside the caller's database transaction `tx`, the one that
+   * stores the deliveries' outcome (called after that write, so still only after the outcome).
+   */
+  ackInTransaction?(deliveries: readonly D[], tx: unknown): Promise<void>;
   /** Gives deliveries back unfinished (drain, retry after `delayMs`); another consumer may take them. */
   release(deliveries: readonly D[], delayMs?: number): Promise<void>;
   /** Moves a delivery to the transport's dead-letter place with its reason, and finishes it. */

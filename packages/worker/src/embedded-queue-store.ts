@@ -9,6 +9,7 @@ import {
   release,
   removeServed,
   renew,
+  type Db,
   type SluiceDatabase,
 } from '@sluice/storage';
 import { isoIn } from '@sluice/storage';
@@ -46,8 +47,9 @@ export function createEmbeddedQueueStore(opts: EmbeddedQueueStoreOptions): Embed
       }
       return renewed;
     },
-    ack: async (leases) => {
-      await ack(db, leases);
+    ack: async (leases, tx) => {
+      // `tx` is a transaction on this same database (the terminal writer's).
+      await ack(tx === undefined ? db : (tx as Db), leases);
     },
     release: async (leases, delayMs) => {
       await release(db, leases, delayMs);

@@ -26,6 +26,7 @@ const caps: RuntimeCapabilities = {
   dispatchesInTransaction: true,
   carriesEvents: false,
   pullsDeliveries: true,
+  acksInTransaction: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -1,19 +1,15 @@
 // Terminal writes by group commit: attempts that finish close together share ONE transaction
 // (their last queued events, then their fenced compare-and-set transitions, in bulk: see
-// terminal-batch.ts), and only after it commits are their deliveries finished, in ONE `ack` call
-// (plus grouped releases for retries and dead-letters). A crash between the commit and the ack means a redelivery that finds the job
-// finished and only acknowledges it.
+// terminal-batch.ts). Runtimes whose queue is in the job database (`acksInTransaction`) delete
+// the finished queue rows in that same transaction, after the outcome; the others are told after
+// it commits, in ONE `ack` call (plus grouped releases for retries and dead-letters). A crash
+// between the commit and the ack means a redelivery that finds the job finished and only
+// acknowledges it.
 
-import {
-  isTerminalState,
-  type Delivery,
-  type JobState,
-  type RuntimeConsumer,
-} from '@sluice/contracts';
+import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
   isoIn,
   type AttemptEvent,
-  type JobRow,
   type SluiceDatabase,
   type TransitionRequest,
 } from '@sluice/storage';
@@ -23,6 +19,7 @@ import type { Outcome } from './decide-outcome.js';
 import type { WorkerLogger } from './logger.js';
 import type { WorkerCounters } from './metrics.js';
 import type { PublishEvents } from './publish-events.js';
+import { planFinish, type FinishPlan, type SettledJob, type Written } from './finish-plan.js';
 import { needsOutbox } from './release-later.js';
 import { writeTerminalBatch, type TerminalEntry } from './terminal-batch.js';
 import { seededBug } from './testing/seeded-bug.js';
@@ -34,12 +31,7 @@ export interface Finished<D extends Delivery> {
   events: AttemptEvent[];
 }
 
-export interface SettledJob {
-  jobId: string;
-  outcome: Outcome['kind'];
-  /** The state stored by this worker, when it stored one. */
-  state: JobState | undefined;
-}
+export type { SettledJob } from './finish-plan.js';
 
 export interface TerminalWriterOptions<D extends Delivery> {
   database: SluiceDatabase;
@@ -54,7 +46,6 @@ export interface TerminalWriterOptions<D extends Delivery> {
 }
 
 type Item<D extends Delivery> = Finished<D> & { done: () => void };
-type Written = { ok: boolean; job: JobRow | undefined };
 type Request = TransitionRequest & { epoch: number };
 
 function requestFor(attempt: Attempt, outcome: Outcome, now: number): Request | undefined {
@@ -135,11 +126,16 @@ export class TerminalWriter<D extends Delivery> {
     }
   }
 
-  private async write(batch: readonly Item<D>[], now: number): Promise<Map<Item<D>, Written>> {
+  /** The terminal transaction (retried), with the deliveries it already acknowledged in it. */
+  private async write(batch: readonly Item<D>[], now: number): Promise<FinishPlan<D>> {
+    const { consumer } = this.opts;
     const delays = this.opts.retryDelaysMs ?? [100, 500, 2000];
     // Retries with a delay come back through an outbox row written with the retry itself
     // (runtimes whose queue is outside this database; see release-later.ts).
-    const outbox = needsOutbox(this.opts.consumer);
+    const outbox = needsOutbox(consumer);
+    const ackInTx = consumer.capabilities.acksInTransaction
+      ? consumer.ackInTransaction?.bind(consumer)
+      : undefined;
     const items: Item<D>[] = [];
     const entries: TerminalEntry[] = [];
     for (const item of batch) {
@@ -154,11 +150,22 @@ export class TerminalWriter<D extends Delivery> {
     }
     for (let i = 0; ; i++) {
       try {
-        const { written, committed } = await this.opts.database.transaction((tx) =>
-          writeTerminalBatch(tx, entries, now),
-        );
+        const { plan, committed } = await this.opts.database.transaction(async (tx) => {
+          const r = await writeTerminalBatch(tx, entries, now);
+          const plan = planFinish(
+            batch,
+            new Map(items.map((item, k) => [item, r.written[k] as Written])),
+          );
+          // The queue is in this database: its rows go in this transaction, after the outcome
+          // they finish (a crash before the commit loses both, after it neither).
+          if (ackInTx && plan.acks.length > 0) {
+            await ackInTx(plan.acks, tx);
+            plan.acks = [];
+          }
+          return { plan, committed: r.committed };
+        });
         this.opts.publish?.(committed);
-        return new Map(items.map((item, k) => [item, written[k] as Written]));
+        return plan;
       } catch (error) {
         this.opts.counters.terminalWriteFailures++;
         if (i >= delays.length) throw error;
@@ -181,11 +188,11 @@ export class TerminalWriter<D extends Delivery> {
         .catch(() => {});
       crashpoint('after-terminal-before-ack');
     }
-    let written: Map<Item<D>, Written>;
+    let plan: FinishPlan<D>;
     try {
-      written = batch.some((b) => requestFor(b.attempt, b.outcome, now))
+      plan = batch.some((b) => requestFor(b.attempt, b.outcome, now))
         ? await this.write(batch, now)
-        : new Map();
+        : planFinish(batch, new Map());
     } catch (error) {
       // Nothing stored: the deliveries are not finished, their leases expire and the jobs come
       // back to a worker. Logged here because no caller can store it.
@@ -198,43 +205,10 @@ export class TerminalWriter<D extends Delivery> {
     counters.terminalBatches++;
     crashpoint('after-terminal-before-ack');
 
-    const acks: D[] = [];
-    const releases = new Map<number, D[]>();
-    const deadLetters: D[] = [];
-    const settled: SettledJob[] = [];
-    for (const item of batch) {
-      const { delivery, job } = item.attempt;
-      const { outcome } = item;
-      const w = written.get(item);
-      if (outcome.kind === 'ack_only') {
-        acks.push(delivery);
-        settled.push({ jobId: job.id, outcome: outcome.kind, state: undefined });
-        continue;
-      }
-      if (outcome.kind === 'none' || w === undefined) continue;
-      if (!w.ok) {
-        // The compare-and-set did not apply. A finished or vanished job needs only an ack; one
-        // that another attempt holds is that attempt's to finish.
-        if (!w.job || isTerminalState(w.job.state)) acks.push(delivery);
-        continue;
-      }
-      const counter = COUNTER[outcome.kind];
+    const { acks, releases, deadLetters, settled } = plan;
+    for (const s of settled) {
+      const counter = COUNTER[s.outcome];
       if (counter) counters[counter]++;
-      settled.push({ jobId: job.id, outcome: outcome.kind, state: w.job?.state });
-      switch (outcome.kind) {
-        case 'retry':
-          releases.set(outcome.delayMs, [...(releases.get(outcome.delayMs) ?? []), delivery]);
-          break;
-        case 'dead_letter':
-          deadLetters.push(delivery);
-          break;
-        case 'succeed':
-        case 'fail':
-        case 'review':
-        case 'stale':
-          acks.push(delivery);
-          break;
-      }
     }
     const calls: Promise<unknown>[] = [];
     if (acks.length > 0) calls.push(consumer.ack(acks));

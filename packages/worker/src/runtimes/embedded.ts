@@ -102,6 +102,17 @@ export function createEmbeddedConsumer(
       forget(deliveries);
     },
 
+    // Forgotten before the commit: `outstanding` only decides when recovery ends, and a rolled
+    // back transaction leaves the row leased to us, to expire or be taken back like any other.
+    async ackInTransaction(deliveries, tx) {
+      if (deliveries.length === 0) return;
+      await store.ack(
+        deliveries.map((d) => d.lease),
+        tx,
+      );
+      forget(deliveries);
+    },
+
     async release(deliveries, delayMs = 0) {
       if (deliveries.length === 0) return;
       await store.release(

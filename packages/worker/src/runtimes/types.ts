@@ -25,8 +25,11 @@ export interface EmbeddedQueueStore {
   claim(limit: number, opts: { includeOwn: boolean }): Promise<EmbeddedClaim[]>;
   /** Extends leases still held under these tokens; resolves with the job ids renewed. */
   renew(leases: readonly EmbeddedLease[]): Promise<ReadonlySet<string>>;
-  /** Deletes rows, only under the holder's token. */
-  ack(leases: readonly EmbeddedLease[]): Promise<void>;
+  /**
+   * Deletes rows, only under the holder's token; inside the job database transaction `tx` when
+   * given (the terminal transaction: the rows go exactly when the outcome commits).
+   */
+  ack(leases: readonly EmbeddedLease[], tx?: unknown): Promise<void>;
   /** Gives rows back; claimable again after `delayMs`. */
   release(leases: readonly EmbeddedLease[], delayMs: number): Promise<void>;
   /** Announces the served versions for a while (the unroutable sweep and dispatch read them). */

@@ -10,6 +10,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: false,
   carriesEvents: true,
   pullsDeliveries: true,
+  acksInTransaction: false,
 });
 
 export interface StreamsConsumerOptions {
