@@ -1,5 +1,5 @@
-// The body of one terminal transaction, for a whole burst of finished attempts: the row locks in
-// id order, then storage `finishAttempts` (per kind of outcome ONE compare-and-set UPDATE that
+// The body of one terminal transaction, for a whole burst of finished attempts: storage
+// `finishAttempts` (row locks in id order, inside its UPDATE when there is one; per kind of outcome ONE compare-and-set UPDATE that
 // also reserves the sequence numbers of each attempt's still-queued events, then ONE multi-row
 // insert of all their events and transition events), the outbox rows of delayed retries, and
 // one read of the jobs whose write did not apply. Each attempt is fenced on its own by (job,
@@ -9,7 +9,6 @@ import {
   appendAttemptEventsMany,
   finishAttempts,
   getJobsByIds,
-  lockJobs,
   type AttemptEvent,
   type Db,
   type JobRow,
@@ -38,11 +37,8 @@ export async function writeTerminalBatch(
   entries: readonly TerminalEntry[],
   now: number,
 ): Promise<{ written: TerminalWritten[]; committed: StoredEvent[] }> {
-  // Row locks in id order first: no deadlock with the renewal tick or another batch.
-  await lockJobs(
-    tx,
-    entries.map((e) => e.request.id),
-  );
+  // `finishAttempts` takes the row locks in id order (no deadlock with the renewal tick or
+  // another batch); the rows this transaction touches after it are already locked by then.
   // Seeded bug: the attempt's last events are written after its terminal event.
   const eventsLast = seededBug('progress-after-terminal');
   const finished = await finishAttempts(

@@ -17,6 +17,7 @@ import type { JobsTable } from '../schema.js';
 import { insertEvents, type EventToInsert } from './events.js';
 import { lockJobs, transitionJob, type TransitionOutcome, type TransitionRequest } from './jobs.js';
 import { toJobRow } from './job-row.js';
+import { lockedInStatement } from './lock-in-statement.js';
 import { transitionEvent } from './transition-event.js';
 
 const CHUNK = 400;
@@ -26,11 +27,6 @@ export async function transitionJobs(
   requests: readonly TransitionRequest[],
   now = Date.now(),
 ): Promise<TransitionOutcome[]> {
-  // Row locks in id order first (PostgreSQL), so concurrent batches never deadlock.
-  await lockJobs(
-    tx,
-    requests.map((r) => r.id),
-  );
   const results = new Array<TransitionOutcome>(requests.length);
   const groups = new Map<string, number[]>();
   const single: number[] = [];
@@ -41,6 +37,14 @@ export async function transitionJobs(
     seen.add(r.id);
     groups.set(r.event, [...(groups.get(r.event) ?? []), i]);
   });
+  // Row locks in id order (PostgreSQL), so concurrent batches never deadlock: inside the UPDATE
+  // when it is the only one (a read batch of starts), else all of them first.
+  const alone = single.length === 0 && groups.size === 1 && requests.length <= CHUNK;
+  if (!alone)
+    await lockJobs(
+      tx,
+      requests.map((r) => r.id),
+    );
   const events: EventToInsert[] = [];
   const pendingEvents: { index: number; event: EventToInsert }[] = [];
   for (const [, indexes] of groups) {
@@ -50,6 +54,7 @@ export async function transitionJobs(
         tx,
         chunk.map((i) => requests[i] as TransitionRequest),
         now,
+        alone,
       );
       chunk.forEach((index, k) => {
         const d = done[k];
@@ -78,7 +83,12 @@ export async function transitionJobs(
   return results;
 }
 
-async function updateGroup(tx: Db, reqs: readonly TransitionRequest[], now: number) {
+async function updateGroup(
+  tx: Db,
+  reqs: readonly TransitionRequest[],
+  now: number,
+  lockHere: boolean,
+) {
   const event = (reqs[0] as TransitionRequest).event;
   const from = sourceStates(event)[0] as JobState;
   const to = TRANSITIONS[event].to as JobState;
@@ -118,6 +128,14 @@ async function updateGroup(tx: Db, reqs: readonly TransitionRequest[], now: numb
       lease_until = ${leaseUntil}, finished_at = ${finished}
     from v
     where jobs.id = v.id and jobs.state = ${from} and (v.has_ep = 0 or jobs.epoch = v.ep) ${leaseCheck}
+      ${
+        lockHere
+          ? lockedInStatement(
+              tx,
+              reqs.map((r) => r.id),
+            )
+          : sql``
+      }
     returning ${pg ? sql`jobs.*` : sql`*`}`.execute(tx);
   const byId = new Map(result.rows.map((row) => [row.id, toJobRow(row)]));
   return reqs.map((r) => {

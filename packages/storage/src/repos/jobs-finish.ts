@@ -6,7 +6,8 @@
 // two inserts per job); the fence and the stored result are the same. Transitions that may leave
 // several states (dead_letter, stale), and a job named twice, go row by row.
 //
-// Take the row locks first (`lockJobs`) in the same transaction.
+// The row locks are taken here, in id order: inside the UPDATE itself when it is the only one
+// (one kind of outcome: the common burst), else by `lockJobs` up front.
 
 import {
   isFinalState,
@@ -22,8 +23,10 @@ import { isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type EventToInsert, type StoredEvent } from './events.js';
 import { toJobRow, type JobRow } from './job-row.js';
+import { lockedInStatement } from './lock-in-statement.js';
 import {
   appendAttemptEvents,
+  lockJobs,
   transitionJob,
   type AttemptEvent,
   type TransitionRequest,
@@ -61,6 +64,12 @@ export async function finishAttempts(
     seen.add(a.request.id);
     groups.set(a.request.event, [...(groups.get(a.request.event) ?? []), i]);
   });
+  const alone = single.length === 0 && groups.size === 1 && attempts.length <= CHUNK;
+  if (!alone)
+    await lockJobs(
+      tx,
+      attempts.map((a) => a.request.id),
+    );
   const toInsert: EventToInsert[] = [];
   const owners: number[] = [];
   for (const indexes of groups.values()) {
@@ -70,6 +79,7 @@ export async function finishAttempts(
         tx,
         chunk.map((i) => attempts[i] as FinishAttempt),
         now,
+        alone,
       );
       chunk.forEach((i, k) => {
         const row = rows[k];
@@ -102,7 +112,12 @@ async function finishOne(tx: Db, a: FinishAttempt, now: number): Promise<FinishO
   return r.ok ? { ok: true, job: r.job, events: [...appended, r.event] } : r;
 }
 
-async function updateGroup(tx: Db, group: readonly FinishAttempt[], now: number) {
+async function updateGroup(
+  tx: Db,
+  group: readonly FinishAttempt[],
+  now: number,
+  lockHere: boolean,
+) {
   const event = (group[0] as FinishAttempt).request.event;
   const to = TRANSITIONS[event].to as JobState;
   const at = isoNow(now);
@@ -128,6 +143,14 @@ async function updateGroup(tx: Db, group: readonly FinishAttempt[], now: number)
       finished_at = ${isFinalState(to) ? sql`${at}` : sql`jobs.finished_at`}
     from v
     where jobs.id = v.id and jobs.state = 'running' and jobs.epoch = v.ep
+      ${
+        lockHere
+          ? lockedInStatement(
+              tx,
+              group.map((a) => a.request.id),
+            )
+          : sql``
+      }
     returning ${pg ? sql`jobs.*` : sql`*`}`.execute(tx);
   const byId = new Map(result.rows.map((row) => [row.id, toJobRow(row)]));
   return group.map(({ request, events }) => {
