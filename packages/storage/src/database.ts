@@ -19,6 +19,11 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { cachePreparedStatements } from './dialect.js';
+import {
+  BACKSTOP_AUTOCHECKPOINT_PAGES,
+  JOURNAL_SIZE_LIMIT_BYTES,
+  startSqliteCheckpointer,
+} from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -48,6 +53,11 @@ export interface OpenDatabaseOptions {
    * events itself (Valkey Streams): nobody listens, and NOTIFY serialises commits on a lock.
    */
   notifyEvents?: boolean;
+  /**
+   * SQLite: period of the background WAL checkpoint (default 250 ms; sqlite-checkpointer.ts).
+   * 0 leaves checkpoints to SQLite's automatic one inside commits.
+   */
+  walCheckpointEveryMs?: number;
 }
 
 export const DEFAULT_SQLITE_FILE = '.sluice/sluice.db';
@@ -80,6 +90,13 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
   // NORMAL in WAL mode: durable across a process crash; an OS crash may lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  const everyMs = opts.walCheckpointEveryMs ?? 250;
+  const checkpointer =
+    file !== ':memory:' && everyMs > 0 ? startSqliteCheckpointer(file, everyMs) : undefined;
+  if (checkpointer) {
+    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+    sqlite.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  }
   // Statements are prepared once per SQL text (dialect.ts): kysely's driver prepares per query.
   const db = new Kysely<Database>({
     dialect: immediateSqliteDialect({ database: cachePreparedStatements(sqlite) }),
@@ -90,7 +107,10 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: undefined,
     sqliteFile: file === ':memory:' ? undefined : file,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 
