@@ -6,11 +6,13 @@
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
   getJobsByIds,
+  getUnitsOfJobs,
   missingFiles,
   transitionJobs,
   type JobRow,
   type SluiceDatabase,
   type TransitionRequest,
+  type UnitCheckpoint,
 } from '@sluice/storage';
 import {
   decideDelivery,
@@ -41,6 +43,8 @@ export interface AdmitDeps<D extends Delivery> {
 export interface Admitted<D extends Delivery> {
   delivery: D;
   job: JobRow;
+  /** A retried job's checkpoints, loaded for the whole batch in one query (units-table runtimes). */
+  checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
 }
 
 type Planned<D> = { delivery: D; decision: DeliveryDecision; row: JobRow | undefined };
@@ -191,6 +195,7 @@ export async function admitBatch<D extends Delivery>(
     }
   }
 
+  preloadCheckpoints(deps, admitted);
   const calls: Promise<unknown>[] = [];
   if (acks.length > 0) calls.push(consumer.ack(acks));
   for (const [ms, ds] of releases) calls.push(releaseAfterDelay(deps, ds, ms));
@@ -202,4 +207,22 @@ export async function admitBatch<D extends Delivery>(
       deps.logger.error('transport call after admission failed', { error: s.reason });
   }
   return admitted;
+}
+
+/** First attempts (epoch 1) have no checkpoints to read (unit-checkpoints.ts); the rest share ONE query. */
+function preloadCheckpoints<D extends Delivery>(deps: AdmitDeps<D>, admitted: Admitted<D>[]): void {
+  if (deps.consumer.capabilities.memoizesSteps) return;
+  const retried = admitted.filter((a) => a.job.epoch > 1);
+  if (retried.length === 0) return;
+  const all = getUnitsOfJobs(
+    deps.database.db,
+    retried.map((a) => a.job.id),
+  );
+  // An attempt that never reaches a step never awaits its share: no unhandled rejection.
+  all.catch(() => {});
+  for (const a of retried) {
+    const mine = all.then((m) => m.get(a.job.id) ?? new Map<string, UnitCheckpoint>());
+    mine.catch(() => {});
+    a.checkpoints = mine;
+  }
 }

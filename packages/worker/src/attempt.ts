@@ -2,13 +2,15 @@
 // left it (epoch, attempt number), its abort controller and its ordered event queue.
 
 import { SluiceError, type Delivery } from '@sluice/contracts';
-import type { JobRow } from '@sluice/storage';
+import type { JobRow, UnitCheckpoint } from '@sluice/storage';
 import type { AbortCause } from './decide-outcome.js';
 import type { AttemptEvents } from './event-writer.js';
 
 export interface Attempt<D extends Delivery = Delivery> {
   readonly delivery: D;
   readonly job: JobRow;
+  /** The job's checkpoints as loaded with its read batch (retried jobs only). */
+  readonly checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
   readonly controller: AbortController;
   readonly events: AttemptEvents;
   /** Set once, by the first abort: it decides the outcome over anything the job code threw. */

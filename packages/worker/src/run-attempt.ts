@@ -80,6 +80,7 @@ export async function runAttempt<D extends Delivery>(
           database: deps.database,
           jobId: job.id,
           epoch: job.epoch,
+          preloaded: attempt.checkpoints,
           attemptId,
           onFenced: lose,
           logger: deps.logger,

@@ -310,10 +310,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     abortAttempt(a, 'lease_lost');
   }
 
-  private launch({ delivery, job }: Admitted<D>): void {
+  private launch({ delivery, job, checkpoints }: Admitted<D>): void {
     const attempt: Attempt<D> = {
       delivery,
       job,
+      checkpoints,
       controller: new AbortController(),
       events: this.events.open(job.id, job.epoch),
       cause: undefined,

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import type { SluiceDatabase } from '../database.js';
 import { describeEachDialect } from '../testing/dialects.js';
 import { insertJob, transitionJob } from './jobs.js';
-import { getUnit, storeUnitResult, storeUnitResults } from './units.js';
+import { getUnit, getUnits, getUnitsOfJobs, storeUnitResult, storeUnitResults } from './units.js';
 
 async function runningJob(database: SluiceDatabase) {
   const id = formatJobId('v1');
@@ -93,5 +93,27 @@ describeEachDialect('storeUnitResults', (ctx) => {
     const outcomes = await storeUnitResults(database.db, units);
     expect(outcomes.every((o) => o === 'stored')).toBe(true);
     expect((await getUnit(database.db, job.id, 'u1202'))?.result).toBe(1202);
+  });
+});
+
+describeEachDialect('getUnitsOfJobs', (ctx) => {
+  it('answers for each job exactly what getUnits answers, an empty map for a job without units', async () => {
+    const { database } = ctx();
+    const [a, b, c] = [
+      await runningJob(database),
+      await runningJob(database),
+      await runningJob(database),
+    ];
+    const at = (j: typeof a) => ({ jobId: j.id, attemptId: j.attemptId!, epoch: j.epoch });
+    await storeUnitResults(database.db, [
+      { ...at(a), unitKey: 'u0', result: 'a0' },
+      { ...at(a), unitKey: 'u1', result: { n: 1 } },
+      { ...at(b), unitKey: 'u0', result: null },
+    ]);
+    const all = await getUnitsOfJobs(database.db, [a.id, b.id, c.id, a.id]);
+    expect([...all.keys()].sort()).toEqual([a.id, b.id, c.id].sort());
+    for (const j of [a, b, c]) expect(all.get(j.id)).toEqual(await getUnits(database.db, j.id));
+    expect(all.get(a.id)?.size).toBe(2);
+    expect(all.get(c.id)?.size).toBe(0);
   });
 });

@@ -86,6 +86,24 @@ export async function getUnits(db: Db, jobId: string): Promise<Map<string, UnitC
 
 const STORE_CHUNK = 500;
 
+/** `getUnits` of many jobs in one query per 500 jobs (the retried jobs of one read batch). */
+export async function getUnitsOfJobs(
+  db: Db,
+  jobIds: readonly string[],
+): Promise<Map<string, Map<string, UnitCheckpoint>>> {
+  const byJob = new Map<string, Map<string, UnitCheckpoint>>(jobIds.map((id) => [id, new Map()]));
+  const ids = [...byJob.keys()];
+  for (let i = 0; i < ids.length; i += STORE_CHUNK) {
+    const rows = await db
+      .selectFrom('units')
+      .selectAll()
+      .where('job_id', 'in', ids.slice(i, i + STORE_CHUNK))
+      .execute();
+    for (const r of rows) byJob.get(r.job_id)?.set(r.unit_key, toCheckpoint(r));
+  }
+  return byJob;
+}
+
 /**
  * Many `storeUnitResult`s in one statement per 500 rows (group commit of checkpoints): each row
  * is fenced by its own (job, epoch) exactly as the single-row store, and the outcomes come back

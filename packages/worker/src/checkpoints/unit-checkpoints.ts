@@ -1,5 +1,7 @@
 // Step checkpoints backed by the units table, for runtimes that do not memoize steps. One
-// attempt loads all of its job's checkpoints once (`getUnits`); `run(name, fn)` returns a stored
+// attempt loads all of its job's checkpoints once (`getUnits`, or `preloaded`: the admission
+// loads those of a read batch's retried jobs in one query, after their start committed, so it
+// sees the same rows); `run(name, fn)` returns a stored
 // result instead of running `fn` (looked up by job AND step name), and otherwise stores `fn`'s
 // result the moment it exists, fenced by the attempt's epoch (first stored wins).
 //
@@ -40,6 +42,8 @@ export interface UnitCheckpointsOptions {
   database: SluiceDatabase;
   jobId: string;
   epoch: number;
+  /** This job's checkpoints, loaded with its read batch after the start (else `getUnits`). */
+  preloaded?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
   attemptId: string;
   /** The attempt's writes were fenced: it lost its job. */
   onFenced(): void;
@@ -73,7 +77,7 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
   const inlineLimit = opts.inlineLimitBytes ?? INLINE_RESULT_LIMIT_BYTES;
   const hardCap = opts.hardCapBytes ?? RESULT_HARD_CAP_BYTES;
   const reusedNames = new Set<string>();
-  let loaded: Promise<Map<string, UnitCheckpoint>> | undefined;
+  let loaded: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
 
   async function decode(c: UnitCheckpoint): Promise<unknown> {
     if (c.assetKey !== null) {
@@ -131,7 +135,10 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
   return {
     async run<T>(name: string, fn: () => Promise<T>): Promise<T> {
       // Epoch 1 is the job's first attempt: no other attempt can have stored anything (header).
-      loaded ??= opts.epoch <= FIRST_EPOCH ? Promise.resolve(new Map()) : getUnits(db, opts.jobId);
+      loaded ??=
+        opts.epoch <= FIRST_EPOCH
+          ? Promise.resolve(new Map())
+          : (opts.preloaded ?? getUnits(db, opts.jobId));
       const stored = await loaded;
       let hit = stored.get(name);
       if (seededBug('checkpoint-without-unit-key')) {
