@@ -11,8 +11,8 @@ const DEFAULT_OUT = fileURLToPath(new URL('../results/latest.json', import.meta.
 
 const HELP = `usage: npm run bench -- [--quick] [--only <ids>] [--rounds <n>] [--out <file>]
   --quick         reduced suite for development, under 3 minutes: one scenario per row, 5,000-job
-                  drains capped at 3 s, 3 s latency runs, 2 s submit, 256 MiB upload, 3 rounds
-                  (full: every scenario, 8 s / 4 s drain caps, 5 rounds, under 20 minutes)
+                  drains capped at 2 s, 3 s latency runs, 2 s submit, 256 MiB upload, 3 rounds
+                  (full: every scenario, 6 s / 3 s drain caps, 5 rounds, under 20 minutes)
   --only <ids>    comma-separated scenario ids or prefixes (drain, io, latency, embedded, submit,
                   upload, watchers, drain.c64.p1, …), row numbers (1–8), or "ceiling"
   --rounds <n>    override the number of interleaved rounds (full: 5, quick: 3)

@@ -67,9 +67,9 @@ export const FULL: SuiteSize = {
   ],
   // Caps chosen so the full suite fits 20 minutes (README, "Time budget"); a system that finishes
   // first is measured over every job.
-  drainCapSeconds: 8,
+  drainCapSeconds: 6,
   latencyDrainCapSeconds: 10,
-  embeddedCapSeconds: 4,
+  embeddedCapSeconds: 3,
   submitSeconds: 20,
   uploadBytes: 1024 ** 3,
   uploadStorages: ['sqlite', 'postgres'],
@@ -83,9 +83,9 @@ export const QUICK: SuiteSize = {
   latencySeconds: 3,
   drainShapes: [[64, 1]],
   embeddedShapes: [[64, 1]],
-  drainCapSeconds: 3,
+  drainCapSeconds: 2,
   latencyDrainCapSeconds: 3,
-  embeddedCapSeconds: 3,
+  embeddedCapSeconds: 2,
   submitSeconds: 2,
   uploadBytes: 256 * 1024 ** 2,
   uploadStorages: ['sqlite'],
