@@ -58,6 +58,14 @@ export interface OpenDatabaseOptions {
    * 0 leaves checkpoints to SQLite's automatic one inside commits.
    */
   walCheckpointEveryMs?: number;
+  /**
+   * PostgreSQL: the server ends a session that sits idle inside a transaction this long (default
+   * 5000 ms; 0 = never). A process frozen mid-transaction (SIGSTOP, a VM pause, a long GC) would
+   * otherwise hold its row locks forever, and the worker that reclaims its expired lease would
+   * wait on them. Our transactions never wait on the client for more than a few ms; the frozen
+   * one fails when it wakes and its writes are fenced anyway.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 export const DEFAULT_SQLITE_FILE = '.sluice/sluice.db';
@@ -130,10 +138,14 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
     connectionString: url,
     max: opts.poolSize ?? 10,
     types: pgTypes,
+    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 5_000,
     ...(opts.notifyEvents === false ? { options: '-c sluice.notify=off' } : {}),
   });
   // An idle client error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor must a checked-out client's (a session the server ended mid-transaction, see
+  // idleInTransactionTimeoutMs): its pending query rejects, and the pool drops the client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -9,7 +9,7 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/st
 import { faultProxy, sleep, spawnNode, waitFor, type FaultProxy } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { pumpOutbox } from './testing/streams-harness.js';
+import { startOutboxPump } from './testing/streams-harness.js';
 import { recordFigures, submitXpStreamJobs } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
@@ -24,7 +24,7 @@ let pump: NodeJS.Timeout;
 beforeAll(async () => {
   [fx, db] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
   proxy = await faultProxy({ host: fx.server.host, port: fx.server.port });
-  pump = setInterval(() => void pumpOutbox(db.database, fx.dispatch).catch(() => {}), 50);
+  pump = startOutboxPump(db.database, fx.dispatch, 50);
 });
 afterAll(async () => {
   clearInterval(pump);

@@ -12,7 +12,7 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/st
 import { spawnNode, waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { pumpOutbox } from './testing/streams-harness.js';
+import { startOutboxPump } from './testing/streams-harness.js';
 import { recordFigures, submitXpStreamJobs, terminalEventCounts } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
@@ -25,7 +25,7 @@ let pump: NodeJS.Timeout;
 beforeAll(async () => {
   [fx, db] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
   // The gateway's reconciler in production: delayed releases come back through the outbox.
-  pump = setInterval(() => void pumpOutbox(db.database, fx.dispatch).catch(() => {}), 50);
+  pump = startOutboxPump(db.database, fx.dispatch, 50);
 });
 afterAll(async () => {
   clearInterval(pump);

@@ -10,7 +10,7 @@ import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/st
 import { pingRedis, sleep, spawnNode, waitFor, type ChildHandle } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { pumpOutbox } from './testing/streams-harness.js';
+import { startOutboxPump } from './testing/streams-harness.js';
 import {
   recordFigures,
   redispatchUnfinished,
@@ -30,7 +30,7 @@ beforeAll(async () => {
     createStreamsFixture({ persistence: 'none' }),
     createTestDatabase(dialect),
   ]);
-  pump = setInterval(() => void pumpOutbox(db.database, fx.dispatch).catch(() => {}), 50);
+  pump = startOutboxPump(db.database, fx.dispatch, 50);
 });
 afterAll(async () => {
   clearInterval(pump);

@@ -79,18 +79,30 @@ export interface StreamsHarness extends ConformanceHarness {
   readonly test: TestDatabase;
 }
 
+/**
+ * Pumps the outbox every `everyMs`, one pass at a time (the reconciler's role in these tests):
+ * overlapping passes on a loaded machine would dispatch one job twice. Returns the timer.
+ */
+export function startOutboxPump(
+  database: SluiceDatabase,
+  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
+  everyMs: number,
+): NodeJS.Timeout {
+  let pumping = false;
+  return setInterval(() => {
+    if (pumping) return;
+    pumping = true;
+    pumpOutbox(database, dispatch)
+      .catch(() => {})
+      .finally(() => (pumping = false));
+  }, everyMs);
+}
+
 export async function createStreamsHarness(dialect: DialectName): Promise<StreamsHarness> {
   const [fixture, test] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
   const dir = mkdtempSync(join(tmpdir(), 'sluice-blobs-'));
   const { database } = test;
-  let pumping = false;
-  const pump = setInterval(() => {
-    if (pumping) return;
-    pumping = true;
-    pumpOutbox(database, fixture.dispatch)
-      .catch(() => {})
-      .finally(() => (pumping = false));
-  }, 25);
+  const pump = startOutboxPump(database, fixture.dispatch, 25);
   return {
     fixture,
     test,
