@@ -71,7 +71,9 @@ it(
       },
     );
     const reclaimedAfter = Date.now() - stoppedAt;
-    expect(await owners()).toEqual(['zombie-b']);
+    // b's (or already acked by b: on a loaded machine the poll above can come late): one entry at
+    // most, never the zombie's.
+    expect(['zombie-b', '']).toContain((await owners()).join(','));
     await b.waitForLine(/UNIT \S+ u1/, 10_000);
     // Wake the zombie while b is mid-run: its overdue unit and renewal fire at once. From now on
     // the entry must never be the zombie's again.

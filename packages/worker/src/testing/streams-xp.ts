@@ -10,11 +10,14 @@ import { formatJobId, isTerminalState, type MessagePointer } from '@sluice/contr
 import {
   addToOutbox,
   insertJob,
+  isoIn,
   listEvents,
   removeFromOutbox,
   transitionJob,
   type SluiceDatabase,
 } from '@sluice/storage';
+
+const OUTBOX_GRACE_MS = 2_000;
 
 export async function submitXpStreamJobs(
   database: SluiceDatabase,
@@ -40,9 +43,12 @@ export async function submitXpStreamJobs(
       });
       await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
     }
+    // Due after a grace, as the reconciler holds fresh accepts: the tests' outbox pump must not
+    // XADD a job a second time between this commit and the dispatch below.
     await addToOutbox(
       tx,
       pointers.map((p) => p.jobId),
+      isoIn(OUTBOX_GRACE_MS),
     );
   });
   await dispatch(pointers);
