@@ -22,7 +22,8 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: {
       parserOptions: {
-        projectService: true,
+        // Root-level config files belong to no package's tsconfig.
+        projectService: { allowDefaultProject: ['vitest.shared.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
