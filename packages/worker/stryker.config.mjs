@@ -13,15 +13,9 @@
 // switches are proven by `npm run seeded-bugs` instead. And `crashpoint('…')` statements: they
 // act only with CRASHPOINTS set, in worker processes, where the crash-point matrix proves them.
 // Nothing else is ignored.
-import process from 'node:process';
-import {
-  PluginKind,
-  commonTokens,
-  declareClassPlugin,
-  declareValuePlugin,
-} from '@stryker-mutator/api/plugin';
+import { PluginKind, declareClassPlugin, declareValuePlugin } from '@stryker-mutator/api/plugin';
+import { KilledOnlyReporter } from '../../scripts/stryker-killed-only.mjs';
 
-const KILLED_ONLY_MIN = 90;
 const SEEDED_BUG_REASON =
   'seeded-bug switch: test-only branch, unreachable unless SLUICE_SEEDED_BUG names it (proven by npm run seeded-bugs)';
 
@@ -62,55 +56,6 @@ const seededBugIgnorer = {
     return undefined;
   },
 };
-
-/** Prints killed / survived / timeout / no-coverage / ignored per file and the killed-only score. */
-class KilledOnlyReporter {
-  static inject = [commonTokens.logger];
-  constructor(log) {
-    this.log = log;
-  }
-  onMutationTestReportReady(report) {
-    const rows = [];
-    const total = { killed: 0, survived: 0, timeout: 0, noCoverage: 0, ignored: 0, other: 0 };
-    for (const [file, { mutants }] of Object.entries(report.files)) {
-      const row = { killed: 0, survived: 0, timeout: 0, noCoverage: 0, ignored: 0, other: 0 };
-      for (const m of mutants) {
-        const key =
-          {
-            Killed: 'killed',
-            Survived: 'survived',
-            Timeout: 'timeout',
-            NoCoverage: 'noCoverage',
-            Ignored: 'ignored',
-          }[m.status] ?? 'other';
-        row[key] += 1;
-        total[key] += 1;
-      }
-      rows.push([file, row]);
-    }
-    rows.push(['total', total]);
-    const score = (r) => {
-      const counted = r.killed + r.survived + r.timeout + r.noCoverage + r.other;
-      return counted === 0 ? 100 : (100 * r.killed) / counted;
-    };
-    const lines = ['killed-only score (timeouts not counted as killed; ignored mutants excluded):'];
-    lines.push(
-      'file | killed | survived | timeout | no-coverage | ignored | other | killed-only %',
-    );
-    for (const [file, r] of rows) {
-      lines.push(
-        `${file} | ${r.killed} | ${r.survived} | ${r.timeout} | ${r.noCoverage} | ${r.ignored} | ${r.other} | ${score(r).toFixed(2)}`,
-      );
-    }
-    const totalScore = score(total);
-    lines.push(`killed-only total: ${totalScore.toFixed(2)} % (minimum ${KILLED_ONLY_MIN} %)`);
-    this.log.info(`\n${lines.join('\n')}`);
-    if (totalScore < KILLED_ONLY_MIN) {
-      this.log.error(`killed-only score ${totalScore.toFixed(2)} % is below ${KILLED_ONLY_MIN} %`);
-      process.exitCode = 1;
-    }
-  }
-}
 
 export const strykerPlugins = [
   declareClassPlugin(PluginKind.Reporter, 'killed-only', KilledOnlyReporter),

@@ -5,38 +5,31 @@
 // dispatched meanwhile must start within BLOCK + 2 s (the watchdog tears the read down).
 
 import { getJobsByIds } from '@sluice/storage';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { faultProxy, sleep, spawnNode, waitFor, type FaultProxy } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { startOutboxPump } from './testing/streams-harness.js';
+import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
 import { recordFigures, submitXpStreamJobs } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
-const dialect = TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite';
+const dialect = XP_DIALECT;
 const BLOCK_MS = 1000;
 const BLACKHOLE_MS = 4000;
-let fx: StreamsFixture;
-let db: TestDatabase;
+const suite = useStreamsXpSuite();
 let proxy: FaultProxy;
-let pump: NodeJS.Timeout;
 
 beforeAll(async () => {
-  [fx, db] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
-  proxy = await faultProxy({ host: fx.server.host, port: fx.server.port });
-  pump = startOutboxPump(db.database, fx.dispatch, 50);
+  proxy = await faultProxy({ host: suite.fx.server.host, port: suite.fx.server.port });
 });
+// Closed before the suite's redis-server and database (vitest runs after-hooks in reverse).
 afterAll(async () => {
-  clearInterval(pump);
   await proxy?.close();
-  await fx?.dispose();
-  await db?.dispose();
 });
 
 it(
   `a blackholed blocking read recovers within BLOCK + 2 s once the network heals [${dialect}]`,
   { timeout: 90_000 },
   async () => {
+    const { fx, db } = suite;
     const { database, url } = db;
     await using w = await spawnNode(entry, {
       env: {

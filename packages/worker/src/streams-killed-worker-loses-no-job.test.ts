@@ -8,35 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseXPendingRange } from '@sluice/contracts';
 import { getJobsByIds } from '@sluice/storage';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { spawnNode, waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { startOutboxPump } from './testing/streams-harness.js';
+import { expect, it } from 'vitest';
+import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
 import { recordFigures, submitXpStreamJobs, terminalEventCounts } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
-const dialect = TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite';
+const dialect = XP_DIALECT;
 const LEASE_MS = 1000;
-let fx: StreamsFixture;
-let db: TestDatabase;
-let pump: NodeJS.Timeout;
-
-beforeAll(async () => {
-  [fx, db] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
-  // The gateway's reconciler in production: delayed releases come back through the outbox.
-  pump = startOutboxPump(db.database, fx.dispatch, 50);
-});
-afterAll(async () => {
-  clearInterval(pump);
-  await fx?.dispose();
-  await db?.dispose();
-});
+const suite = useStreamsXpSuite();
 
 it(
   `a SIGKILLed worker's jobs are claimed after the idle time and end exactly once [${dialect}]`,
   { timeout: 120_000 },
   async () => {
+    const { fx, db } = suite;
     const { database, url } = db;
     const stream = fx.keys.jobs('xp.work', 'v1');
     const env = {

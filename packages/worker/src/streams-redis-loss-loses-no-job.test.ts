@@ -6,11 +6,9 @@
 // exactly once, both workers must go unready and ready again, and NOGROUP must be logged ≤ 1/s.
 
 import { getJobsByIds } from '@sluice/storage';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { pingRedis, sleep, spawnNode, waitFor, type ChildHandle } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { startOutboxPump } from './testing/streams-harness.js';
+import { expect, it } from 'vitest';
+import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
 import {
   recordFigures,
   redispatchUnfinished,
@@ -19,24 +17,9 @@ import {
 } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
-const dialect = TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite';
+const dialect = XP_DIALECT;
 const DOWN_MS = 2000;
-let fx: StreamsFixture;
-let db: TestDatabase;
-let pump: NodeJS.Timeout;
-
-beforeAll(async () => {
-  [fx, db] = await Promise.all([
-    createStreamsFixture({ persistence: 'none' }),
-    createTestDatabase(dialect),
-  ]);
-  pump = startOutboxPump(db.database, fx.dispatch, 50);
-});
-afterAll(async () => {
-  clearInterval(pump);
-  await fx?.dispose();
-  await db?.dispose();
-});
+const suite = useStreamsXpSuite({ persistence: 'none' });
 
 /** Polls /readyz until stopped; remembers when it was last unready and when ready again. */
 function watchReadiness(url: string) {
@@ -65,6 +48,7 @@ it(
   `a Redis restart without persistence loses no job; consumers recreate their groups [${dialect}]`,
   { timeout: 120_000 },
   async () => {
+    const { fx, db } = suite;
     const { database, url } = db;
     const env = {
       DB_URL: url,

@@ -5,34 +5,21 @@
 
 import { parseXPendingRange } from '@sluice/contracts';
 import { getJobsByIds, listEvents } from '@sluice/storage';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { sleep, spawnNode, waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { startOutboxPump } from './testing/streams-harness.js';
+import { expect, it } from 'vitest';
+import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
 import { recordFigures, submitXpStreamJobs } from './testing/streams-xp.js';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
-const dialect = TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite';
+const dialect = XP_DIALECT;
 const UNITS = 6;
-let fx: StreamsFixture;
-let db: TestDatabase;
-let pump: NodeJS.Timeout;
-
-beforeAll(async () => {
-  [fx, db] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
-  pump = startOutboxPump(db.database, fx.dispatch, 50);
-});
-afterAll(async () => {
-  clearInterval(pump);
-  await fx?.dispose();
-  await db?.dispose();
-});
+const suite = useStreamsXpSuite();
 
 it(
   `a paused worker resumed after its entry was claimed neither takes it back nor writes [${dialect}]`,
   { timeout: 120_000 },
   async () => {
+    const { fx, db } = suite;
     const { database, url } = db;
     const stream = fx.keys.jobs('xp.work', 'v1');
     const env = {
