@@ -42,24 +42,45 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },
-  {
-    // The worker's runtime adapters see only the public seam (STYLE.md, rule 1).
-    files: ['packages/worker/src/runtimes/**/*.ts'],
+  // The worker's runtime adapters see only the public seam (STYLE.md, rule 1): @sluice/contracts
+  // and the worker's runtime types (`runtimes/types.ts`); never worker internals, storage or a
+  // driver, so a fourth runtime could be written outside the repo.
+  ...[
+    { files: ['packages/worker/src/runtimes/*.ts'], internal: ['../*'] },
+    {
+      files: ['packages/worker/src/runtimes/*/**/*.ts'],
+      internal: ['../../*', '../*', '!../types.js'],
+    },
+  ].map(({ files, internal }) => ({
+    files,
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['../../*', '!../../types.js'],
+              group: internal,
               message:
                 'Runtime adapters import only @sluice/contracts and the worker runtime types.',
+            },
+            {
+              group: [
+                '@sluice/storage',
+                '@sluice/storage/*',
+                'iovalkey',
+                'better-sqlite3',
+                'pg',
+                'node:*',
+              ],
+              message:
+                'Runtime adapters take their store or client as a narrow interface (runtimes/types.ts).',
             },
           ],
         },
       ],
     },
-  },
+  })),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -31,22 +31,22 @@ const worker = (files: string[], testNamePattern?: string): Run => ({
 /** The tests that must turn red for each bug (see each test file's first comment). */
 const CATCHERS: Record<SeededBug, Run[]> = {
   // A crash between the early ack and the terminal write loses the job: B never gets it.
-  'ack-before-terminal': [worker(['crash-matrix-sync.test.ts'], 'after-terminal-before-ack')],
+  'ack-before-terminal': [worker(['invariants/crash-matrix-sync.test.ts'], 'after-terminal-before-ack')],
   'asset-skip-owner-check': [
     worker(['assets/asset-writer.test.ts']),
-    worker(['zombie-publishes-nothing.test.ts'], 'embedded'),
+    worker(['invariants/zombie-publishes-nothing.test.ts'], 'embedded'),
   ],
-  'retry-ambiguous': [worker(['guard/decide-from-ledger.test.ts', 'unit-billed-once.test.ts'])],
-  'version-fallback': [worker(['decide-delivery.test.ts', 'no-silent-version-fallback.test.ts'])],
-  'pool-swallow-error': [worker(['pool.test.ts', 'no-swallowed-error.test.ts'])],
-  'progress-after-terminal': [worker(['progress-before-terminal.test.ts'])],
+  'retry-ambiguous': [worker(['guard/decide-from-ledger.test.ts', 'invariants/unit-billed-once.test.ts'])],
+  'version-fallback': [worker(['host/decide-delivery.test.ts', 'invariants/no-silent-version-fallback.test.ts'])],
+  'pool-swallow-error': [worker(['attempt/pool.test.ts', 'invariants/no-swallowed-error.test.ts'])],
+  'progress-after-terminal': [worker(['invariants/progress-before-terminal.test.ts'])],
   'renew-unowned': [
-    worker(['renewal-checks-the-owner.test.ts', 'streams-zombie-writes-fenced.test.ts']),
+    worker(['invariants/renewal-checks-the-owner.test.ts', 'invariants/streams-zombie-writes-fenced.test.ts']),
   ],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',
-      'checkpointed-unit-never-called-again.test.ts',
+      'invariants/checkpointed-unit-never-called-again.test.ts',
     ]),
   ],
 };

@@ -70,9 +70,9 @@ export default {
   mutate: [
     'src/guard/decide-from-ledger.ts',
     'src/guard/recovery-error.ts',
-    'src/decide-outcome.ts',
-    'src/decide-delivery.ts',
-    'src/pool.ts',
+    'src/attempt/decide-outcome.ts',
+    'src/host/decide-delivery.ts',
+    'src/attempt/pool.ts',
     'src/checkpoints/unit-checkpoints.ts',
     'src/assets/decide-asset.ts',
   ],

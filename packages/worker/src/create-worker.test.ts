@@ -14,10 +14,10 @@ import { createLocalBlobStore, enqueue } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { expect, it, onTestFinished } from 'vitest';
-import { createEmbeddedRuntime } from './create-embedded-runtime.js';
+import { createEmbeddedRuntime } from './backends/create-embedded-runtime.js';
 import { createWorker } from './create-worker.js';
-import { defineHandler, type Handler } from './define-handler.js';
-import { installShutdown } from './install-shutdown.js';
+import { defineHandler, type Handler } from './attempt/define-handler.js';
+import { installShutdown } from './host/install-shutdown.js';
 import {
   allTerminal,
   events,

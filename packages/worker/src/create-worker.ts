@@ -6,15 +6,15 @@
 import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
-import { DEFAULT_LEASE_MS, defaultWorkerId } from './create-embedded-runtime.js';
-import { resolveHandlers, type HandlerRegistry } from './handler-registry.js';
+import { DEFAULT_LEASE_MS, defaultWorkerId } from './backends/create-embedded-runtime.js';
+import { resolveHandlers, type HandlerRegistry } from './attempt/handler-registry.js';
 import { createStderrLogger, type WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
-import { startProbes, type ProbesServer } from './probes-server.js';
-import { RuntimeHost } from './runtime-host.js';
-import { renderRuntimeStats, runtimeServedVersions } from './runtime-stats.js';
-import type { CheckpointStore } from './step.js';
-import type { SettledJob } from './terminal-writer.js';
+import { startProbes, type ProbesServer } from './host/probes-server.js';
+import { RuntimeHost } from './host/runtime-host.js';
+import { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
+import type { CheckpointStore } from './attempt/step.js';
+import type { SettledJob } from './writers/terminal-writer.js';
 
 export interface RuntimeContext {
   readonly versions: readonly VersionKey[];

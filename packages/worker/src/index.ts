@@ -1,5 +1,5 @@
 // @sluice/worker: re-exports only.
-export { defineHandler } from './define-handler.js';
+export { defineHandler } from './attempt/define-handler.js';
 export type {
   Handler,
   HandlerContext,
@@ -9,9 +9,9 @@ export type {
   StepFn,
   Unit,
   UnitResult,
-} from './define-handler.js';
-export { resolveHandlers } from './handler-registry.js';
-export type { HandlerRegistry, ResolvedHandlers } from './handler-registry.js';
+} from './attempt/define-handler.js';
+export { resolveHandlers } from './attempt/handler-registry.js';
+export type { HandlerRegistry, ResolvedHandlers } from './attempt/handler-registry.js';
 export { createWorker } from './create-worker.js';
 export type {
   CreateWorkerOptions,
@@ -23,14 +23,17 @@ export {
   createEmbeddedRuntime,
   defaultWorkerId,
   DEFAULT_LEASE_MS,
-} from './create-embedded-runtime.js';
-export type { EmbeddedRuntimeOptions } from './create-embedded-runtime.js';
-export { createEmbeddedQueueStore } from './embedded-queue-store.js';
-export type { EmbeddedQueueStoreOptions } from './embedded-queue-store.js';
+} from './backends/create-embedded-runtime.js';
+export type { EmbeddedRuntimeOptions } from './backends/create-embedded-runtime.js';
+export { createEmbeddedQueueStore } from './backends/embedded-queue-store.js';
+export type { EmbeddedQueueStoreOptions } from './backends/embedded-queue-store.js';
 export { createEmbeddedConsumer, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
 export type { EmbeddedConsumerOptions } from './runtimes/embedded.js';
-export { createStreamsRuntime, DEFAULT_STREAMS_LEASE_MS } from './create-streams-runtime.js';
-export type { StreamsRuntimeOptions } from './create-streams-runtime.js';
+export {
+  createStreamsRuntime,
+  DEFAULT_STREAMS_LEASE_MS,
+} from './backends/create-streams-runtime.js';
+export type { StreamsRuntimeOptions } from './backends/create-streams-runtime.js';
 export {
   createStreamsConsumer,
   STREAMS_CAPABILITIES,
@@ -44,23 +47,23 @@ export type {
   StreamsConsumerOptions,
   StreamsDelivery,
 } from './runtimes/valkey-streams/index.js';
-export { createValkeyConnections } from './valkey/create-valkey-connections.js';
-export type { ValkeyConnectionOptions } from './valkey/create-valkey-connections.js';
-export { renderRuntimeStats, runtimeServedVersions } from './runtime-stats.js';
+export { createValkeyConnections } from './backends/valkey/create-valkey-connections.js';
+export type { ValkeyConnectionOptions } from './backends/valkey/create-valkey-connections.js';
+export { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
 export type {
   EmbeddedClaim,
   EmbeddedDelivery,
   EmbeddedLease,
   EmbeddedQueueStore,
 } from './runtimes/types.js';
-export { RuntimeHost } from './runtime-host.js';
-export type { RuntimeHostOptions } from './runtime-host.js';
-export { runStages, DEFAULT_UNIT_CONCURRENCY } from './stage-runner.js';
-export type { AttemptJob, RunStagesInput } from './stage-runner.js';
-export { runPool } from './pool.js';
-export type { PoolTask } from './pool.js';
-export { createStep } from './step.js';
-export type { CheckpointStore, CreateStepOptions } from './step.js';
+export { RuntimeHost } from './host/runtime-host.js';
+export type { RuntimeHostOptions } from './host/runtime-host.js';
+export { runStages, DEFAULT_UNIT_CONCURRENCY } from './attempt/stage-runner.js';
+export type { AttemptJob, RunStagesInput } from './attempt/stage-runner.js';
+export { runPool } from './attempt/pool.js';
+export type { PoolTask } from './attempt/pool.js';
+export { createStep } from './attempt/step.js';
+export type { CheckpointStore, CreateStepOptions } from './attempt/step.js';
 export { createUnitCheckpoints } from './checkpoints/index.js';
 export type {
   LargeResultStore,
@@ -95,18 +98,18 @@ export type {
 } from './guard/index.js';
 export { CRASH_POINTS } from './crashpoint.js';
 export type { CrashPoint } from './crashpoint.js';
-export { decideDelivery } from './decide-delivery.js';
-export type { DeliveryDecision, DeliveryFacts } from './decide-delivery.js';
-export { decideOutcome } from './decide-outcome.js';
-export type { AbortCause, AttemptResult, Outcome, OutcomeFacts } from './decide-outcome.js';
-export { sweepUnroutable } from './sweep-unroutable.js';
-export type { SweepOptions } from './sweep-unroutable.js';
-export { startProbes } from './probes-server.js';
-export type { ProbesOptions, ProbesServer } from './probes-server.js';
-export { installShutdown } from './install-shutdown.js';
-export type { InstallShutdownOptions, Stoppable } from './install-shutdown.js';
+export { decideDelivery } from './host/decide-delivery.js';
+export type { DeliveryDecision, DeliveryFacts } from './host/decide-delivery.js';
+export { decideOutcome } from './attempt/decide-outcome.js';
+export type { AbortCause, AttemptResult, Outcome, OutcomeFacts } from './attempt/decide-outcome.js';
+export { sweepUnroutable } from './host/sweep-unroutable.js';
+export type { SweepOptions } from './host/sweep-unroutable.js';
+export { startProbes } from './host/probes-server.js';
+export type { ProbesOptions, ProbesServer } from './host/probes-server.js';
+export { installShutdown } from './host/install-shutdown.js';
+export type { InstallShutdownOptions, Stoppable } from './host/install-shutdown.js';
 export { renderPrometheus } from './metrics.js';
 export type { WorkerCounters, WorkerGauges, WorkerMetrics } from './metrics.js';
 export { createStderrLogger, silentLogger } from './logger.js';
 export type { LogFields, WorkerLogger } from './logger.js';
-export type { SettledJob } from './terminal-writer.js';
+export type { SettledJob } from './writers/terminal-writer.js';

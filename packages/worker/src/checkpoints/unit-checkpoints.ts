@@ -26,9 +26,9 @@ import {
   type UnitCheckpoint,
 } from '@sluice/storage';
 import { crashpoint } from '../crashpoint.js';
-import type { CheckpointWriter } from './checkpoint-writer.js';
+import type { CheckpointWriter } from '../writers/checkpoint-writer.js';
 import type { WorkerLogger } from '../logger.js';
-import type { CheckpointStore } from '../step.js';
+import type { CheckpointStore } from '../attempt/step.js';
 import { seededBug } from '../testing/seeded-bug.js';
 
 /** Where results too large for a row go (the asset protocol implements it). */

@@ -10,7 +10,7 @@ import {
   type RecoveryAction,
 } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { decideOutcome, type Outcome } from '../decide-outcome.js';
+import { decideOutcome, type Outcome } from '../attempt/decide-outcome.js';
 import { recoveryError } from './recovery-error.js';
 
 const EXPECTED: Record<Exclude<RecoveryAction, 'poll'>, Outcome['kind']> = {

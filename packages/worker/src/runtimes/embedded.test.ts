@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore, enqueue } from '@sluice/storage';
 import { createTestDatabase, TEST_DIALECTS } from '@sluice/storage/testing';
-import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
-import { runtimeConformance } from './conformance.case.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { runtimeConformance } from '../testing/conformance.case.js';
 import { EMBEDDED_CAPABILITIES } from './embedded.js';
 
 for (const dialect of TEST_DIALECTS) {

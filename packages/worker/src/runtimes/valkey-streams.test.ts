@@ -3,7 +3,7 @@
 
 import { TEST_DIALECTS } from '@sluice/storage/testing';
 import { createStreamsHarness } from '../testing/streams-harness.js';
-import { runtimeConformance } from './conformance.case.js';
+import { runtimeConformance } from '../testing/conformance.case.js';
 
 for (const dialect of TEST_DIALECTS) {
   runtimeConformance(`valkey-streams/${dialect}`, () => createStreamsHarness(dialect));

@@ -25,7 +25,7 @@ import {
 } from '@sluice/storage';
 import { z } from 'zod';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
-import type { Handler } from '../define-handler.js';
+import type { Handler } from '../attempt/define-handler.js';
 import { silentLogger } from '../logger.js';
 
 /** Switches a harness wires into its transport (not around the consumer), to fail like a real outage. */

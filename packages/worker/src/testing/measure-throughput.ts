@@ -18,9 +18,9 @@ import {
 } from '@sluice/storage';
 import { createPgDatabase } from '@sluice/testkit';
 import { z } from 'zod';
-import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker } from '../create-worker.js';
-import { defineHandler } from '../define-handler.js';
+import { defineHandler } from '../attempt/define-handler.js';
 import { silentLogger } from '../logger.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=') as [string, string]));

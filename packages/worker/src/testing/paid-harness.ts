@@ -15,7 +15,7 @@ import type { TestDatabase } from '@sluice/storage/testing';
 import { startFakeProvider, waitFor, type FakeProvider, type LedgerRecord } from '@sluice/testkit';
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import type { z } from 'zod';
-import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 import type { LogFields, WorkerLogger } from '../logger.js';
 import { paidHandler, paidJob, submitPaidJobs } from './paid-job.js';

@@ -8,7 +8,7 @@ import { defineJob, formatJobId, type MessagePointer } from '@sluice/contracts';
 import { insertJob, transitionJob, type Db, type SluiceDatabase } from '@sluice/storage';
 import { FAKE_PROVIDER_PATHS } from '@sluice/testkit';
 import { z } from 'zod';
-import { defineHandler, type HandlerContext } from '../define-handler.js';
+import { defineHandler, type HandlerContext } from '../attempt/define-handler.js';
 import type { AsyncJobSpec, CallInfo, ProviderRequest } from '../guard/types.js';
 
 export const PAID_CALLS = ['sync', 'async', 'safe', 'unverified', 'undeclared'] as const;

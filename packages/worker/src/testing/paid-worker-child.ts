@@ -9,10 +9,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore, openDatabase } from '@sluice/storage';
-import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
-import { createStreamsRuntime } from '../create-streams-runtime.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker, type Worker } from '../create-worker.js';
-import { installShutdown } from '../install-shutdown.js';
+import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 import { paidHandler, paidJob } from './paid-job.js';
 

@@ -13,10 +13,13 @@ import {
 } from '@sluice/contracts';
 import { startRedisServer, type RedisServer } from '@sluice/testkit';
 import { Redis } from 'iovalkey';
-import { createStreamsRuntime, type StreamsRuntimeOptions } from '../create-streams-runtime.js';
+import {
+  createStreamsRuntime,
+  type StreamsRuntimeOptions,
+} from '../backends/create-streams-runtime.js';
 import type { StreamsConsumer } from '../runtimes/valkey-streams/consumer.js';
 import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
-import { createValkeyConnections } from '../valkey/create-valkey-connections.js';
+import { createValkeyConnections } from '../backends/valkey/create-valkey-connections.js';
 
 export interface StreamsFixture {
   readonly server: RedisServer;

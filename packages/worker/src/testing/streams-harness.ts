@@ -13,7 +13,7 @@ import { isTerminalState, type MessagePointer } from '@sluice/contracts';
 import { createLocalBlobStore, getJobsByIds, isoNow, type SluiceDatabase } from '@sluice/storage';
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import type { DialectName } from '@sluice/storage';
-import { createStreamsRuntime } from '../create-streams-runtime.js';
+import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { STREAMS_CAPABILITIES } from '../runtimes/valkey-streams/context.js';
 import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
 import type { ConformanceHarness, TransportFaults } from './conformance-kit.js';

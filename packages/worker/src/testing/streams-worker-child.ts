@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { defineJob } from '@sluice/contracts';
 import { openDatabase } from '@sluice/storage';
 import { z } from 'zod';
-import { createStreamsRuntime } from '../create-streams-runtime.js';
+import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker } from '../create-worker.js';
-import { defineHandler } from '../define-handler.js';
-import { installShutdown } from '../install-shutdown.js';
+import { defineHandler } from '../attempt/define-handler.js';
+import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 
 const env = (name: string, fallback?: string): string => {

@@ -8,10 +8,10 @@
 import { defineJob } from '@sluice/contracts';
 import { openDatabase } from '@sluice/storage';
 import { z } from 'zod';
-import { createEmbeddedRuntime } from '../create-embedded-runtime.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker } from '../create-worker.js';
-import { defineHandler } from '../define-handler.js';
-import { installShutdown } from '../install-shutdown.js';
+import { defineHandler } from '../attempt/define-handler.js';
+import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 
 const env = (name: string, fallback?: string): string => {

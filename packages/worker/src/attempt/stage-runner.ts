@@ -1,0 +1,164 @@
+// Runs one attempt of a job through its stages: prepare → execute (units in a bounded pool, each
+// through `step('unit:<key>')`) → apply → finalize. The input is parsed with the job's input
+// schema and the output validated with its output schema; a value that does not fit is a
+// non-retriable failure (a retry would produce the same value). Progress is validated here and
+// queued in order; the host writes what is left before the terminal transition.
+//
+// Each stage gets its own `ctx.providers`: only a unit's `execute` may call a provider, and its
+// client closes when the unit settles. prepare, apply and finalize run again on every retry, so
+// a provider call there would pay again: the guard refuses it, naming the stage.
+
+import { NonRetriableError, type AnyJobDefinition, type Schema } from '@sluice/contracts';
+import { z } from 'zod';
+import type {
+  Handler,
+  HandlerContext,
+  HandlerFiles,
+  StepFn,
+  Unit,
+  UnitResult,
+} from './define-handler.js';
+import type { AttemptEvent } from '@sluice/storage';
+import { createRefusingAssets, type AttemptAssets } from '../assets/attempt-assets.js';
+import { crashpoint } from '../crashpoint.js';
+import { createRefusingGuard, type ProviderGuard } from '../guard/provider-guard.js';
+import type { GuardStage } from '../guard/types.js';
+import { abortReason, runPool } from './pool.js';
+
+export interface AttemptJob {
+  readonly id: string;
+  readonly kind: string;
+  readonly version: string;
+  readonly tenantId: string;
+  /** The attempt number (attempts counted in the database). */
+  readonly attempts: number;
+  readonly input: unknown;
+}
+
+export interface RunStagesInput {
+  handler: Handler;
+  job: AttemptJob;
+  signal: AbortSignal;
+  /** The attempt's ordered event queue. */
+  events: { push(event: AttemptEvent): void };
+  step: StepFn;
+  files: HandlerFiles;
+  /** Units run at once (default 4). */
+  unitConcurrency?: number | undefined;
+  /** The attempt's provider guard (default: one that refuses every call). */
+  providers?: ProviderGuard | undefined;
+  /** The attempt's asset access (default: one that refuses, as without a blob store). */
+  assets?: AttemptAssets | undefined;
+  /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
+  reused?: ((stepName: string) => boolean) | undefined;
+}
+
+export const DEFAULT_UNIT_CONCURRENCY = 4;
+
+function describeIssues(error: z.core.$ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+async function parseWith(schema: Schema, value: unknown, what: string): Promise<unknown> {
+  const parsed = await z.safeParseAsync(schema, value);
+  if (!parsed.success) throw new NonRetriableError(`${what}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Runs the stages and returns the validated output. Throws whatever the job code threw. */
+export async function runStages(run: RunStagesInput): Promise<unknown> {
+  const { handler, job, signal, events } = run;
+  const definition: AnyJobDefinition = handler.job;
+  const input = await parseWith(
+    definition.input,
+    job.input,
+    'the stored input does not match the input schema',
+  );
+  const guard = run.providers ?? createRefusingGuard('no provider guard in this run');
+  const assets = run.assets ?? createRefusingAssets('no asset store in this run');
+  const base: Omit<HandlerContext, 'providers' | 'assets'> = {
+    jobId: job.id,
+    kind: job.kind,
+    version: job.version,
+    tenantId: job.tenantId,
+    attempt: job.attempts,
+    input,
+    signal,
+    progress(data: unknown) {
+      const parsed = z.safeParse(definition.progress, data);
+      if (!parsed.success) {
+        throw new NonRetriableError(
+          `progress does not match the progress schema: ${describeIssues(parsed.error)}`,
+        );
+      }
+      events.push({ type: 'progress', data: parsed.data });
+    },
+    files: run.files,
+    step: run.step,
+  };
+  const stageCtx = (stage: Exclude<GuardStage, 'execute'>): HandlerContext => ({
+    ...base,
+    providers: guard.forStage(stage),
+    assets: assets.forStage(stage),
+  });
+  const { stages } = handler;
+
+  signal.throwIfAborted();
+  const units = checkUnits(await stages.prepare(stageCtx('prepare')));
+
+  signal.throwIfAborted();
+  const results = await runPool(
+    units.map((unit) => ({
+      key: unit.key,
+      run: async (): Promise<UnitResult<unknown>> => {
+        const name = `unit:${unit.key}`;
+        const result = await run.step(name, async () => {
+          const providers = guard.forUnit(unit.key);
+          try {
+            return await stages.execute(unit, {
+              ...base,
+              providers,
+              assets: assets.forUnit(unit.key),
+            });
+          } finally {
+            providers.close();
+          }
+        });
+        const reused = run.reused?.(name) === true;
+        events.push({ type: 'unit_done', unitKey: unit.key, ...(reused ? { reused } : {}) });
+        return { key: unit.key, result };
+      },
+    })),
+    { concurrency: run.unitConcurrency ?? DEFAULT_UNIT_CONCURRENCY, signal },
+  );
+
+  if (signal.aborted) throw abortReason(signal);
+  const applied = stages.apply ? await stages.apply(results, stageCtx('apply')) : results;
+
+  if (signal.aborted) throw abortReason(signal);
+  const output = await stages.finalize(applied, stageCtx('finalize'));
+  // finalize ran (its effects happened) and its output is not stored: a retry runs it again.
+  crashpoint('during-finalize');
+  return parseWith(
+    definition.output,
+    output,
+    'finalize returned an output that does not match the output schema',
+  );
+}
+
+function checkUnits(units: unknown): Unit<unknown>[] {
+  if (!Array.isArray(units)) throw new NonRetriableError('prepare must return an array of units');
+  const keys = new Set<string>();
+  for (const unit of units as Unit<unknown>[]) {
+    const key: unknown = unit?.key;
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new NonRetriableError('every unit needs a non-empty string key');
+    }
+    if (keys.has(key))
+      throw new NonRetriableError(
+        `duplicate unit key "${key}": keys must be unique and deterministic`,
+      );
+    keys.add(key);
+  }
+  return units as Unit<unknown>[];
+}

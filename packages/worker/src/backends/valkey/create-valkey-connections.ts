@@ -1,0 +1,212 @@
+// The iovalkey adapter behind the Streams runtime's narrow `StreamsClient`: one connection for
+// commands and a dedicated one for `XREADGROUP … BLOCK` (a blocked read holds its connection).
+// The blocking connection never resends an interrupted read (bullmq PR #4484: a resent blocking
+// read can hang for good); the consumer's watchdog resets it when a read outlives its block
+// time, and CLIENT UNBLOCK (sent on the command connection) ends a read early on shutdown.
+
+import { createHash } from 'node:crypto';
+import type { Redis, RedisOptions } from 'iovalkey';
+import type {
+  BlockingStreamsClient,
+  ScriptCall,
+  ScriptReply,
+  StreamsClient,
+  StreamsConnections,
+  StreamsScript,
+  XReadGroupQuery,
+} from '../../runtimes/valkey-streams/types.js';
+import { ManagedConnection } from './managed-connection.js';
+
+export interface ValkeyConnectionOptions {
+  /** `redis://host:port[/db]` (Valkey or Redis ≥ 7). */
+  url: string;
+  /** A command not answered within this is failed and its connection replaced (default 3 000 ms). */
+  commandTimeoutMs?: number | undefined;
+  /** How long a command waits for a (re)connection (default 1 000 ms). */
+  readyWaitMs?: number | undefined;
+  /** Shown in CLIENT LIST (default `sluice-worker`). */
+  name?: string | undefined;
+  /** Connection errors, at most one a second. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+
+function readArgs(q: XReadGroupQuery, blockMs?: number): (string | number)[] {
+  return [
+    'GROUP',
+    q.group,
+    q.consumer,
+    'COUNT',
+    q.count,
+    ...(blockMs === undefined ? [] : ['BLOCK', blockMs]),
+    'STREAMS',
+    ...q.streams.map(([s]) => s),
+    ...q.streams.map(([, id]) => id),
+  ];
+}
+
+/** True when `p` resolves within `ms`. */
+function answered(p: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!p) return Promise.resolve(false);
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function throttled(fn: (error: unknown) => void): (error: unknown) => void {
+  let last = -Infinity;
+  return (error) => {
+    if (Date.now() - last < 1000) return;
+    last = Date.now();
+    fn(error);
+  };
+}
+
+export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsConnections {
+  const onError = throttled(opts.onError ?? (() => {}));
+  const base: RedisOptions = {
+    connectionName: opts.name ?? 'sluice-worker',
+    enableReadyCheck: false,
+    enableOfflineQueue: false,
+    connectTimeout: 5000,
+    // Reconnect tries stay frequent (≤ 500 ms apart): a server back from a restart is used at once.
+    retryStrategy: (times) => Math.min(500, 50 * 2 ** Math.min(times, 4)),
+  };
+  const commands = new ManagedConnection({
+    url: opts.url,
+    readyWaitMs: opts.readyWaitMs,
+    onError,
+    options: { ...base, maxRetriesPerRequest: 1, commandTimeout: opts.commandTimeoutMs ?? 3000 },
+  });
+  // Each blocking connection's handshake: its server-side id (for CLIENT UNBLOCK). A read goes
+  // out only once that answered, so it is the one command in flight: a connection that lost
+  // bytes (a blackhole) would match the read's reply to an older command and never recover.
+  const handshakes = new WeakMap<Redis, Promise<number>>();
+  const blockingIds = new WeakMap<Redis, number>();
+  const blockingConn = new ManagedConnection({
+    url: opts.url,
+    readyWaitMs: opts.readyWaitMs,
+    onError,
+    options: {
+      ...base,
+      connectionName: `${base.connectionName}-blocking`,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+    },
+    onConnection: (redis) =>
+      redis.on('ready', () => {
+        const id = redis.call('CLIENT', ['ID']).then((n) => {
+          blockingIds.set(redis, Number(n));
+          return Number(n);
+        });
+        id.catch(() => blockingIds.delete(redis));
+        handshakes.set(redis, id);
+      }),
+  });
+
+  const call = (name: string, args: (string | number)[]) => commands.run((r) => r.call(name, args));
+
+  const runScripts = async (calls: readonly ScriptCall[]): Promise<ScriptReply[]> => {
+    if (calls.length === 0) return [];
+    const exec = (redis: Redis, batch: readonly ScriptCall[]) => {
+      const p = redis.pipeline();
+      for (const c of batch)
+        p.call('EVALSHA', [sha1(c.script.lua), c.keys.length, ...c.keys, ...c.args]);
+      return p
+        .exec()
+        .then((rows) =>
+          (rows ?? []).map(([error, value]): ScriptReply =>
+            error ? { ok: false, error } : { ok: true, value },
+          ),
+        );
+    };
+    return commands.run(async (redis) => {
+      const replies = await exec(redis, calls);
+      const missing = replies.flatMap((r, i) =>
+        !r.ok && /^NOSCRIPT/.test(r.error.message) ? [i] : [],
+      );
+      if (missing.length === 0) return replies;
+      // The server lost its script cache (restart) or never had it: load once, run those again.
+      const scripts = new Map<string, StreamsScript>();
+      for (const i of missing) {
+        const s = (calls[i] as ScriptCall).script;
+        scripts.set(s.lua, s);
+      }
+      for (const s of scripts.values()) await redis.call('SCRIPT', ['LOAD', s.lua]);
+      const again = await exec(
+        redis,
+        missing.map((i) => calls[i] as ScriptCall),
+      );
+      missing.forEach((i, k) => (replies[i] = again[k] as ScriptReply));
+      return replies;
+    });
+  };
+
+  const client: StreamsClient = {
+    xgroupCreate: (stream, group, id) => call('XGROUP', ['CREATE', stream, group, id, 'MKSTREAM']),
+    xreadgroup: (q) => call('XREADGROUP', readArgs(q)),
+    xautoclaim: (stream, group, consumer, minIdleMs, start, count) =>
+      call('XAUTOCLAIM', [stream, group, consumer, minIdleMs, start, 'COUNT', count]),
+    xpendingSummary: (stream, group) => call('XPENDING', [stream, group]),
+    xpendingRange: (stream, group, start, end, count, consumer) =>
+      call('XPENDING', [stream, group, start, end, count, ...(consumer ? [consumer] : [])]),
+    xinfoGroups: (stream) => call('XINFO', ['GROUPS', stream]),
+    xinfoConsumers: (stream, group) => call('XINFO', ['CONSUMERS', stream, group]),
+    xlen: async (stream) => Number(await call('XLEN', [stream])),
+    xaddMany: (entries) =>
+      commands.run(async (redis) => {
+        if (entries.length === 0) return;
+        const p = redis.pipeline();
+        for (const e of entries) {
+          const trim = e.maxLen === undefined ? [] : ['MAXLEN', '~', e.maxLen];
+          p.call('XADD', [e.stream, ...trim, '*', ...e.fields]);
+        }
+        const failed = (await p.exec())?.find(([error]) => error);
+        if (failed) throw failed[0];
+      }),
+    zaddGt: (key, score, member) => call('ZADD', [key, 'GT', score, member]),
+    zrangeByScoreFrom: async (key, min) =>
+      (await call('ZRANGEBYSCORE', [key, min, '+inf'])) as string[],
+    runScripts,
+  };
+
+  const blocking: BlockingStreamsClient = {
+    async xreadgroup(q) {
+      // A connection made while the network was dead never answers its handshake: replace it
+      // once at once (the network may be back), then let the caller's retry pace the rest.
+      for (let attempt = 0; ; attempt++) {
+        const reply = await blockingConn.run(async (redis) => {
+          if (await answered(handshakes.get(redis), blockingConn.readyWaitMs))
+            return { value: await redis.call('XREADGROUP', readArgs(q, q.blockMs)) };
+          blockingConn.replace();
+          return undefined;
+        });
+        if (reply) return reply.value;
+        if (attempt >= 1)
+          throw new Error('the blocking connection did not answer its handshake; replaced it');
+      }
+    },
+    async interrupt() {
+      const id = blockingIds.get(blockingConn.current);
+      if (id === undefined) throw new Error('blocking connection id unknown');
+      await call('CLIENT', ['UNBLOCK', id]);
+    },
+    reset: () => blockingConn.replace(),
+    close: async () => blockingConn.close(),
+  };
+
+  return {
+    commands: client,
+    blocking,
+    async close() {
+      blockingConn.close();
+      commands.close();
+    },
+  };
+}
