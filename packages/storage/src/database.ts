@@ -29,9 +29,19 @@ import type { Database } from './schema.js';
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 
+/**
+ * The driver under kysely, for the hot-path statements of `write-model/` (fixed SQL text,
+ * prepared once: named statements over array parameters on PostgreSQL, cached prepared
+ * statements run per row inside one transaction on SQLite).
+ */
+export type NativeHandle =
+  | { readonly dialect: 'postgres'; readonly pool: pg.Pool }
+  | { readonly dialect: 'sqlite'; readonly handle: SQLite.Database };
+
 export interface SluiceDatabase {
   readonly db: Db;
   readonly dialect: DialectName;
+  readonly native: NativeHandle;
   /** A write transaction (IMMEDIATE on SQLite). */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** The PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
@@ -112,6 +122,7 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
   return {
     db,
     dialect: 'sqlite',
+    native: { dialect: 'sqlite', handle: sqlite },
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: undefined,
     sqliteFile: file === ':memory:' ? undefined : file,
@@ -150,6 +161,7 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
   return {
     db,
     dialect: 'postgres',
+    native: { dialect: 'postgres', pool },
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: pool,
     sqliteFile: undefined,

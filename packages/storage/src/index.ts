@@ -24,3 +24,8 @@ export * from './repos/provider-calls.js';
 export * from './repos/assets.js';
 export * from './repos/bulk-transitions.js';
 export * from './repos/accept-jobs.js';
+export * from './repos/event-rows.js';
+export * from './write-model/attempt-write.js';
+export * from './write-model/job-snapshot.js';
+export * from './write-model/claim-jobs.js';
+export { JOBS_CHANNEL } from './migration-write-model.js';

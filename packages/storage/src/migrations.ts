@@ -2,6 +2,7 @@
 
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, SluiceDatabase } from './database.js';
+import { writeModel } from './migration-write-model.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
@@ -285,6 +286,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0002_retry_safety': retrySafety(dialect),
     '0003_job_lease': jobLease(),
     '0004_events_notify_trigger': eventsNotifyTrigger(dialect),
+    '0005_write_model': writeModel(dialect),
   };
 }
 

@@ -38,6 +38,8 @@ export interface JobsTable {
    * job from a live holder.
    */
   lease_until: string | null;
+  /** While running: the worker id of the attempt (a restarted worker takes its own jobs back). */
+  lease_owner: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
@@ -49,9 +51,13 @@ export interface JobEventsTable {
   job_id: string;
   tenant_id: string;
   kind: string;
+  /** Sequence number of the (first) event in the row. */
   seq: number;
+  /** Sequence number of the last event when the row holds several (null: one event). */
+  seq_end: number | null;
+  /** Type of the row's last event. */
   type: string;
-  /** The whole event (a contracts `JobEvent`). */
+  /** The event (a contracts `JobEvent`), or an array of a job's consecutive events. */
   payload: JsonColumn;
   created_at: string;
 }
@@ -78,21 +84,6 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
-}
-
-/** The embedded runtime's lease queue. */
-export interface QueueTable {
-  job_id: string;
-  tenant_id: string;
-  kind: string;
-  version: string;
-  available_at: string;
-  lease_owner: string | null;
-  /** Bumped by every claim: the delivery id, so an old holder cannot ack or renew. */
-  lease_token: number;
-  lease_expires_at: string | null;
-  deliveries: number;
-  created_at: string;
 }
 
 /** Jobs to dispatch (again) to a runtime whose queue is not in this database. */
@@ -188,7 +179,6 @@ export interface Database {
   job_events: JobEventsTable;
   files: FilesTable;
   api_keys: ApiKeysTable;
-  queue: QueueTable;
   outbox: OutboxTable;
   locks: LocksTable;
   served_versions: ServedVersionsTable;

@@ -1,11 +1,14 @@
 // Job events: appended in the transaction that changes the job, read back by sequence number
-// (subscription backfill) or by global id (the SQLite tailer). On PostgreSQL a statement trigger
+// (subscription backfill) or by global id (the SQLite tailer). A row holds one event, or a job's
+// consecutive events written together (`seq`..`seq_end`, payload an array: event-rows.ts); the
+// readers here always hand out single events, so nobody above storage sees the difference. On PostgreSQL a statement trigger
 // (migration 0004) sends NOTIFY with the new event ids; notifications are delivered at commit, in
 // commit order, so the listener never sees an event before it is visible.
 
 import type { JobEvent } from '@sluice/contracts';
 import type { Db } from '../database.js';
 import { fromJson, toJson } from '../json.js';
+import { eventsOfRow } from './event-rows.js';
 
 export const EVENTS_CHANNEL = 'sluice_events';
 
@@ -56,7 +59,7 @@ export async function insertEvents(
   return out;
 }
 
-/** A job's events after `afterSeq`, in order (subscription backfill). */
+/** A job's events after `afterSeq`, in order (subscription backfill): those of at most `limit` rows. */
 export async function listEvents(
   db: Db,
   jobId: string,
@@ -65,13 +68,13 @@ export async function listEvents(
 ): Promise<JobEvent[]> {
   const rows = await db
     .selectFrom('job_events')
-    .select('payload')
+    .select(['payload', 'seq_end'])
     .where('job_id', '=', jobId)
-    .where('seq', '>', afterSeq)
+    .where((eb) => eb(eb.fn.coalesce('seq_end', 'seq'), '>', afterSeq))
     .orderBy('seq')
     .limit(limit)
     .execute();
-  return rows.map((r) => fromJson<JobEvent>(r.payload));
+  return rows.flatMap((r) => eventsOfRow(r.payload, r.seq_end).filter((e) => e.seq > afterSeq));
 }
 
 function toStored(r: {
@@ -79,36 +82,38 @@ function toStored(r: {
   tenant_id: string;
   kind: string;
   payload: unknown;
-}): StoredEvent {
-  return {
-    id: Number(r.id),
+  seq_end: number | null;
+}): StoredEvent[] {
+  const id = Number(r.id);
+  return eventsOfRow(r.payload, r.seq_end).map((event) => ({
+    id,
     tenantId: r.tenant_id,
     kind: r.kind,
-    event: fromJson<JobEvent>(r.payload),
-  };
+    event,
+  }));
 }
 
 /** Events with a global id above `afterId` (the SQLite tailer's poll). */
 export async function eventsSince(db: Db, afterId: number, limit = 1000): Promise<StoredEvent[]> {
   const rows = await db
     .selectFrom('job_events')
-    .select(['id', 'tenant_id', 'kind', 'payload'])
+    .select(['id', 'tenant_id', 'kind', 'payload', 'seq_end'])
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map(toStored);
+  return rows.flatMap(toStored);
 }
 
 export async function eventsByIds(db: Db, ids: readonly number[]): Promise<StoredEvent[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('job_events')
-    .select(['id', 'tenant_id', 'kind', 'payload'])
+    .select(['id', 'tenant_id', 'kind', 'payload', 'seq_end'])
     .where('id', 'in', ids)
     .orderBy('id')
     .execute();
-  return rows.map(toStored);
+  return rows.flatMap(toStored);
 }
 
 export async function maxEventId(db: Db): Promise<number> {

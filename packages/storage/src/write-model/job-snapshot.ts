@@ -1,0 +1,98 @@
+// The job row as the worker's hot path needs it: what a delivery is decided on and an attempt
+// runs with (no output, error or timestamps it never reads), loaded for a whole read batch by
+// ONE prepared statement whose text does not depend on the batch size.
+
+import type { JobState } from '@sluice/contracts';
+import type { SluiceDatabase } from '../database.js';
+import { fromJson } from '../json.js';
+import { prepared, withHandle } from './native-sqlite.js';
+
+export interface JobSnapshot {
+  id: string;
+  tenantId: string;
+  kind: string;
+  version: string;
+  state: JobState;
+  input: unknown;
+  fileIds: string[];
+  attempts: number;
+  maxAttempts: number;
+  epoch: number;
+  lastSeq: number;
+  attemptId: string | null;
+  runAfter: string | null;
+  leaseUntil: string | null;
+  leaseOwner: string | null;
+}
+
+export interface SnapshotRow {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  version: string;
+  state: string;
+  input: unknown;
+  file_ids: unknown;
+  attempts: number | string;
+  max_attempts: number | string;
+  epoch: number | string;
+  last_seq: number | string;
+  attempt_id: string | null;
+  run_after: string | null;
+  lease_until: string | null;
+  lease_owner: string | null;
+}
+
+export const SNAPSHOT_COLUMNS =
+  'id, tenant_id, kind, version, state, input, file_ids, attempts, max_attempts, epoch, ' +
+  'last_seq, attempt_id, run_after, lease_until, lease_owner';
+
+export function toSnapshot(r: SnapshotRow): JobSnapshot {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    kind: r.kind,
+    version: r.version,
+    state: r.state as JobState,
+    input: fromJson(r.input),
+    fileIds: fromJson<string[]>(r.file_ids) ?? [],
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    epoch: Number(r.epoch),
+    lastSeq: Number(r.last_seq),
+    attemptId: r.attempt_id,
+    runAfter: r.run_after,
+    leaseUntil: r.lease_until,
+    leaseOwner: r.lease_owner,
+  };
+}
+
+const PG_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id = any($1::text[])`;
+const SQLITE_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id in (select value from json_each(?))`;
+
+/** The snapshots of these jobs, by id (missing ids are simply absent). */
+export async function loadSnapshots(
+  database: SluiceDatabase,
+  ids: readonly string[],
+): Promise<Map<string, JobSnapshot>> {
+  const out = new Map<string, JobSnapshot>();
+  if (ids.length === 0) return out;
+  const native = database.native;
+  let rows: SnapshotRow[];
+  if (native.dialect === 'postgres') {
+    const r = await native.pool.query<SnapshotRow>({
+      name: 'sluice_load_snapshots_1',
+      text: PG_SQL,
+      values: [ids],
+    });
+    rows = r.rows;
+  } else {
+    const handle = native.handle;
+    rows = await withHandle(
+      database,
+      () => prepared(handle, SQLITE_SQL).all(JSON.stringify(ids)) as SnapshotRow[],
+    );
+  }
+  for (const r of rows) out.set(r.id, toSnapshot(r));
+  return out;
+}
