@@ -1,5 +1,5 @@
-// Untimed prefill: N `bench.noop` jobs in `queued` with their two events and their queue rows,
-// exactly what the accept path (insertJob, transitionJob dispatch, enqueue) leaves behind
+// Untimed prefill: N `bench.noop` jobs in `queued` with their two events in one row, exactly
+// what the accept path (insertAcceptedJobs) leaves behind; the embedded queue is the jobs table
 // (bulk-fill.test.ts compares them column by column on both dialects). Written with the drivers
 // directly, not kysely: building 20,000 jobs' values through the query builder took 2–10 s here,
 // more than the drains it prepares. SQLite: prepared inserts in one transaction per chunk;
@@ -17,15 +17,14 @@ const CHUNK = 2_000;
 export interface FillOptions {
   /** First payload index (default 0). */
   from?: number;
-  /** Leave the jobs out of the embedded queue (rows 6–8 have no worker). */
-  queue?: boolean;
 }
 
 interface JobRowValues {
   id: string;
   input: string;
   hash: string;
-  events: [string, string];
+  /** Both accept events, one row (seq 1..2). */
+  events: string;
 }
 
 function build(from: number, size: number, at: string): JobRowValues[] {
@@ -36,10 +35,10 @@ function build(from: number, size: number, at: string): JobRowValues[] {
       id,
       input,
       hash: createHash('sha256').update(input).digest('hex'),
-      events: [
-        JSON.stringify(transitionEvent(id, 1, at, null, 'accepted', 0, {})),
-        JSON.stringify(transitionEvent(id, 2, at, 'accepted', 'queued', 0, {})),
-      ],
+      events: JSON.stringify([
+        transitionEvent(id, 1, at, null, 'accepted', 0, {}),
+        transitionEvent(id, 2, at, 'accepted', 'queued', 0, {}),
+      ]),
     };
   });
 }
@@ -48,16 +47,9 @@ const JOB_COLUMNS =
   'id, tenant_id, kind, version, state, input, output, error, reason, idempotency_key, ' +
   'input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq, run_after, ' +
   'lease_until, created_at, updated_at, finished_at';
-const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, type, payload, created_at';
-const QUEUE_COLUMNS =
-  'job_id, tenant_id, kind, version, available_at, lease_owner, lease_token, lease_expires_at, ' +
-  'deliveries, created_at';
+const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, payload, created_at';
 
-function fillSqlite(
-  file: string,
-  chunks: (at: string) => Iterable<JobRowValues[]>,
-  queue: boolean,
-) {
+function fillSqlite(file: string, chunks: (at: string) => Iterable<JobRowValues[]>) {
   const db = new SQLite(file);
   try {
     db.pragma('busy_timeout = 5000');
@@ -67,19 +59,13 @@ function fillSqlite(
         `${benchJob.maxAttempts}, 0, null, 2, null, null, ?, ?, null)`,
     );
     const event = db.prepare(
-      `insert into job_events (${EVENT_COLUMNS}) values (?, '${BENCH_TENANT}', '${BENCH_KIND}', ?, 'state', ?, ?)`,
-    );
-    const row = db.prepare(
-      `insert into queue (${QUEUE_COLUMNS}) values (?, '${BENCH_TENANT}', '${BENCH_KIND}', ` +
-        `'${BENCH_VERSION}', ?, null, 0, null, 0, ?)`,
+      `insert into job_events (${EVENT_COLUMNS}) values (?, '${BENCH_TENANT}', '${BENCH_KIND}', 1, 2, 'state', ?, ?)`,
     );
     const at = isoNow();
     const write = db.transaction((jobs: JobRowValues[]) => {
       for (const j of jobs) {
         job.run(j.id, j.input, j.hash, at, at);
-        event.run(j.id, 1, j.events[0], at);
-        event.run(j.id, 2, j.events[1], at);
-        if (queue) row.run(j.id, at, at);
+        event.run(j.id, j.events, at);
       }
     });
     const ids: string[] = [];
@@ -96,12 +82,7 @@ function fillSqlite(
 /** Chunks in flight on PostgreSQL: two backends insert while the parent builds the next chunk. */
 const PG_CONNECTIONS = 2;
 
-async function insertChunkPg(
-  client: pg.Client,
-  jobs: JobRowValues[],
-  at: string,
-  queue: boolean,
-): Promise<void> {
+async function insertChunkPg(client: pg.Client, jobs: JobRowValues[], at: string): Promise<void> {
   const jobIds = jobs.map((j) => j.id);
   await client.query('begin');
   await client.query(
@@ -122,23 +103,10 @@ async function insertChunkPg(
   );
   await client.query(
     `insert into job_events (${EVENT_COLUMNS})
-     select job_id, $4, $5, seq, 'state', payload::jsonb, $6
-     from unnest($1::text[], $2::int[], $3::text[]) as t(job_id, seq, payload)`,
-    [
-      jobs.flatMap((j) => [j.id, j.id]),
-      jobs.flatMap(() => [1, 2]),
-      jobs.flatMap((j) => j.events),
-      BENCH_TENANT,
-      BENCH_KIND,
-      at,
-    ],
+     select job_id, $3, $4, 1, 2, 'state', payload::jsonb, $5
+     from unnest($1::text[], $2::text[]) as t(job_id, payload)`,
+    [jobIds, jobs.map((j) => j.events), BENCH_TENANT, BENCH_KIND, at],
   );
-  if (queue)
-    await client.query(
-      `insert into queue (${QUEUE_COLUMNS})
-       select job_id, $2, $3, $4, $5, null, 0, null, 0, $5 from unnest($1::text[]) as t(job_id)`,
-      [jobIds, BENCH_TENANT, BENCH_KIND, BENCH_VERSION, at],
-    );
   await client.query('commit');
 }
 
@@ -149,7 +117,6 @@ async function insertChunkPg(
 async function fillPostgres(
   url: string,
   chunks: (at: string) => Iterable<JobRowValues[]>,
-  queue: boolean,
 ): Promise<string[]> {
   const clients = Array.from({ length: PG_CONNECTIONS }, () => {
     const client = new pg.Client({ connectionString: url });
@@ -165,7 +132,7 @@ async function fillPostgres(
     for (const jobs of chunks(at)) {
       const slot = turn++ % clients.length;
       await busy[slot];
-      const insert = insertChunkPg(clients[slot] as pg.Client, jobs, at, queue);
+      const insert = insertChunkPg(clients[slot] as pg.Client, jobs, at);
       insert.catch(() => undefined); // observed by the await above or Promise.all below
       busy[slot] = insert;
       for (const j of jobs) ids.push(j.id);
@@ -184,12 +151,11 @@ export async function fillQueued(
   opts: FillOptions = {},
 ): Promise<string[]> {
   const from = opts.from ?? 0;
-  const queue = opts.queue !== false;
   function* chunks(at: string): Iterable<JobRowValues[]> {
     for (let start = 0; start < count; start += CHUNK)
       yield build(from + start, Math.min(CHUNK, count - start), at);
   }
   return run.database.dialect === 'sqlite'
-    ? fillSqlite(run.url, chunks, queue)
-    : fillPostgres(run.url, chunks, queue);
+    ? fillSqlite(run.url, chunks)
+    : fillPostgres(run.url, chunks);
 }

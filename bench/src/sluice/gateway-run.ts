@@ -59,7 +59,7 @@ export async function startGatewayRun(
   try {
     gatewayHost = await (opts.freshProcess ? freshHost('gateway') : host('gateway'));
     const { key } = await createApiKey(db.database.db, BENCH_TENANT, 'bench');
-    const jobIds = opts.watchJobs ? await fillQueued(db, opts.watchJobs, { queue: false }) : [];
+    const jobIds = opts.watchJobs ? await fillQueued(db, opts.watchJobs) : [];
     if (storage === 'sqlite') await db.close();
     const args: GatewayStartArgs = {
       url: db.url,

@@ -104,7 +104,7 @@ async function prepare(services: BenchServices, spec: PrepareSpec): Promise<Prep
     await run.dispose();
   };
   try {
-    const ids = await fillQueued(run, spec.jobs, { queue: false });
+    const ids = await fillQueued(run, spec.jobs);
     // Different servers: the statistics and the pointers can be written at the same time.
     await Promise.all([
       analyze(run.database),

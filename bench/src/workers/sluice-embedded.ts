@@ -32,7 +32,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     const clients = await Promise.all(Array.from({ length: cfg.poolSize }, () => pool.connect()));
     for (const client of clients) client.release();
   } else {
-    await database.db.selectFrom('queue').select('job_id').limit(1).execute();
+    await database.db.selectFrom('jobs').select('id').limit(1).execute();
   }
   let unexpected = 0;
   const worker: Worker = createWorker({

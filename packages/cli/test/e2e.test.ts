@@ -10,7 +10,7 @@ import { isJobCancelledError, isSluiceApiError, type JobWatchEvent } from '@slui
 import { startCluster, type Cluster } from './cluster.js';
 
 async function counts(t: TestDatabase) {
-  const one = async (table: 'jobs' | 'queue' | 'files' | 'job_events') =>
+  const one = async (table: 'jobs' | 'files' | 'job_events') =>
     Number(
       (
         await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(
@@ -20,7 +20,6 @@ async function counts(t: TestDatabase) {
     );
   return {
     jobs: await one('jobs'),
-    queue: await one('queue'),
     files: await one('files'),
     events: await one('job_events'),
   };

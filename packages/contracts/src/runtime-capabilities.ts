@@ -10,7 +10,8 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: true,
   carriesEvents: false,
   pullsDeliveries: true,
-  acksInTransaction: true,
+  startsOnClaim: true,
+  acksWithOutcome: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -20,5 +21,6 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: false,
   carriesEvents: true,
   pullsDeliveries: true,
-  acksInTransaction: false,
+  startsOnClaim: false,
+  acksWithOutcome: false,
 });

@@ -18,10 +18,15 @@ export interface RuntimeCapabilities {
   /** A worker process pulls deliveries through `RuntimeConsumer`; false when the platform pushes (Workflows). */
   readonly pullsDeliveries: boolean;
   /**
-   * The queue lives in the job database: `ackInTransaction` finishes deliveries inside the
-   * transaction that stores their outcome, so both commit together (no second transaction).
+   * A claim starts the job (the queue is the job table): a delivery arrives with its attempt
+   * already `running` at a new epoch, and no separate start write is made.
    */
-  readonly acksInTransaction: boolean;
+  readonly startsOnClaim: boolean;
+  /**
+   * Storing the outcome finishes the delivery (the queue is the job table): no ack, release or
+   * dead-letter call follows a stored outcome.
+   */
+  readonly acksWithOutcome: boolean;
 }
 
 export interface VersionKey {
@@ -99,11 +104,6 @@ export interface RuntimeConsumer<D extends Delivery = Delivery> {
   renew(deliveries: readonly D[]): Promise<RenewOutcome[]>;
   /** Finishes deliveries. Called only after their outcome is stored in the database. */
   ack(deliveries: readonly D[]): Promise<void>;
-  /**
-   * With `acksInTransaction`: `ack` inside the caller's database transaction `tx`, the one that
-   * stores the deliveries' outcome (called after that write, so still only after the outcome).
-   */
-  ackInTransaction?(deliveries: readonly D[], tx: unknown): Promise<void>;
   /** Gives deliveries back unfinished (drain, retry after `delayMs`); another consumer may take them. */
   release(deliveries: readonly D[], delayMs?: number): Promise<void>;
   /** Moves a delivery to the transport's dead-letter place with its reason, and finishes it. */

@@ -63,19 +63,21 @@ function setup(database: SluiceDatabase, outside = false) {
 
 async function rowsOf(database: SluiceDatabase, ids: readonly string[]) {
   const db = database.db;
-  const count = async (table: 'jobs' | 'job_events' | 'queue' | 'outbox', column: string) => {
+  const count = async (table: 'jobs' | 'job_events' | 'outbox', column: string, queued = false) => {
     if (ids.length === 0) return 0;
-    const r = await db
+    let q = db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll().as('n'))
-      .where(column as never, 'in', ids as never)
-      .executeTakeFirstOrThrow();
+      .where(column as never, 'in', ids as never);
+    // The embedded queue is the jobs table: a job is claimable once it is `queued`.
+    if (queued) q = q.where('state' as never, '=', 'queued' as never);
+    const r = await q.executeTakeFirstOrThrow();
     return Number(r.n);
   };
   return {
     jobs: await count('jobs', 'id'),
     events: await count('job_events', 'job_id'),
-    queue: await count('queue', 'job_id'),
+    queued: await count('jobs', 'id', true),
     outbox: await count('outbox', 'job_id'),
   };
 }
@@ -116,7 +118,7 @@ describeEachDialect('accept batcher', (ctx) => {
     expect(idOf(otherTenant as AcceptAnswer)).not.toBe(idOf(first as AcceptAnswer));
     // Only the two leaders were written; the others' ids never reached the database.
     const ids = items.map((i) => i.job.id);
-    expect(await rowsOf(database, ids)).toEqual({ jobs: 2, events: 4, queue: 2, outbox: 0 });
+    expect(await rowsOf(database, ids)).toEqual({ jobs: 2, events: 4, queued: 2, outbox: 0 });
     const keyed = await database.db
       .selectFrom('jobs')
       .select('id')
@@ -144,7 +146,7 @@ describeEachDialect('accept batcher', (ctx) => {
     expect(await rowsOf(database, [items[0]!.job.id, items[1]!.job.id])).toEqual({
       jobs: 0,
       events: 0,
-      queue: 0,
+      queued: 0,
       outbox: 0,
     });
   });
@@ -170,11 +172,11 @@ describeEachDialect('accept batcher', (ctx) => {
     expect(await rowsOf(database, [bad.job.id])).toEqual({
       jobs: 0,
       events: 0,
-      queue: 0,
+      queued: 0,
       outbox: 0,
     });
     const written = [leader, plain, parked].map((a) => idOf(a!) as string);
-    expect(await rowsOf(database, written)).toEqual({ jobs: 3, events: 6, queue: 2, outbox: 0 });
+    expect(await rowsOf(database, written)).toEqual({ jobs: 3, events: 6, queued: 2, outbox: 0 });
   });
 
   it('writes nothing for a request naming a missing or foreign file', async () => {
@@ -204,7 +206,7 @@ describeEachDialect('accept batcher', (ctx) => {
     expect(await rowsOf(database, [items[0]!.job.id, items[1]!.job.id])).toEqual({
       jobs: 0,
       events: 0,
-      queue: 0,
+      queued: 0,
       outbox: 0,
     });
     const files = await database.db
@@ -230,7 +232,7 @@ describeEachDialect('accept batcher', (ctx) => {
     expect(batches).toEqual([{ items: 3, fallback: false }]);
     const routed = answers.flatMap((a) => (a.ok && a.pointer ? [a.pointer.jobId] : []));
     expect(routed).toEqual([items[0]!.job.id, items[1]!.job.id]);
-    expect(await rowsOf(database, routed)).toEqual({ jobs: 2, events: 4, queue: 0, outbox: 2 });
+    expect(await rowsOf(database, routed)).toEqual({ jobs: 2, events: 4, queued: 2, outbox: 2 });
     const pointers = answers.flatMap((a) => (a.ok && a.pointer ? [a.pointer] : []));
     await dispatch.afterCommit(pointers, { markQueued: false });
     await dispatch.flush();

@@ -29,3 +29,5 @@ export * from './write-model/attempt-write.js';
 export * from './write-model/job-snapshot.js';
 export * from './write-model/claim-jobs.js';
 export { JOBS_CHANNEL } from './migration-write-model.js';
+export * from './write-model/work-signal.js';
+export * from './write-model/sweep-exhausted.js';

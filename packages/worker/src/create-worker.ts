@@ -14,7 +14,7 @@ import { startProbes, type ProbesServer } from './host/probes-server.js';
 import { RuntimeHost } from './host/runtime-host.js';
 import { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
-import type { SettledJob } from './writers/terminal-writer.js';
+import type { SettledJob } from './writers/finish-plan.js';
 
 export interface RuntimeContext {
   readonly versions: readonly VersionKey[];
@@ -33,8 +33,16 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   blobs?: BlobStore | undefined;
   /** Attempts executing at once. */
   concurrency: number;
-  /** Deliveries per read (default: concurrency, at most 64). */
+  /** Deliveries per read (default: concurrency, at most 256). */
   readBatch?: number | undefined;
+  /** Deliveries held waiting for a slot beyond the executing ones (default: the read batch). */
+  prefetch?: number | undefined;
+  /**
+   * How long an attempt runs before it writes its start unasked (default 250 ms): a job that ends
+   * sooner, having made no provider call or asset, is started and finished by one write; one that
+   * runs longer shows `running` (and then its progress) to watchers after this delay.
+   */
+  lazyStartMs?: number | undefined;
   leaseMs?: number | undefined;
   renewEveryMs?: number | undefined;
   unitConcurrency?: number | undefined;
@@ -115,6 +123,9 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     readBatch: opts.readBatch,
     leaseMs,
     renewEveryMs,
+    lazyStartMs: opts.lazyStartMs,
+    prefetch: opts.prefetch,
+    workerId,
     unitConcurrency: opts.unitConcurrency,
     unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
     unroutableGraceMs: opts.unroutableGraceMs,

@@ -51,7 +51,8 @@ export { createValkeyConnections } from './backends/valkey/create-valkey-connect
 export type { ValkeyConnectionOptions } from './backends/valkey/create-valkey-connections.js';
 export { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
 export type {
-  EmbeddedClaim,
+  ClaimedDelivery,
+  ClaimedJob,
   EmbeddedDelivery,
   EmbeddedLease,
   EmbeddedQueueStore,
@@ -112,4 +113,4 @@ export { renderPrometheus } from './metrics.js';
 export type { WorkerCounters, WorkerGauges, WorkerMetrics } from './metrics.js';
 export { createStderrLogger, silentLogger } from './logger.js';
 export type { LogFields, WorkerLogger } from './logger.js';
-export type { SettledJob } from './writers/terminal-writer.js';
+export type { SettledJob } from './writers/finish-plan.js';

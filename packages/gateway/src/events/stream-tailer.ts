@@ -12,8 +12,9 @@
 // from the database as soon as the server answers again, so no watcher misses a terminal event.
 
 import {
-  decodeStreamEvent,
-  encodeStreamEvent,
+  decodeStreamEvents,
+  encodeStreamEvents,
+  groupStreamEvents,
   parseXRead,
   type PublishedEvent,
 } from '@sluice/contracts';
@@ -120,7 +121,7 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
             if (!entry.fields || !wanted) continue;
             try {
               // No global id on the stream: 0 ("unknown"); the hub dedupes by job and seq.
-              events.push({ id: 0, ...decodeStreamEvent(entry.fields) });
+              for (const e of decodeStreamEvents(entry.fields)) events.push({ id: 0, ...e });
             } catch (error) {
               opts.onError?.(error);
             }
@@ -152,7 +153,8 @@ export function createStreamTailer(opts: StreamTailerOptions): StreamTailer {
     while (outgoing.length > 0) {
       const events = outgoing.splice(0, 500);
       const pipe = writer.pipeline();
-      for (const e of events) pipe.xadd(key, ...trim, '*', ...encodeStreamEvent(e));
+      for (const group of groupStreamEvents(events))
+        pipe.xadd(key, ...trim, '*', ...encodeStreamEvents(group));
       try {
         const results = await pipe.exec();
         const failed = results?.find(([error]) => error)?.[0];

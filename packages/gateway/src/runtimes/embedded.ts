@@ -1,6 +1,7 @@
-// The embedded runtime's dispatch half: the queue is a table in the job database, so dispatch
-// is an insert inside the accept transaction (no outbox), and the served-versions registry is
-// the table the workers heartbeat. The consume half lives in @sluice/worker.
+// The embedded runtime's dispatch half: the queue is the jobs table itself, so a job written
+// `queued` by the accept transaction is dispatched (no outbox; on PostgreSQL the insert NOTIFYs
+// the workers), and the served-versions registry is the table the workers heartbeat. The
+// consume half lives in @sluice/worker.
 
 import { EMBEDDED_CAPABILITIES, type RuntimeDispatcher } from '@sluice/contracts';
 import { enqueue, servedVersions, type Db, type SluiceDatabase } from '@sluice/storage';
@@ -11,7 +12,7 @@ export function createEmbeddedDispatcher(database: SluiceDatabase): RuntimeDispa
   return {
     name: 'embedded',
     capabilities: EMBEDDED_CAPABILITIES,
-    // Outside a transaction (a reconciler) the pointer goes in on its own.
+    // Nothing to write: a queued row is claimable (enqueue only moves a due time, when given).
     dispatch: (pointers, tx) => enqueue(tx ?? database.db, pointers),
     servedVersions: (kind) => servedVersions(database.db, kind),
     close: async () => {},

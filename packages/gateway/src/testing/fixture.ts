@@ -138,7 +138,7 @@ export async function startGateway(
       };
     },
     async counts() {
-      const n = async (table: 'jobs' | 'job_events' | 'queue' | 'files' | 'outbox') => {
+      const n = async (table: 'jobs' | 'job_events' | 'files' | 'outbox') => {
         const row = await database.db
           .selectFrom(table)
           .select((eb) => eb.fn.countAll().as('n'))
@@ -148,7 +148,6 @@ export async function startGateway(
       return {
         jobs: await n('jobs'),
         events: await n('job_events'),
-        queue: await n('queue'),
         files: await n('files'),
         outbox: await n('outbox'),
         blobs: countFiles(blobRoot, '.tmp'),

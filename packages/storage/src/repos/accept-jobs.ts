@@ -1,8 +1,8 @@
 // Group commit of accepted jobs: many new jobs written by one multi-row statement per table, each
 // directly in the state the accept path gives it (`queued`, or `dead_lettered` when no worker
 // serves its version) with the same two events `insertJob` + `transitionJob` would have written
-// (seq 1 `accepted`, seq 2 the move). Rows are identical to the row-by-row path
-// (accept-jobs.test.ts compares them column by column).
+// (seq 1 `accepted`, seq 2 the move), stored as ONE event row (seq 1..2, event-rows.ts). Job rows
+// are identical to the row-by-row path (accept-jobs.test.ts compares them column by column).
 //
 // The jobs insert is `ON CONFLICT DO NOTHING`: a job whose idempotency key another transaction
 // stored meanwhile is skipped (and reported), never failing the others in the statement.
@@ -12,6 +12,7 @@ import { CompiledQuery } from 'kysely';
 import type { Db } from '../database.js';
 import { isPostgres } from '../dialect.js';
 import { isoNow, toJson } from '../json.js';
+import { eventRowColumns } from './event-rows.js';
 import type { EventToInsert, StoredEvent } from './events.js';
 import type { NewJob } from './jobs.js';
 import { toJobRow, type JobRow } from './job-row.js';
@@ -96,18 +97,33 @@ function jobsInsert(q: Statement, jobs: readonly AcceptedJob[], at: string): str
   return `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')}`;
 }
 
-const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, type, payload, created_at';
+const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, payload, created_at';
 
 type EventIdRow = { job_id: string; event_id: number | string | null; seq: number | null };
 
-/** Stored events in insertion order, ids matched by (job, seq) (RETURNING order is unspecified). */
+/** A job's events as one row: both accept events share it (seq 1, seq_end 2). */
+function rowsOf(events: readonly EventToInsert[]) {
+  const byJob = new Map<string, EventToInsert[]>();
+  for (const e of events) byJob.set(e.event.jobId, [...(byJob.get(e.event.jobId) ?? []), e]);
+  return [...byJob.values()].map((group) => {
+    const first = group[0] as EventToInsert;
+    const cols = eventRowColumns({
+      jobId: first.event.jobId,
+      tenantId: first.tenantId,
+      kind: first.kind,
+      events: group.map((g) => g.event),
+    });
+    return { jobId: first.event.jobId, tenantId: first.tenantId, kind: first.kind, ...cols };
+  });
+}
+
+/** Stored events in insertion order, row ids matched by job (RETURNING order is unspecified). */
 function storedEvents(events: readonly EventToInsert[], rows: readonly EventIdRow[]) {
   const ids = new Map<string, number>();
-  for (const r of rows)
-    if (r.event_id !== null) ids.set(`${r.job_id}#${Number(r.seq)}`, Number(r.event_id));
+  for (const r of rows) if (r.event_id !== null) ids.set(r.job_id, Number(r.event_id));
   const out: StoredEvent[] = [];
   for (const e of events) {
-    const id = ids.get(`${e.event.jobId}#${e.event.seq}`);
+    const id = ids.get(e.event.jobId);
     if (id !== undefined) out.push({ id, ...e });
   }
   return out;
@@ -131,10 +147,10 @@ export async function insertAcceptedJobs(
     if (q.pg) {
       // One round trip: the events insert reads which jobs the jobs insert wrote.
       const t = q.shared(at);
-      const values = events.map(
-        (e, i) =>
-          `(${q.p(e.event.jobId)}, ${q.p(e.tenantId)}, ${q.p(e.kind)}, ${q.p(e.event.seq)}::int, ` +
-          `${q.p(e.event.type)}, ${q.p(toJson(e.event))}::jsonb, ${t()}, ${i})`,
+      const values = rowsOf(events).map(
+        (r, i) =>
+          `(${q.p(r.jobId)}, ${q.p(r.tenantId)}, ${q.p(r.kind)}, ${q.p(r.seq)}::int, ` +
+          `${q.p(r.seqEnd)}::int, ${q.p(r.type)}, ${q.p(r.payload)}::jsonb, ${t()}, ${i})`,
       );
       const text =
         `with j as (${jobsInsert(q, chunk, at)} on conflict do nothing returning id), ` +
@@ -172,10 +188,10 @@ async function insertEventRows(
   if (events.length === 0) return [];
   const q = statement(tx);
   const t = q.shared(at);
-  const rows = events.map(
-    (e) =>
-      `(${q.p(e.event.jobId)}, ${q.p(e.tenantId)}, ${q.p(e.kind)}, ${q.p(e.event.seq)}, ` +
-      `${q.p(e.event.type)}, ${q.p(toJson(e.event))}, ${t()})`,
+  const rows = rowsOf(events).map(
+    (r) =>
+      `(${q.p(r.jobId)}, ${q.p(r.tenantId)}, ${q.p(r.kind)}, ${q.p(r.seq)}, ${q.p(r.seqEnd)}, ` +
+      `${q.p(r.type)}, ${q.p(r.payload)}, ${t()})`,
   );
   const result = await tx.executeQuery<{ id: number; job_id: string; seq: number }>(
     CompiledQuery.raw(

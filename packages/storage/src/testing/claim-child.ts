@@ -11,7 +11,7 @@ const claimed: string[] = [];
 process.stdout.write('READY\n');
 // Both children start claiming when the parent creates the go-file, so they really race.
 while (!existsSync(process.env.GO_FILE as string)) await new Promise((r) => setTimeout(r, 5));
-for (let empty = 0; empty < 3; ) {
+for (let empty = 0; empty < 3;) {
   const batch = await claimJobs(database, {
     versions: [{ kind: 'demo.race', version: 'v1' }],
     owner,

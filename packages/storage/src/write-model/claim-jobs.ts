@@ -20,7 +20,7 @@ import {
   type JobSnapshot,
   type SnapshotRow,
 } from './job-snapshot.js';
-import { immediately, prepared } from './native-sqlite.js';
+import { immediately, prepared, withHandle } from './native-sqlite.js';
 
 export interface ClaimOptions {
   versions: readonly VersionKey[];
@@ -29,6 +29,8 @@ export interface ClaimOptions {
   limit: number;
   /** Also take back running jobs this owner still holds (after a restart under the same id). */
   includeOwn?: boolean | undefined;
+  /** Jobs not to take back with `includeOwn` (the ones this process runs). */
+  exclude?: readonly string[] | undefined;
   now?: number | undefined;
 }
 
@@ -39,8 +41,9 @@ export interface ClaimedJob {
   from: JobState;
 }
 
-const RUNNING = (served: string, now: string, own: string, limit: string) =>
-  `select id, state from jobs where state = 'running' and (lease_until <= ${now} or lease_owner = ${own})
+const RUNNING = (served: string, now: string, own: string, limit: string, mine: string) =>
+  `select id, state from jobs where state = 'running'
+     and (lease_until <= ${now} or (lease_owner = ${own} and ${mine}))
      and ${served} and attempts < max_attempts order by lease_until limit ${limit}`;
 const QUEUED = (served: string, now: string, limit: string) =>
   `select id, state from jobs where state = 'queued' and ${served}
@@ -49,7 +52,7 @@ const QUEUED = (served: string, now: string, limit: string) =>
 
 const PG_SERVED = '(kind, version) in (select * from unnest($1::text[], $2::text[]))';
 const PG_SQL = `
-with r as (${RUNNING(PG_SERVED, '$3', '$4', '$5')} for update skip locked),
+with r as (${RUNNING(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
 q as (${QUEUED(PG_SERVED, '$3', '$5')} for update skip locked),
 c as (select * from r union all select * from q limit $5)
 update jobs j set state = 'running', epoch = j.epoch + 1, attempts = j.attempts + 1,
@@ -62,7 +65,8 @@ returning ${SNAPSHOT_COLUMNS.split(', ')
 
 const SQLITE_SERVED =
   'exists (select 1 from json_each(@served) s where s.value ->> 0 = kind and s.value ->> 1 = version)';
-const SQLITE_PICK = `select * from (select * from (${RUNNING(SQLITE_SERVED, '@now', '@own', '@limit')})
+const SQLITE_MINE = 'id not in (select value from json_each(@exclude))';
+const SQLITE_PICK = `select * from (select * from (${RUNNING(SQLITE_SERVED, '@now', '@own', '@limit', SQLITE_MINE)})
   union all select * from (${QUEUED(SQLITE_SERVED, '@now', '@limit')})) limit @limit`;
 const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
   attempt_id = ?, lease_until = ?, lease_owner = ?, updated_at = ?
@@ -82,7 +86,7 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_1',
+      name: 'sluice_claim_jobs_2',
       text: PG_SQL,
       values: [
         opts.versions.map((v) => v.kind),
@@ -92,23 +96,68 @@ export async function claimJobs(
         opts.limit,
         lease,
         opts.owner,
+        opts.exclude ?? [],
       ],
     });
     return r.rows.map((row) => ({ job: toSnapshot(row), from: row.from_state as JobState }));
   }
   const handle = native.handle;
-  const served = JSON.stringify(opts.versions.map((v) => [v.kind, v.version]));
+  const pickParams = {
+    served: JSON.stringify(opts.versions.map((v) => [v.kind, v.version])),
+    now: at,
+    own,
+    limit: opts.limit,
+    exclude: JSON.stringify(opts.exclude ?? []),
+  };
+  const pick = () =>
+    prepared(handle, SQLITE_PICK).all(pickParams) as { id: string; state: string }[];
+  // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
+  // not serialise every other writer behind a BEGIN IMMEDIATE.
+  if ((await withHandle(database, pick)).length === 0) return [];
   return immediately(database, handle, () => {
-    const picked = prepared(handle, SQLITE_PICK).all({
-      served,
-      now: at,
-      own,
-      limit: opts.limit,
-    }) as { id: string; state: string }[];
+    const picked = pick();
     const start = prepared(handle, SQLITE_START);
     return picked.map((p) => {
       const row = start.get(randomToken(), lease, opts.owner, at, p.id) as SnapshotRow;
       return { job: toSnapshot(row), from: p.state as JobState };
     });
+  });
+}
+
+const PG_UNCLAIM = `update jobs j set state = 'queued', attempts = j.attempts - 1,
+  lease_until = null, lease_owner = null, run_after = $3, updated_at = $4
+from unnest($1::text[], $2::int[]) as v(id, ep)
+where j.id = v.id and j.epoch = v.ep and j.state = 'running'`;
+const SQLITE_UNCLAIM = `update jobs set state = 'queued', attempts = attempts - 1,
+  lease_until = null, lease_owner = null, run_after = ?, updated_at = ?
+  where id = ? and epoch = ? and state = 'running'`;
+
+/**
+ * Gives claimed jobs that never ran back to the queue, due after `delayMs`: only rows still held
+ * at the epoch their claim set (a later claim's row is left alone). The attempt the claim counted
+ * is handed back; the epoch stays raised, so nothing of the returned claim can write any more.
+ */
+export async function unclaimJobs(
+  database: SluiceDatabase,
+  leases: readonly { jobId: string; epoch: number }[],
+  delayMs: number,
+  now = Date.now(),
+): Promise<number> {
+  if (leases.length === 0) return 0;
+  const due = delayMs > 0 ? isoIn(delayMs, now) : null;
+  const at = isoNow(now);
+  const native = database.native;
+  if (native.dialect === 'postgres') {
+    const r = await native.pool.query({
+      name: 'sluice_unclaim_jobs_1',
+      text: PG_UNCLAIM,
+      values: [leases.map((l) => l.jobId), leases.map((l) => l.epoch), due, at],
+    });
+    return r.rowCount ?? 0;
+  }
+  const handle = native.handle;
+  return immediately(database, handle, () => {
+    const stmt = prepared(handle, SQLITE_UNCLAIM);
+    return leases.reduce((n, l) => n + stmt.run(due, at, l.jobId, l.epoch).changes, 0);
   });
 }

@@ -47,6 +47,8 @@ export interface AssetWriterDeps {
   signal?: AbortSignal | undefined;
   /** The attempt's writes were fenced: it lost its job. */
   onFenced(): void;
+  /** Runs before the ownership row is written (the attempt's lazy start lands first). */
+  beforeWrite?: (() => Promise<void>) | undefined;
   counters?: Pick<WorkerCounters, 'assetsPublished' | 'assetsReused'> | undefined;
   logger?: WorkerLogger | undefined;
   /** Largest asset accepted (default: no limit). */
@@ -170,6 +172,12 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     const row = rowOf(scope, asset.name, contentType, finalKey);
 
     // 1. The ownership row.
+    try {
+      await deps.beforeWrite?.();
+    } catch (error) {
+      await discard(asset.body);
+      throw error;
+    }
     const claimed = await database.transaction((tx) =>
       claimAssetOwnership(tx, {
         finalKey,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createUnitCheckpoints } from '../checkpoints/unit-checkpoints.js';
 import { createBlobFolder, startJob, takeOver, type BlobFolder } from '../testing/asset-fixture.js';
 import { createAttemptAssets } from './attempt-assets.js';
+import { storeNow } from '../testing/unit-store.js';
 
 describeEachDialect('large unit results', (ctx) => {
   let folder: BlobFolder;
@@ -20,7 +21,7 @@ describeEachDialect('large unit results', (ctx) => {
       database: ctx().database,
       jobId: job.id,
       epoch: job.epoch,
-      attemptId: job.attemptId,
+      store: storeNow(ctx().database, job),
       onFenced: () => {},
       largeResults: createAttemptAssets({
         database: ctx().database,

@@ -1,22 +1,69 @@
-// One running attempt as the host tracks it: its delivery, the job row as the start transition
-// left it (epoch, attempt number), its abort controller and its ordered event queue.
+// One attempt as the host tracks it: its delivery, the job it runs (with the epoch, attempt
+// number and attempt id it runs as), where the row stands in the database (`fence`), what it
+// has not written yet (`pending`), its abort controller and its place in the lifecycle.
+//
+// Lazy start: an attempt admitted from a queued job has written nothing. The row is still
+// `queued` at the epoch the admission read; the attempt already knows the epoch, attempt number
+// and attempt id it will write. Its first write (a provider call's ledger row, an asset, a paid
+// unit's checkpoint, the start timer, or its outcome) moves the row to `running` under that
+// fence, with the `running` event first. A job that ends before any of these is started and
+// finished by ONE write. Runtimes whose claim is the start (the embedded queue) hand over
+// attempts already `started`, with only the `running` event left to write.
 
-import { SluiceError, type Delivery } from '@sluice/contracts';
-import type { JobRow, UnitCheckpoint } from '@sluice/storage';
+import { SluiceError, type Delivery, type JobState } from '@sluice/contracts';
+import type { AttemptEvent, AttemptFence, UnitCheckpoint, UnitWrite } from '@sluice/storage';
 import type { AbortCause } from './decide-outcome.js';
-import type { AttemptEvents } from '../writers/event-writer.js';
+
+/** The job as the attempt runs it: identity, input and the counters this attempt writes. */
+export interface AttemptJob {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly kind: string;
+  readonly version: string;
+  readonly input: unknown;
+  readonly fileIds: readonly string[];
+  readonly maxAttempts: number;
+  /** This attempt's epoch (the fencing token of every write it makes). */
+  readonly epoch: number;
+  /** This attempt's number, counted in the database from 1. */
+  readonly attempts: number;
+  readonly attemptId: string;
+}
+
+/** An event waiting to be written, with the time it happened. */
+export type PendingEvent = AttemptEvent & { at: string };
 
 export interface Attempt<D extends Delivery = Delivery> {
   readonly delivery: D;
-  readonly job: JobRow;
+  readonly job: AttemptJob;
   /** The job's checkpoints as loaded with its read batch (retried jobs only). */
   readonly checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
   readonly controller: AbortController;
-  readonly events: AttemptEvents;
+  /** Where the row stands: the next write applies only if it is still exactly this. */
+  fence: AttemptFence;
+  /** The row is `running` at this attempt's epoch. */
+  started: boolean;
+  /** The state the `running` event leaves (`queued`, or `running` for a reclaim). */
+  readonly startFrom: JobState;
+  /** The `running` event is stored. */
+  runningEventStored: boolean;
+  /** When the handler started (the `running` event's time). */
+  startedAt: string;
+  /** Written by the next write of this attempt, in order. */
+  readonly pending: { events: PendingEvent[]; units: UnitWrite[] };
+  /**
+   * Events and checkpoints are written behind as they come (instead of riding with the outcome):
+   * set once the attempt has run for the start delay, or made a write it had to wait for.
+   */
+  writeBehind: boolean;
+  /** A write of this attempt was refused by its fence: it no longer holds the job. */
+  fenced: boolean;
+  /** Set when fenced: settles once the host knows why (cancelled, or another attempt's job). */
+  fenceSettled?: Promise<void> | undefined;
   /** Set once, by the first abort: it decides the outcome over anything the job code threw. */
   cause: AbortCause | undefined;
-  /** `finishing` once the handler returned and the terminal write is queued. */
-  phase: 'running' | 'finishing';
+  /** `waiting` for a slot, `running` its handler, `finishing` once the outcome is being stored. */
+  phase: 'waiting' | 'running' | 'finishing';
   /** Last time the transport confirmed the claim. */
   lastRenewedAt: number;
 }
@@ -37,4 +84,38 @@ export function abortAttempt(attempt: Attempt, cause: AbortCause): void {
   if (attempt.cause) return;
   attempt.cause = cause;
   attempt.controller.abort(abortError(cause));
+}
+
+/** Something the attempt has not written yet. */
+export function hasPending(attempt: Attempt): boolean {
+  return (
+    !attempt.started ||
+    !attempt.runningEventStored ||
+    attempt.pending.events.length > 0 ||
+    attempt.pending.units.length > 0
+  );
+}
+
+export interface NewAttempt<D extends Delivery> {
+  delivery: D;
+  job: AttemptJob;
+  fence: AttemptFence;
+  started: boolean;
+  startFrom: JobState;
+  checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
+}
+
+export function createAttempt<D extends Delivery>(a: NewAttempt<D>): Attempt<D> {
+  return {
+    ...a,
+    controller: new AbortController(),
+    runningEventStored: false,
+    startedAt: new Date().toISOString(),
+    pending: { events: [], units: [] },
+    writeBehind: false,
+    fenced: false,
+    cause: undefined,
+    phase: 'waiting',
+    lastRenewedAt: Date.now(),
+  };
 }

@@ -37,7 +37,12 @@ export type Outcome =
   | { kind: 'fail'; error: JobError }
   | { kind: 'review'; error: JobError; reason: string; unitKey?: string; provider?: string }
   | { kind: 'retry'; error: JobError; delayMs: number; reason?: string }
-  | { kind: 'dead_letter'; error: JobError; reason: 'MAX_ATTEMPTS' }
+  | {
+      kind: 'dead_letter';
+      error: JobError;
+      reason: 'MAX_ATTEMPTS' | 'VERSION_NOT_ROUTABLE';
+      detail?: string;
+    }
   | { kind: 'stale'; error: JobError; reason: 'FILE_MISSING' }
   /** The job was cancelled while running: the cancel is stored already, only acknowledge. */
   | { kind: 'ack_only' }

@@ -1,27 +1,29 @@
-// One attempt from start to stored outcome: run the stages under the attempt's signal, free the
-// execution slot, wait for the attempt's queued events, decide the outcome (the abort cause
-// first), and hand it to the terminal writer, which stores it before the delivery is finished.
-// Per attempt it builds the checkpoint store (the units table, unless the runtime memoizes
-// steps), the provider guard (the ledger) and `ctx.assets` (the asset protocol, which also takes
-// step results too large for a units row), all fenced by the attempt's epoch.
+// One attempt's execution: run the stages under the attempt's signal and decide its outcome (the
+// abort cause first). Per attempt it builds the checkpoint store (the units table, unless the
+// runtime memoizes steps), the provider guard (the ledger) and `ctx.assets` (the asset
+// protocol, which also takes step results too large for a units row), all fenced by the
+// attempt's epoch. Storing the outcome is the host's (attempt-runner.ts).
+//
+// Lazy start: the guard, the asset writer and a paid unit's checkpoint each call `ensureStarted`
+// before their first durable write, so the job is `running` at this attempt's epoch in the
+// database before a provider can bill, a blob can be published or a checkpoint can land. Events
+// and unpaid checkpoints only queue on the attempt: they ride with its next write.
 
 import { backoffMs, type Delivery, type RuntimeCapabilities } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
-import type { Attempt } from './attempt.js';
-import type { CheckpointWriter } from '../writers/checkpoint-writer.js';
 import { createUnitCheckpoints, type LargeResultStore } from '../checkpoints/unit-checkpoints.js';
 import { crashpoint } from '../crashpoint.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
+import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
-import { decideOutcome, type AttemptResult } from './decide-outcome.js';
+import { seededBug } from '../testing/seeded-bug.js';
+import type { Attempt } from './attempt.js';
+import { decideOutcome, type AttemptResult, type Outcome } from './decide-outcome.js';
 import type { ResolvedHandlers } from './handler-registry.js';
 import { createJobFiles } from './job-files.js';
-import type { WorkerLogger } from '../logger.js';
 import { runStages } from './stage-runner.js';
-import { seededBug } from '../testing/seeded-bug.js';
 import { createStep, type CheckpointStore } from './step.js';
-import type { TerminalWriter } from '../writers/terminal-writer.js';
 
 export interface RunAttemptDeps<D extends Delivery> {
   database: SluiceDatabase;
@@ -30,17 +32,16 @@ export interface RunAttemptDeps<D extends Delivery> {
   capabilities: RuntimeCapabilities;
   /** Overrides the units-table checkpoints (tests); ignored when the runtime memoizes steps. */
   checkpoints: CheckpointStore | undefined;
-  /** Group commit of unit checkpoints, shared by the host's attempts. */
-  checkpointWriter?: CheckpointWriter | undefined;
   /** Where step results too large for a units row go (the asset protocol's seam). */
   largeResults?: LargeResultStore | undefined;
   counters?: WorkerCounters | undefined;
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
-  terminal: TerminalWriter<D>;
-  /** The handler returned or threw: its execution slot is free. */
-  executed(): void;
+  /** Stores everything the attempt has pending (starting it first); rejects LEASE_LOST if fenced. */
+  persist(attempt: Attempt<D>): Promise<void>;
+  /** Something was queued on the attempt: written behind once the attempt writes as it goes. */
+  queued(attempt: Attempt<D>): void;
   /** The attempt's writes were fenced: it lost its job. */
   lose(attempt: Attempt<D>): void;
 }
@@ -48,10 +49,16 @@ export interface RunAttemptDeps<D extends Delivery> {
 export async function runAttempt<D extends Delivery>(
   deps: RunAttemptDeps<D>,
   attempt: Attempt<D>,
-): Promise<void> {
+): Promise<Outcome> {
   const { job } = attempt;
   const signal = attempt.controller.signal;
   const lose = () => deps.lose(attempt);
+  /** Unit keys whose execute went through the guard (a ledger row may exist): checkpoint at once. */
+  const paid = new Set<string>();
+  const ensureStarted = async (): Promise<void> => {
+    attempt.writeBehind = true;
+    if (!attempt.started) await deps.persist(attempt);
+  };
   crashpoint('after-claim');
   let result: AttemptResult;
   try {
@@ -63,14 +70,14 @@ export async function runAttempt<D extends Delivery>(
         ? deps.handlers.get(job.kind, served[0])
         : undefined);
     if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
-    const attemptId = job.attemptId ?? `epoch-${job.epoch}`;
     const counters = deps.counters;
     const assets = createAttemptAssets({
       database: deps.database,
       blobs: deps.blobs,
-      job: { id: job.id, tenantId: job.tenantId, attemptId, epoch: job.epoch },
+      job,
       signal,
       onFenced: lose,
+      beforeWrite: ensureStarted,
       counters,
       logger: deps.logger,
     });
@@ -81,11 +88,25 @@ export async function runAttempt<D extends Delivery>(
           jobId: job.id,
           epoch: job.epoch,
           preloaded: attempt.checkpoints,
-          attemptId,
           onFenced: lose,
           logger: deps.logger,
           largeResults: deps.largeResults ?? assets.largeResults,
-          writer: deps.checkpointWriter,
+          async store(unit, name) {
+            attempt.pending.units.push(unit);
+            // A unit that went through the guard is stored before the next unit runs: a crash
+            // after it must never pay again. Others ride with the attempt's next write.
+            if (!paid.has(name.replace(/^unit:/, ''))) {
+              deps.queued(attempt);
+              return 'queued';
+            }
+            try {
+              await ensureStarted();
+              await deps.persist(attempt);
+              return 'stored';
+            } catch {
+              return 'fenced';
+            }
+          },
           onReused: () => {
             if (counters) counters.checkpointsReused++;
           },
@@ -93,18 +114,27 @@ export async function runAttempt<D extends Delivery>(
     const checkpoints = deps.checkpoints ?? units;
     const providers = createProviderGuard({
       database: deps.database,
-      job: { ...job, attemptId },
+      job,
       declarations: handler.job.providers,
       signal,
       logger: deps.logger,
       counters,
       onFenced: lose,
+      beforeWrite: async (unitKey) => {
+        paid.add(unitKey);
+        await ensureStarted();
+      },
     });
     const output = await runStages({
       handler,
       job,
       signal,
-      events: attempt.events,
+      events: {
+        push(event) {
+          attempt.pending.events.push({ ...event, at: new Date().toISOString() });
+          deps.queued(attempt);
+        },
+      },
       step: createStep({ capabilities: deps.capabilities, checkpoints }),
       providers,
       assets,
@@ -121,10 +151,8 @@ export async function runAttempt<D extends Delivery>(
   } catch (error) {
     result = { ok: false, error };
   }
-  attempt.phase = 'finishing';
-  deps.executed();
-  const events = await attempt.events.settle();
-  if (attempt.events.fenced) deps.lose(attempt);
+  // A refused write: wait until the host knows whether the job was cancelled or taken over.
+  if (attempt.fenced) await attempt.fenceSettled;
   const outcome = decideOutcome({
     result,
     cause: attempt.cause,
@@ -133,7 +161,7 @@ export async function runAttempt<D extends Delivery>(
     backoff: (n) => backoffMs(n, deps.retryBackoff),
   });
   if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
-    // Stored on the job by the terminal write; logged as well for operators.
+    // Stored on the job by the outcome write; logged as well for operators.
     deps.logger.warn('attempt failed', {
       jobId: job.id,
       attempt: job.attempts,
@@ -141,5 +169,5 @@ export async function runAttempt<D extends Delivery>(
       error: result.error,
     });
   }
-  if (outcome.kind !== 'none') await deps.terminal.submit({ attempt, outcome, events });
+  return outcome;
 }

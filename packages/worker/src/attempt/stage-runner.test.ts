@@ -26,7 +26,8 @@ const caps: RuntimeCapabilities = {
   dispatchesInTransaction: true,
   carriesEvents: false,
   pullsDeliveries: true,
-  acksInTransaction: true,
+  startsOnClaim: true,
+  acksWithOutcome: true,
 };
 
 const handler = defineHandler(summarize, {

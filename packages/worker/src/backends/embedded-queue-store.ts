@@ -1,20 +1,20 @@
-// `EmbeddedQueueStore` over `@sluice/storage`: the lease queue and the served-versions registry
-// in the job database, with this worker's owner name, versions and lease length bound in.
+// `EmbeddedQueueStore` over `@sluice/storage`: the jobs table as the queue (claims start jobs,
+// unclaims give back jobs that never ran, exhausted jobs are dead-lettered on the heartbeat),
+// the served-versions registry, and the work signal
+// (LISTEN on PostgreSQL, a WAL watch on SQLite) that ends an idle wait early.
 
 import type { VersionKey } from '@sluice/contracts';
 import {
-  ack,
-  claim,
+  claimJobs,
+  createWorkSignal,
   heartbeatServed,
-  release,
   removeServed,
-  renew,
-  type Db,
+  sweepExhausted,
+  unclaimJobs,
   type SluiceDatabase,
+  type WorkSignal,
 } from '@sluice/storage';
-import { isoIn } from '@sluice/storage';
 import type { EmbeddedQueueStore } from '../runtimes/types.js';
-import { seededBug } from '../testing/seeded-bug.js';
 
 export interface EmbeddedQueueStoreOptions {
   database: SluiceDatabase;
@@ -30,31 +30,23 @@ export function createEmbeddedQueueStore(opts: EmbeddedQueueStoreOptions): Embed
   const { database, workerId, versions, leaseMs } = opts;
   const db = database.db;
   const servedTtlMs = opts.servedTtlMs ?? leaseMs * 3;
+  let signal: WorkSignal | undefined;
   return {
-    claim: (limit, { includeOwn }) =>
-      claim(db, { versions, owner: workerId, leaseMs, limit, includeOwn }),
-    renew: async (leases) => {
-      if (!seededBug('renew-unowned')) return renew(db, leases, workerId, leaseMs);
-      // Seeded bug: renew by job id alone, taking the row back from whoever claimed it since.
-      const renewed = new Set<string>();
-      for (const l of leases) {
-        const r = await db
-          .updateTable('queue')
-          .set({ lease_owner: workerId, lease_token: l.token, lease_expires_at: isoIn(leaseMs) })
-          .where('job_id', '=', l.jobId)
-          .executeTakeFirst();
-        if (Number(r.numUpdatedRows) > 0) renewed.add(l.jobId);
-      }
-      return renewed;
+    claim: (limit, { includeOwn, exclude }) =>
+      claimJobs(database, { versions, owner: workerId, leaseMs, limit, includeOwn, exclude }),
+    unclaim: async (leases, delayMs) => {
+      await unclaimJobs(database, leases, delayMs);
     },
-    ack: async (leases, tx) => {
-      // `tx` is a transaction on this same database (the terminal writer's).
-      await ack(tx === undefined ? db : (tx as Db), leases);
+    waitForWork: (ms, abort) => (signal ??= createWorkSignal(database)).wait(ms, abort),
+    // Also the jobs no claim will take any more (a worker died holding their last attempt).
+    heartbeat: async () => {
+      await heartbeatServed(db, workerId, versions, servedTtlMs);
+      await sweepExhausted(database);
     },
-    release: async (leases, delayMs) => {
-      await release(db, leases, delayMs);
-    },
-    heartbeat: () => heartbeatServed(db, workerId, versions, servedTtlMs),
     unregister: () => removeServed(db, workerId),
+    close: async () => {
+      await signal?.close();
+      signal = undefined;
+    },
   };
 }

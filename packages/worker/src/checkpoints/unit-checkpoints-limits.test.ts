@@ -7,6 +7,7 @@ import { formatJobId } from '@sluice/contracts';
 import { insertJob, transitionJob, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
+import { storeNow } from '../testing/unit-store.js';
 import {
   createUnitCheckpoints,
   INLINE_RESULT_LIMIT_BYTES,
@@ -51,7 +52,7 @@ describeEachDialect('unit checkpoint limits', (ctx) => {
       database: ctx().database,
       jobId: job.id,
       epoch: job.epoch,
-      attemptId: `a${job.epoch}`,
+      store: storeNow(ctx().database, job),
       onFenced: () => {},
       ...extra,
     });

@@ -1,12 +1,12 @@
 // Catches checkpoints that lose or leak work: a stored result must be returned instead of
 // running the step again, looked up by job AND step name (never another job's or another
-// unit's), stored only by the attempt that holds the job, the first stored result winning, and
-// results too large for a row refused (or handed to the asset seam) instead of bloating it.
+// unit's), stored only by the attempt that holds the job, and results too large for a row refused (or handed to the asset seam) instead of bloating it.
 import { formatJobId } from '@sluice/contracts';
 import { getUnit, insertJob, transitionJob, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { createUnitCheckpoints, type UnitCheckpointsOptions } from './unit-checkpoints.js';
+import { storeNow } from '../testing/unit-store.js';
 
 async function runningJob(database: SluiceDatabase): Promise<{ id: string; epoch: number }> {
   const id = formatJobId('v1');
@@ -37,7 +37,7 @@ describeEachDialect('unit checkpoints', (ctx) => {
       database: ctx().database,
       jobId: job.id,
       epoch: job.epoch,
-      attemptId: `a${job.epoch}`,
+      store: storeNow(ctx().database, job),
       onFenced: () => fenced++,
       ...extra,
     });
@@ -111,18 +111,6 @@ describeEachDialect('unit checkpoints', (ctx) => {
     });
     expect(stale.fenced()).toBe(1);
     expect(await getUnit(database.db, job.id, 'unit:u0')).toBeUndefined();
-  });
-
-  it('the first stored result wins over a racing attempt', async () => {
-    const { database } = ctx();
-    const job = await runningJob(database);
-    const one = store(job).cp;
-    const two = store(job).cp;
-    // Both loaded before either stored: the second store finds the first one's row.
-    await one.run('unit:warm', async () => 0);
-    await two.run('unit:warm', async () => 0);
-    expect(await one.run('unit:u0', async () => 'first')).toBe('first');
-    expect(await two.run('unit:u0', async () => 'second')).toBe('first');
   });
 
   it('refuses results above the hard cap; hands large ones to the asset seam', async () => {

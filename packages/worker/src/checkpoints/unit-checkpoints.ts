@@ -2,14 +2,16 @@
 // attempt loads all of its job's checkpoints once (`getUnits`, or `preloaded`: the admission
 // loads those of a read batch's retried jobs in one query, after their start committed, so it
 // sees the same rows); `run(name, fn)` returns a stored
-// result instead of running `fn` (looked up by job AND step name), and otherwise stores `fn`'s
-// result the moment it exists, fenced by the attempt's epoch (first stored wins).
+// result instead of running `fn` (looked up by job AND step name), and otherwise hands `fn`'s
+// result to the attempt (`store`): a unit that went through the provider guard is stored before
+// the next step runs (fenced by the attempt's epoch); any other result rides with the attempt's
+// next write, its outcome included, since running it again costs nothing but time.
 //
 // The first attempt of a job skips the load: a units row is only ever written by the attempt
 // that holds the job at that row's epoch, epochs start at 0 and only opening an attempt (start,
 // reclaim) raises them, and nothing lowers or resets them (approve/requeue reset `attempts`, not
 // the epoch). So at epoch 1 the only attempt that could have stored a row is this one. Stores
-// may go through a shared `CheckpointWriter` (group commit across attempts).
+// are written by the attempt's writer (group commit across attempts).
 //
 // The row keeps the step name as `unit_key` (`unit:<key>` for units): the same names Workflows'
 // `step.do` memoizes under. Results go through JSON both times, so a fresh result and a reused
@@ -19,14 +21,12 @@
 
 import { NonRetriableError, SluiceError } from '@sluice/contracts';
 import {
-  getUnit,
   getUnits,
-  storeUnitResult,
   type SluiceDatabase,
   type UnitCheckpoint,
+  type UnitWrite,
 } from '@sluice/storage';
 import { crashpoint } from '../crashpoint.js';
-import type { CheckpointWriter } from '../writers/checkpoint-writer.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CheckpointStore } from '../attempt/step.js';
 import { seededBug } from '../testing/seeded-bug.js';
@@ -44,7 +44,11 @@ export interface UnitCheckpointsOptions {
   epoch: number;
   /** This job's checkpoints, loaded with its read batch after the start (else `getUnits`). */
   preloaded?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
-  attemptId: string;
+  /**
+   * Hands a result to the attempt's writer: 'stored' once durable, 'queued' when it rides with
+   * the attempt's next write, 'fenced' when the attempt no longer holds the job.
+   */
+  store(unit: UnitWrite, stepName: string): Promise<'stored' | 'queued' | 'fenced'>;
   /** The attempt's writes were fenced: it lost its job. */
   onFenced(): void;
   logger?: WorkerLogger | undefined;
@@ -53,8 +57,6 @@ export interface UnitCheckpointsOptions {
   /** Without `largeResults`, results above this are refused (default 1 MiB). */
   hardCapBytes?: number | undefined;
   largeResults?: LargeResultStore | undefined;
-  /** Group commit of stores across attempts (default: one statement per store). */
-  writer?: CheckpointWriter | undefined;
   /** Counted when a stored result is returned instead of running the step. */
   onReused?: ((name: string) => void) | undefined;
 }
@@ -109,26 +111,19 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
       });
     }
     const stored = JSON.parse(json) as Stored;
-    const unit = {
-      jobId: opts.jobId,
+    const unit: UnitWrite = {
       unitKey: name,
       ...(assetKey === null ? { result: stored } : { assetKey }),
-      attemptId: opts.attemptId,
-      epoch: opts.epoch,
     };
-    const outcome = await (opts.writer ? opts.writer.store(unit) : storeUnitResult(db, unit));
-    switch (outcome) {
+    switch (await opts.store(unit, name)) {
       case 'stored':
         crashpoint('after-unit-checkpoint');
+        return stored.value;
+      case 'queued':
         return stored.value;
       case 'fenced':
         opts.onFenced();
         throw new SluiceError('LEASE_LOST', `step "${name}": this attempt no longer holds the job`);
-      case 'exists': {
-        // Another attempt stored it first: the first stored result is the unit's result.
-        const first = await getUnit(db, opts.jobId, name);
-        return first ? decode(first) : stored.value;
-      }
     }
   }
 

@@ -36,6 +36,11 @@ export interface GuardDeps {
   counters?: GuardCounters | undefined;
   /** A ledger write was fenced: the attempt lost its job. */
   onFenced(): void;
+  /**
+   * Runs before a call reads the unit's ledger and writes its row: the attempt's lazy start
+   * lands first, so no earlier holder can add a ledger row this call would not see.
+   */
+  beforeWrite?: ((unitKey: string) => Promise<void>) | undefined;
   /** Retries in place of a call the recovery table says to retry (retry-safe, never sent). */
   retry?: { maxTries?: number; baseMs?: number; maxMs?: number } | undefined;
   /** Default per-request deadline (30 s). */

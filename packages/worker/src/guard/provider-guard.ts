@@ -67,6 +67,7 @@ export function createProviderGuard(deps: GuardDeps): ProviderGuard {
       modality: declaration?.modality ?? '-',
       callClass: classified.callClass,
     };
+    await deps.beforeWrite?.(unitKey);
     if (classified.callClass === 'fail_closed') return refuseCall(deps, id, classified.reason);
     const decl = classified.declaration;
     if ((decl.call === 'async-job') !== (opts.asyncJob !== undefined)) {

@@ -1,28 +1,41 @@
-// One read batch → ONE query for the job rows, one for their files, ONE transaction for every
-// transition the batch needs (start, reclaim, dead_letter, stale: each a compare-and-set fenced
-// by the epoch we saw), then the transport calls, grouped. Deliveries that may run come back with
-// the row as the start transition left it, so the attempt never loads its job again.
+// One read batch → the attempts to launch. Admission reads; it does not write the start:
+//
+// - Deliveries whose claim already started the job (`startsOnClaim`: the embedded queue) come
+//   with their job; only the files check remains.
+// - Pointers (Streams) get ONE prepared read of their job rows, a files check when a job has
+//   files, and `decideDelivery` each (pure). A `start` becomes an attempt that has written
+//   nothing: its job stays `queued` until the attempt's first write (lazy start). A `reclaim`
+//   (a lapsed lease, or this worker's own job from before a restart) is started here, in one
+//   group write, because the previous holder may still be writing until the new epoch lands.
+//
+// Transitions that end a delivery here (dead_letter, stale) are ONE `writeAttempts` call, each
+// fenced by the row as read; the transport calls follow, grouped.
 
-import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import type { Delivery, JobState, RuntimeConsumer } from '@sluice/contracts';
+import { randomToken, routeByPrefix } from '@sluice/contracts';
 import {
-  getJobsByIds,
   getUnitsOfJobs,
+  loadSnapshots,
   missingFiles,
-  transitionJobs,
-  type JobRow,
+  transitionEvent,
+  writeAttempts,
+  type JobSnapshot,
   type SluiceDatabase,
-  type TransitionRequest,
+  type StoredEvent,
   type UnitCheckpoint,
 } from '@sluice/storage';
+import { createAttempt, type Attempt } from '../attempt/attempt.js';
+import type { ResolvedHandlers } from '../attempt/handler-registry.js';
+import type { WorkerLogger } from '../logger.js';
+import type { WorkerCounters } from '../metrics.js';
+import type { ClaimedDelivery } from '../runtimes/types.js';
+import type { AttemptWriter } from '../writers/attempt-writer.js';
+import { finishWriteOf, type StoredOutcome } from '../writers/finish-plan.js';
 import {
   decideDelivery,
   NOT_DISPATCHED_DELAY_MS,
   type DeliveryDecision,
 } from './decide-delivery.js';
-import type { ResolvedHandlers } from '../attempt/handler-registry.js';
-import type { WorkerLogger } from '../logger.js';
-import type { WorkerCounters } from '../metrics.js';
-import type { PublishEvents } from './publish-events.js';
 import { releaseAfterDelay } from './release-later.js';
 
 export interface AdmitDeps<D extends Delivery> {
@@ -31,186 +44,274 @@ export interface AdmitDeps<D extends Delivery> {
   handlers: ResolvedHandlers;
   counters: WorkerCounters;
   logger: WorkerLogger;
-  /** How long a started attempt holds its job in the database (renewed by the renewal tick). */
-  leaseMs: number;
+  writer: AttemptWriter;
+  /** This worker's id: the lease owner it writes, and how it knows its own jobs. */
+  workerId: string;
   /** Committed events, for runtimes that carry them to other processes. */
-  publish?: PublishEvents | undefined;
-  /** A delivery for a job this worker is still running: its old attempt is fenced out first. */
-  fenceLocal(jobId: string): void;
+  publish?: ((events: StoredEvent[]) => void) | undefined;
+  /** A job this process is still running (its old attempt is fenced out by a reclaim). */
   isLocal(jobId: string): boolean;
+  fenceLocal(jobId: string): void;
+  /** Decision seam (tests inject faults here; default `decideDelivery`). */
+  decide?: typeof decideDelivery | undefined;
 }
 
-export interface Admitted<D extends Delivery> {
-  delivery: D;
-  job: JobRow;
-  /** A retried job's checkpoints, loaded for the whole batch in one query (units-table runtimes). */
-  checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
+type Transport<D> = {
+  acks: D[];
+  releases: Map<number, D[]>;
+  deadLetters: { delivery: D; reason: string }[];
+};
+
+function attemptFor<D extends Delivery>(
+  delivery: D,
+  row: JobSnapshot,
+  reclaim: { own: boolean } | undefined,
+): Attempt<D> {
+  return createAttempt({
+    delivery,
+    job: {
+      id: row.id,
+      tenantId: row.tenantId,
+      kind: row.kind,
+      version: row.version,
+      input: row.input,
+      fileIds: row.fileIds,
+      maxAttempts: row.maxAttempts,
+      epoch: row.epoch + 1,
+      attempts: row.attempts + 1,
+      attemptId: randomToken(),
+    },
+    fence: {
+      epoch: row.epoch,
+      lastSeq: row.lastSeq,
+      state: reclaim ? 'running' : 'queued',
+      leaseLapsed: reclaim ? !reclaim.own : undefined,
+    },
+    started: false,
+    startFrom: row.state,
+  });
 }
 
-type Planned<D> = { delivery: D; decision: DeliveryDecision; row: JobRow | undefined };
+function claimedAttempt<D extends Delivery>(delivery: D & ClaimedDelivery): Attempt<D> {
+  const { job, from } = delivery.claimed;
+  return createAttempt({
+    delivery,
+    job: { ...job, attemptId: job.attemptId ?? `epoch-${job.epoch}` },
+    fence: { epoch: job.epoch, lastSeq: job.lastSeq, state: 'running' },
+    started: true,
+    startFrom: from,
+  });
+}
 
-function requestFor(
-  id: string,
-  decision: DeliveryDecision,
-  leaseMs: number,
-): TransitionRequest | undefined {
-  switch (decision.action) {
-    case 'start':
-    case 'reclaim':
-      return { id, event: decision.action, epoch: decision.epoch, leaseMs };
-    case 'dead_letter':
-      return { id, event: 'dead_letter', reason: decision.reason, detail: decision.detail };
-    case 'stale':
-      return {
-        id,
-        event: 'stale',
-        reason: decision.reason,
-        error: { kind: 'sluice', code: 'JOB_STALE', message: decision.detail },
-      };
-    case 'ack':
-    case 'release':
-      return undefined;
+/** A claimed job that must not run: its version has no handler here, or a file is gone. */
+function claimedEnd<D extends Delivery>(
+  deps: AdmitDeps<D>,
+  attempt: Attempt<D>,
+  missing: ReadonlySet<string>,
+): StoredOutcome | undefined {
+  const { job } = attempt;
+  const route = routeByPrefix(job.id, deps.handlers.versionsOf(job.kind));
+  if (!route.ok) {
+    const error = {
+      kind: 'sluice' as const,
+      code: 'VERSION_NOT_ROUTABLE' as const,
+      message: route.detail,
+    };
+    return { kind: 'dead_letter', error, reason: route.reason, detail: route.detail };
   }
+  const gone = job.fileIds.filter((f) => missing.has(f));
+  if (gone.length === 0) return undefined;
+  const message = `missing file(s): ${gone.join(', ')}`;
+  return {
+    kind: 'stale',
+    error: { kind: 'sluice', code: 'JOB_STALE', message },
+    reason: 'FILE_MISSING',
+  };
+}
+
+/** The transition that ends a delivery at admission, fenced by the row as read. */
+function endingWrite(
+  row: JobSnapshot,
+  to: JobState,
+  details: {
+    reason: string;
+    detail?: string;
+    error?: { kind: 'sluice'; code: 'JOB_STALE'; message: string };
+  },
+) {
+  const at = new Date().toISOString();
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    kind: row.kind,
+    fence: { epoch: row.epoch, lastSeq: row.lastSeq, state: row.state as 'queued' | 'running' },
+    state: to,
+    epoch: row.epoch,
+    attempts: row.attempts,
+    attemptId: row.attemptId,
+    leaseUntil: null,
+    leaseOwner: null,
+    reason: details.reason,
+    ...(details.error ? { error: details.error } : {}),
+    events: [transitionEvent(row.id, row.lastSeq + 1, at, row.state, to, row.attempts, details)],
+  };
 }
 
 export async function admitBatch<D extends Delivery>(
   deps: AdmitDeps<D>,
   deliveries: readonly D[],
-): Promise<Admitted<D>[]> {
+): Promise<Attempt<D>[]> {
   const { database, consumer, counters } = deps;
-  const ids = [...new Set(deliveries.flatMap((d) => (d.pointer ? [d.pointer.jobId] : [])))];
-  const rows = await getJobsByIds(database.db, ids);
-  const fileIds = [...rows.values()]
-    .filter((r) => r.state === 'queued' || r.state === 'running')
-    .flatMap((r) => r.fileIds);
+  const decide = deps.decide ?? decideDelivery;
+  const transport: Transport<D> = { acks: [], releases: new Map(), deadLetters: [] };
+  const releaseLater = (d: D, ms: number) =>
+    transport.releases.set(ms, [...(transport.releases.get(ms) ?? []), d]);
+  const launch: Attempt<D>[] = [];
+  const reclaims: Attempt<D>[] = [];
+  const endings: { delivery: D; write: ReturnType<typeof endingWrite>; dead?: string }[] = [];
+
+  const claimed = consumer.capabilities.startsOnClaim
+    ? (deliveries as readonly (D & ClaimedDelivery)[]).filter((d) => d.claimed !== undefined)
+    : [];
+  const pointed = deliveries.filter((d) => !claimed.includes(d as D & ClaimedDelivery));
+  const ids = [...new Set(pointed.flatMap((d) => (d.pointer ? [d.pointer.jobId] : [])))];
+  const rows = await loadSnapshots(database, ids);
+  const fileIds = [
+    ...[...rows.values()].filter((r) => r.state === 'queued' || r.state === 'running'),
+    ...claimed.map((d) => d.claimed.job),
+  ].flatMap((r) => r.fileIds);
   const missing = new Set(
     fileIds.length > 0 ? await missingFiles(database.db, [...new Set(fileIds)]) : [],
   );
 
+  for (const d of claimed) {
+    const attempt = claimedAttempt(d);
+    const outcome = claimedEnd(deps, attempt, missing);
+    if (!outcome) {
+      launch.push(attempt);
+      continue;
+    }
+    // Through the writer like any outcome: its `running` event first, fenced at the claim.
+    void deps.writer
+      .finish(attempt, finishWriteOf(outcome, Date.now(), false))
+      .catch((error: unknown) =>
+        deps.logger.warn('admission write failed', { error, jobId: attempt.job.id }),
+      );
+  }
+
   const now = Date.now();
   const seen = new Set<string>();
-  const planned: Planned<D>[] = deliveries.map((delivery) => {
+  for (const delivery of pointed) {
     const jobId = delivery.pointer?.jobId;
     const row = jobId ? rows.get(jobId) : undefined;
     const duplicate = jobId !== undefined && seen.has(jobId);
     if (jobId) seen.add(jobId);
-    const decision = decideDelivery({
+    const decision: DeliveryDecision = decide({
       pointer: delivery.pointer,
       row,
       // The row is the truth: route by its kind, never by what the transport carried.
       servedVersions: row ? deps.handlers.versionsOf(row.kind) : [],
       missingFiles: row ? row.fileIds.filter((f) => missing.has(f)) : [],
       duplicate,
+      heldByDeadSelf:
+        row !== undefined &&
+        row.state === 'running' &&
+        row.leaseOwner === deps.workerId &&
+        !deps.isLocal(row.id),
       now,
     });
-    return { delivery, decision, row };
-  });
-
-  for (const p of planned) {
-    if (p.decision.action === 'reclaim' && p.row && deps.isLocal(p.row.id))
-      deps.fenceLocal(p.row.id);
-  }
-
-  // Every CAS is fenced by the epoch seen in the batch load: if anything moved the job since,
-  // the transition does not apply and the delivery is re-examined below.
-  const requests: { delivery: D; req: TransitionRequest }[] = [];
-  for (const p of planned) {
-    if (!p.row) continue;
-    const req = requestFor(p.row.id, p.decision, deps.leaseMs);
-    if (req)
-      requests.push({ delivery: p.delivery, req: { ...req, epoch: req.epoch ?? p.row.epoch } });
-  }
-  const written = new Map<D, { ok: boolean; job: JobRow | undefined }>();
-  if (requests.length > 0) {
-    // One statement per kind of transition for the whole batch (storage's bulk path).
-    const results = await database.transaction((tx) =>
-      transitionJobs(
-        tx,
-        requests.map((r) => r.req),
-        now,
-      ),
-    );
-    deps.publish?.(results.flatMap((r) => (r.ok ? [r.event] : [])));
-    const moved = results.some((r) => !r.ok)
-      ? await getJobsByIds(
-          database.db,
-          requests.filter((_, i) => !results[i]?.ok).map((r) => r.req.id),
-        )
-      : new Map<string, JobRow>();
-    requests.forEach((r, i) => {
-      const res = results[i];
-      written.set(
-        r.delivery,
-        res?.ok ? { ok: true, job: res.job } : { ok: false, job: moved.get(r.req.id) },
-      );
-    });
-  }
-
-  const acks: D[] = [];
-  const releases = new Map<number, D[]>();
-  const deadLetters: { delivery: D; reason: string }[] = [];
-  const admitted: Admitted<D>[] = [];
-  const releaseLater = (d: D, ms: number) => releases.set(ms, [...(releases.get(ms) ?? []), d]);
-
-  for (const p of planned) {
-    const w = written.get(p.delivery);
-    const { decision } = p;
-    if (w && !w.ok) {
-      // Moved under us. A finished job needs nothing more; anything else is looked at again later.
-      const state = w.job?.state;
-      if (!w.job || (state !== 'queued' && state !== 'running' && state !== 'accepted')) {
-        counters.skipped++;
-        acks.push(p.delivery);
-      } else {
-        deps.logger.warn('job moved while its batch was admitted; released', {
-          jobId: p.row?.id,
-          state,
-        });
-        releaseLater(p.delivery, NOT_DISPATCHED_DELAY_MS);
-      }
-      continue;
-    }
     switch (decision.action) {
       case 'ack':
         counters.skipped++;
-        acks.push(p.delivery);
+        transport.acks.push(delivery);
         break;
       case 'release':
-        releaseLater(p.delivery, decision.delayMs);
+        releaseLater(delivery, decision.delayMs);
         break;
       case 'dead_letter':
-        counters.deadLettered++;
-        deadLetters.push({ delivery: p.delivery, reason: decision.reason });
+        endings.push({
+          delivery,
+          write: endingWrite(row as JobSnapshot, 'dead_lettered', decision),
+          dead: decision.reason,
+        });
         break;
       case 'stale':
-        counters.stale++;
-        acks.push(p.delivery);
+        endings.push({
+          delivery,
+          write: endingWrite(row as JobSnapshot, 'stale', {
+            reason: decision.reason,
+            error: { kind: 'sluice', code: 'JOB_STALE', message: decision.detail },
+          }),
+        });
         break;
       case 'start':
-      case 'reclaim':
-        counters.started++;
-        if (decision.action === 'reclaim') counters.reclaimed++;
-        admitted.push({ delivery: p.delivery, job: w?.job as JobRow });
+        launch.push(attemptFor(delivery, row as JobSnapshot, undefined));
         break;
+      case 'reclaim': {
+        const r = row as JobSnapshot;
+        const own = r.leaseOwner === deps.workerId && !deps.isLocal(r.id);
+        if (deps.isLocal(r.id)) deps.fenceLocal(r.id);
+        reclaims.push(attemptFor(delivery, r, { own }));
+        break;
+      }
     }
   }
 
-  preloadCheckpoints(deps, admitted);
+  if (endings.length > 0) {
+    const result = await writeAttempts(
+      database,
+      endings.map((e) => e.write),
+      now,
+    );
+    deps.publish?.(result.events);
+    endings.forEach((e, i) => {
+      if (!result.applied[i]) return releaseLater(e.delivery, NOT_DISPATCHED_DELAY_MS);
+      if (e.dead) {
+        counters.deadLettered++;
+        transport.deadLetters.push({ delivery: e.delivery, reason: e.dead });
+      } else {
+        counters.stale++;
+        transport.acks.push(e.delivery);
+      }
+    });
+  }
+
+  // Reclaims start before anything runs: the previous holder is fenced from this point on.
+  const started = await Promise.all(
+    reclaims.map((a) =>
+      deps.writer.persist(a).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  reclaims.forEach((a, i) => {
+    if (started[i]) {
+      counters.reclaimed++;
+      launch.push(a);
+    } else {
+      deps.logger.warn('job moved while its batch was admitted; released', { jobId: a.job.id });
+      releaseLater(a.delivery, NOT_DISPATCHED_DELAY_MS);
+    }
+  });
+  counters.started += launch.length;
+  preloadCheckpoints(deps, launch);
+
   const calls: Promise<unknown>[] = [];
-  if (acks.length > 0) calls.push(consumer.ack(acks));
-  for (const [ms, ds] of releases) calls.push(releaseAfterDelay(deps, ds, ms));
-  for (const { delivery, reason } of deadLetters) calls.push(consumer.deadLetter(delivery, reason));
-  const settled = await Promise.allSettled(calls);
-  for (const s of settled) {
+  if (transport.acks.length > 0) calls.push(consumer.ack(transport.acks));
+  for (const [ms, ds] of transport.releases) calls.push(releaseAfterDelay(deps, ds, ms));
+  for (const { delivery, reason } of transport.deadLetters)
+    calls.push(consumer.deadLetter(delivery, reason));
+  for (const s of await Promise.allSettled(calls)) {
     // The outcomes are stored: a failed transport call means a redelivery, which is a no-op.
     if (s.status === 'rejected')
       deps.logger.error('transport call after admission failed', { error: s.reason });
   }
-  return admitted;
+  return launch;
 }
 
-/** First attempts (epoch 1) have no checkpoints to read (unit-checkpoints.ts); the rest share ONE query. */
-function preloadCheckpoints<D extends Delivery>(deps: AdmitDeps<D>, admitted: Admitted<D>[]): void {
+/** First attempts (epoch 1) have no checkpoints to read; the retried ones share ONE query. */
+function preloadCheckpoints<D extends Delivery>(deps: AdmitDeps<D>, admitted: Attempt<D>[]): void {
   if (deps.consumer.capabilities.memoizesSteps) return;
   const retried = admitted.filter((a) => a.job.epoch > 1);
   if (retried.length === 0) return;
@@ -223,6 +324,6 @@ function preloadCheckpoints<D extends Delivery>(deps: AdmitDeps<D>, admitted: Ad
   for (const a of retried) {
     const mine = all.then((m) => m.get(a.job.id) ?? new Map<string, UnitCheckpoint>());
     mine.catch(() => {});
-    a.checkpoints = mine;
+    (a as { checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> }).checkpoints = mine;
   }
 }

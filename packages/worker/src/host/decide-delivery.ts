@@ -25,6 +25,12 @@ export interface DeliveryFacts {
   missingFiles: readonly string[];
   /** Another delivery of the same job came earlier in this batch. */
   duplicate: boolean;
+  /**
+   * The running job's lease names this worker, but no attempt of this process runs it: work this
+   * worker id held before a restart. It is taken back at once (a new epoch fences the dead
+   * incarnation) instead of waiting for its own lease to lapse.
+   */
+  heldByDeadSelf?: boolean | undefined;
   now: number;
 }
 
@@ -71,7 +77,7 @@ function decideRunnable(
   // A running job whose attempt still holds its lease is someone's live work (this delivery is a
   // duplicate, or the holder's own claim outlived a transport hiccup): touch nothing, look again
   // once the lease would have passed.
-  if (row.state === 'running' && row.leaseUntil) {
+  if (row.state === 'running' && row.leaseUntil && !f.heldByDeadSelf) {
     const until = Date.parse(row.leaseUntil);
     if (until > f.now)
       return { action: 'release', delayMs: until - f.now + HELD_MARGIN_MS, why: 'held' };
@@ -103,6 +109,6 @@ function decideRunnable(
     }
     return { action: 'start', epoch: row.epoch };
   }
-  // Running: its previous holder's lease expired (or this is its own pending work after a restart).
+  // Running: its previous holder's lease lapsed, or it is this worker's own work from before a restart.
   return { action: 'reclaim', epoch: row.epoch };
 }

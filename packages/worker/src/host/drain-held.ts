@@ -51,7 +51,7 @@ export async function drainHeld<D extends Delivery>(
   // Leave a slice of the deadline for aborted attempts to write their retry.
   const grace = Math.min(1000, total / 4);
   await settleUntil(opts, opts.deadline - grace);
-  const running = opts.held().filter((a) => a.phase === 'running' && !a.cause);
+  const running = opts.held().filter((a) => a.phase !== 'finishing' && !a.cause);
   for (const a of running) abortAttempt(a, 'drain');
   await settleUntil(opts, opts.deadline);
 
@@ -62,12 +62,15 @@ export async function drainHeld<D extends Delivery>(
   });
   const giveBack = left.filter((a) => a.cause !== 'lease_lost' && a.cause !== 'cancelled');
   const acks = left.filter((a) => a.cause === 'cancelled').map((a) => a.delivery);
+  // Never written (lazy start): the job is still queued, so the delivery alone goes back.
+  const unstarted = giveBack.filter((a) => !a.started).map((a) => a.delivery);
+  const written = giveBack.filter((a) => a.started);
   // From here on their own completion writes nothing.
   for (const a of left) a.cause = 'lease_lost';
   const now = Date.now();
   const results = await opts.database.transaction(async (tx) => {
     const out = [];
-    for (const a of giveBack) {
+    for (const a of written) {
       out.push(
         await transitionJob(
           tx,
@@ -90,9 +93,9 @@ export async function drainHeld<D extends Delivery>(
     return out;
   });
   opts.publish?.(results.flatMap((r) => (r.ok ? [r.event] : [])));
-  const release: D[] = [];
+  const release: D[] = [...unstarted];
   results.forEach((r, i) => {
-    const a = giveBack[i] as Attempt<D>;
+    const a = written[i] as Attempt<D>;
     if (r.ok) release.push(a.delivery);
     else if (!r.job || isTerminalState(r.job.state)) acks.push(a.delivery);
   });

@@ -26,8 +26,10 @@ export async function renewHeld<D extends Delivery>(
   const { counters, logger } = deps;
   const live = held.filter((a) => a.cause !== 'lease_lost');
   if (live.length === 0) return;
-  // Finishing attempts keep their claim; their own terminal write is fenced, so skip the check.
-  const checked = live.filter((a) => a.phase === 'running' && !a.cause);
+  // Finishing attempts keep their claim; their own outcome write is fenced, so skip the check.
+  // Attempts that have not started (lazy start) hold nothing in the database yet: their first
+  // write is fenced by the row as they read it.
+  const checked = live.filter((a) => a.phase !== 'finishing' && a.started && !a.fenced && !a.cause);
   const now = Date.now();
   const [renewed, owned] = await Promise.allSettled([
     deps.consumer.renew(live.map((a) => a.delivery)),

@@ -1,30 +1,27 @@
 // The runtime host: the lifecycle around any `RuntimeConsumer` (STYLE.md rule 3). It owns init
 // with retry, readiness, the read loop (read batch size apart from the execution limit), batch
-// admission, attempts under the semaphore, lease renewal (which also carries cancellation),
-// group-committed terminal writes, the unroutable-version sweep and drain. Runtimes differ only
-// through their capability flags; nothing here knows a runtime by name.
+// admission, lease renewal (which also carries cancellation), the unroutable-version sweep and
+// drain; the attempts themselves run in the `AttemptRunner`. Runtimes differ only through their
+// capability flags; nothing here knows a runtime by name.
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
-import { admitBatch, type AdmitDeps, type Admitted } from './admit-batch.js';
-import { sweepStaging } from '../assets/staging-sweeper.js';
-import { Capacity } from './capacity.js';
-import { createCheckpointWriter, type CheckpointWriter } from '../writers/checkpoint-writer.js';
-import { abortAttempt, type Attempt } from '../attempt/attempt.js';
-import { drainHeld } from './drain-held.js';
-import { EventWriter } from '../writers/event-writer.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
+import type { CheckpointStore } from '../attempt/step.js';
+import { sweepStaging } from '../assets/staging-sweeper.js';
 import type { WorkerLogger } from '../logger.js';
 import { createCounters, type WorkerMetrics } from '../metrics.js';
+import type { SettledJob } from '../writers/finish-plan.js';
+import { admitBatch, type AdmitDeps } from './admit-batch.js';
+import { AttemptRunner } from './attempt-runner.js';
+import { drainHeld } from './drain-held.js';
 import { every, type Periodic } from './periodic.js';
 import { createEventPublisher, type PublishEvents } from './publish-events.js';
 import { Readiness } from './readiness.js';
 import { releaseAfterDelay } from './release-later.js';
 import { renewHeld } from './renew-held.js';
-import { runAttempt } from '../attempt/run-attempt.js';
-import type { CheckpointStore } from '../attempt/step.js';
 import { sweepUnroutable } from './sweep-unroutable.js';
-import { TerminalWriter, type SettledJob } from '../writers/terminal-writer.js';
+import { Wake } from './wake.js';
 
 export interface RuntimeHostOptions<D extends Delivery> {
   consumer: RuntimeConsumer<D>;
@@ -33,10 +30,19 @@ export interface RuntimeHostOptions<D extends Delivery> {
   handlers: ResolvedHandlers;
   /** Attempts executing at once. */
   concurrency: number;
-  /** Deliveries asked for per read (default: concurrency, at most 64); never more than free slots. */
+  /** Deliveries asked for per read (default: concurrency, at most 256). */
   readBatch?: number | undefined;
+  /**
+   * Deliveries held beyond the executing ones, waiting for a slot (default: the read batch). The
+   * next batch is read while this one runs, so a slot never waits on a read.
+   */
+  prefetch?: number | undefined;
   leaseMs?: number | undefined;
   renewEveryMs?: number | undefined;
+  /** How long an attempt runs before it writes its start unasked (default 250 ms). */
+  lazyStartMs?: number | undefined;
+  /** This worker's id: the lease owner written on running jobs. */
+  workerId: string;
   unitConcurrency?: number | undefined;
   /** Consecutive read failures that make the worker unready (default 3). */
   unreadyAfterReadFailures?: number | undefined;
@@ -55,8 +61,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
 
-/** Batch admissions in flight at once (each holds one database connection for its transaction). */
-const MAX_ADMISSIONS = 3;
+/** Batch admissions in flight at once (each is one read of job rows, no write). */
+const MAX_ADMISSIONS = 4;
 // Capped at 2 s: a transport back from an outage is read again within about that long (a
 // Streams read that hangs is torn down by its own watchdog, so this only spaces fast failures).
 const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
@@ -64,21 +70,20 @@ const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
 export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly counters = createCounters();
   private readonly readiness: Readiness;
-  private readonly held = new Map<string, Attempt<D>>();
-  private readonly byJob = new Map<string, Attempt<D>>();
-  private readonly events: EventWriter;
-  private readonly terminal: TerminalWriter<D>;
-  private readonly checkpointWriter: CheckpointWriter;
+  private readonly runner: AttemptRunner<D>;
   private readonly readAbort = new AbortController();
+  private readonly wake = new Wake(this.readAbort.signal);
+  /** Holdings changed: what the drain waits on (never aborted, unlike the read loop's wake). */
+  private readonly changes = new Wake(new AbortController().signal);
   private readonly leaseMs: number;
   private readonly readBatch: number;
-  private readonly capacity: Capacity;
+  private readonly prefetch: number;
   private readonly admitDeps: AdmitDeps<D>;
-  private executing = 0;
+  /** Deliveries asked for or being admitted: counted against the prefetch before they run. */
+  private incoming = 0;
   private lifecycle: Promise<void> | undefined;
   private timers: Periodic[] = [];
   private stopping: Promise<void> | undefined;
-  private heldWaiters: (() => void)[] = [];
   private readonly admissions = new Set<Promise<void>>();
   private readonly publish: PublishEvents;
   private lastReadWarning = -Infinity;
@@ -88,44 +93,42 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   constructor(private readonly opts: RuntimeHostOptions<D>) {
     this.publish = createEventPublisher(opts.consumer, opts.logger);
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 64));
+    this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 256));
+    this.prefetch = Math.max(0, opts.prefetch ?? this.readBatch);
     this.readiness = new Readiness(opts.unreadyAfterReadFailures ?? 3);
-    this.capacity = new Capacity(opts.concurrency, this.readAbort.signal);
-    this.admitDeps = {
+    this.runner = new AttemptRunner({
+      consumer: opts.consumer,
+      database: opts.database,
+      blobs: opts.blobs,
+      handlers: opts.handlers,
+      concurrency: opts.concurrency,
       leaseMs: this.leaseMs,
+      workerId: opts.workerId,
+      lazyStartMs: opts.lazyStartMs ?? 250,
+      unitConcurrency: opts.unitConcurrency,
+      checkpoints: opts.checkpoints,
+      retryBackoff: opts.retryBackoff,
+      counters: this.counters,
+      logger: opts.logger,
+      publish: this.publish,
+      onSettled: opts.onSettled,
+      onChange: () => {
+        this.wake.notify();
+        this.changes.notify();
+      },
+    });
+    this.admitDeps = {
       database: opts.database,
       consumer: opts.consumer,
       handlers: opts.handlers,
       counters: this.counters,
       logger: opts.logger,
+      writer: this.runner.writer,
+      workerId: opts.workerId,
       publish: this.publish,
-      isLocal: (jobId) => this.byJob.has(jobId),
-      fenceLocal: (jobId) => {
-        const a = this.byJob.get(jobId);
-        if (a) this.lose(a);
-      },
+      isLocal: (jobId) => this.runner.isLocal(jobId),
+      fenceLocal: (jobId) => this.runner.fenceLocal(jobId),
     };
-    this.events = new EventWriter({
-      database: opts.database,
-      onFenced: (queue) => {
-        for (const a of this.held.values()) if (a.events === queue) this.lose(a);
-      },
-      onError: (error) => {
-        this.counters.eventWriteFailures++;
-        opts.logger.warn('event flush failed; will retry', { error });
-      },
-      onWritten: (n) => (this.counters.eventsWritten += n),
-      onStored: this.publish,
-    });
-    this.checkpointWriter = createCheckpointWriter(opts.database);
-    this.terminal = new TerminalWriter({
-      database: opts.database,
-      consumer: opts.consumer,
-      counters: this.counters,
-      logger: opts.logger,
-      onSettled: opts.onSettled,
-      publish: this.publish,
-    });
   }
 
   /** Resolves once the runtime is initialised and the read loop runs (or the host stops first). */
@@ -134,6 +137,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       this.lifecycle = this.runLifecycle();
       const renewEvery = this.opts.renewEveryMs ?? 10_000;
       this.timers.push(every(renewEvery, () => this.renewRound(), this.periodicFailed));
+      const lazy = this.opts.lazyStartMs ?? 250;
+      const tickEvery = Math.max(10, Math.min(100, Math.floor(lazy / 4)));
+      this.timers.push(
+        every(tickEvery, async () => this.runner.tick(Date.now()), this.periodicFailed),
+      );
       const grace = this.opts.unroutableGraceMs ?? 60_000;
       const sweepEvery = this.opts.sweepEveryMs ?? Math.max(1000, grace / 4);
       if (sweepEvery > 0)
@@ -164,8 +172,8 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   metrics(): WorkerMetrics {
     return {
       ...this.counters,
-      running: this.executing,
-      held: this.held.size,
+      running: this.runner.executing,
+      held: this.runner.held.size,
       consecutiveReadFailures: this.readiness.consecutiveFailures,
       ready: this.isReady(),
     };
@@ -189,21 +197,30 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           error,
           runtime: this.opts.consumer.name,
         });
-        await this.capacity.wait(backoff(++failures));
+        await this.wake.wait(backoff(++failures));
         continue;
       }
       this.readiness.initialised(true);
       try {
         await this.readLoop();
       } catch (error) {
-        // The loop is not meant to end while running: back through init, as the seed asks.
+        // The loop is not meant to end while running: back through init.
         this.opts.logger.error('read loop ended unexpectedly; re-initialising', { error });
         this.readiness.initialised(false);
-        await this.capacity.wait(backoff(++failures));
+        await this.wake.wait(backoff(++failures));
       }
     }
     this.readiness.loop(false);
     this.readiness.settleFirst();
+  }
+
+  /** Deliveries that may still be asked for: executing + waiting + incoming stay within bounds. */
+  private room(): number {
+    const { concurrency } = this.opts;
+    // Outcomes being stored are bounded too: a slow database must slow the reads down.
+    if (this.runner.finishing >= 4 * concurrency + this.readBatch) return 0;
+    const held = this.runner.executing + this.runner.queued + this.incoming;
+    return Math.min(this.readBatch, concurrency + this.prefetch - held);
   }
 
   private async readLoop(): Promise<void> {
@@ -215,29 +232,28 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         if (this.readiness.consecutiveFailures > 0) {
           // A read that took long to fail (a watchdog, a timeout) already spaced the attempts out:
           // only the rest of the backoff is waited, so recovery is not delayed past it.
-          const spent = Date.now() - this.lastReadAt;
-          const pause = backoff(this.readiness.consecutiveFailures) - spent;
-          if (pause > 0) await this.capacity.wait(pause);
+          const pause =
+            backoff(this.readiness.consecutiveFailures) - (Date.now() - this.lastReadAt);
+          if (pause > 0) await this.wake.wait(pause);
           if (signal.aborted) break;
         }
-        const free = this.capacity.free;
-        if (free <= 0) {
-          await this.capacity.wait();
+        const n = this.room();
+        if (n <= 0) {
+          await this.wake.wait();
           continue;
         }
-        const n = Math.min(this.readBatch, free);
-        this.capacity.reserve(n);
+        this.incoming += n;
         let deliveries: D[];
         this.lastReadAt = Date.now();
         try {
           deliveries = await consumer.read(n, signal);
         } catch (error) {
-          this.capacity.unreserve(n);
+          this.incoming -= n;
           if (signal.aborted) break;
           this.readFailed(error);
           continue;
         }
-        this.capacity.unreserve(n - deliveries.length);
+        this.incoming -= n - deliveries.length;
         if (deliveries.length === 0) {
           this.readiness.readSucceeded();
           continue;
@@ -245,19 +261,18 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         this.counters.claimed += deliveries.length;
         if (signal.aborted) {
           // Read raced with stop: give them back untouched.
-          this.capacity.unreserve(deliveries.length);
+          this.incoming -= deliveries.length;
           await consumer
             .release(deliveries, 0)
             .catch((error: unknown) => logger.error('release on stop failed', { error }));
           break;
         }
-        // Admission runs while the next read goes out (a few at once, each ONE transaction): on
-        // PostgreSQL the round trips of one batch overlap the next one's.
+        // Admission runs while the next read goes out.
         const admission = this.admit(deliveries).finally(() => this.admissions.delete(admission));
         this.admissions.add(admission);
         if (this.admissions.size >= MAX_ADMISSIONS) await Promise.race(this.admissions);
         // Let timers and I/O in: with a synchronous driver (better-sqlite3) every await above
-        // resolves as a microtask, and a busy loop would starve renewals and terminal writes.
+        // resolves as a microtask, and a busy loop would starve renewals and outcome writes.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
@@ -267,21 +282,20 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   }
 
   private async admit(deliveries: D[]): Promise<void> {
-    let admitted: Admitted<D>[];
     try {
-      admitted = await admitBatch(this.admitDeps, deliveries);
+      const attempts = await admitBatch(this.admitDeps, deliveries);
       this.readiness.readSucceeded();
+      this.runner.admit(attempts);
     } catch (error) {
-      this.capacity.unreserve(deliveries.length);
       this.readFailed(error);
       // With an outbox, a failed outbox write here requeues at once (never a lost delivery).
       await releaseAfterDelay(this.opts, deliveries, 1000).catch((e: unknown) =>
         this.opts.logger.error('release after a failed admission failed', { error: e }),
       );
-      return;
+    } finally {
+      this.incoming -= deliveries.length;
+      this.wake.notify();
     }
-    this.capacity.unreserve(deliveries.length - admitted.length);
-    for (const a of admitted) this.launch(a);
   }
 
   private readFailed(error: unknown): void {
@@ -301,73 +315,8 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     this.quietReadFailures = 0;
   }
 
-  private lose(a: Attempt<D>): void {
-    // A cancel already stored stands (its delivery is only acknowledged); anything else is
-    // overridden: an attempt that lost its job writes nothing more.
-    if (a.cause === 'lease_lost' || a.cause === 'cancelled') return;
-    this.counters.lostLeases++;
-    a.cause = undefined;
-    abortAttempt(a, 'lease_lost');
-  }
-
-  private launch({ delivery, job, checkpoints }: Admitted<D>): void {
-    const attempt: Attempt<D> = {
-      delivery,
-      job,
-      checkpoints,
-      controller: new AbortController(),
-      events: this.events.open(job.id, job.epoch),
-      cause: undefined,
-      phase: 'running',
-      lastRenewedAt: Date.now(),
-    };
-    this.held.set(delivery.id, attempt);
-    this.byJob.set(job.id, attempt);
-    this.executing++;
-    void this.runAttempt(attempt);
-  }
-
-  private async runAttempt(attempt: Attempt<D>): Promise<void> {
-    const o = this.opts;
-    try {
-      await runAttempt(
-        {
-          database: o.database,
-          blobs: o.blobs,
-          handlers: o.handlers,
-          capabilities: o.consumer.capabilities,
-          checkpoints: o.checkpoints,
-          checkpointWriter: this.checkpointWriter,
-          counters: this.counters,
-          unitConcurrency: o.unitConcurrency,
-          retryBackoff: o.retryBackoff,
-          logger: o.logger,
-          terminal: this.terminal,
-          executed: () => {
-            this.executing--;
-            this.capacity.executed();
-          },
-          lose: (a) => this.lose(a),
-        },
-        attempt,
-      );
-    } catch (error) {
-      o.logger.error('attempt bookkeeping failed', { error, jobId: attempt.job.id });
-    } finally {
-      this.held.delete(attempt.delivery.id);
-      if (this.byJob.get(attempt.job.id) === attempt) this.byJob.delete(attempt.job.id);
-      if (attempt.phase === 'running') {
-        this.executing--; // the handler never got to run
-        this.capacity.unreserve(1);
-      } else {
-        this.capacity.settled();
-      }
-      for (const w of this.heldWaiters.splice(0)) w();
-    }
-  }
-
   private async renewRound(): Promise<void> {
-    if (this.held.size === 0) return;
+    if (this.runner.held.size === 0) return;
     try {
       await renewHeld(
         {
@@ -377,7 +326,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           logger: this.opts.logger,
           leaseMs: this.leaseMs,
         },
-        [...this.held.values()],
+        [...this.runner.held.values()],
       );
     } catch (error) {
       this.counters.renewalFailures++;
@@ -411,9 +360,21 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.lifecycle, new Promise((r) => (timer = setTimeout(r, deadlineMs)))]);
     clearTimeout(timer);
+    // Admitted attempts that never got a slot go back at once, untouched.
+    const unstarted = this.runner.takeWaiting();
+    if (unstarted.length > 0) {
+      await this.opts.consumer
+        .release(
+          unstarted.map((a) => a.delivery),
+          0,
+        )
+        .catch((error: unknown) =>
+          this.opts.logger.error('giving back waiting deliveries on drain failed', { error }),
+        );
+    }
     await drainHeld({
-      held: () => [...this.held.values()],
-      waitForChange: () => new Promise<void>((resolve) => this.heldWaiters.push(resolve)),
+      held: () => [...this.runner.held.values()],
+      waitForChange: () => this.changes.wait(),
       deadline: started + deadlineMs,
       database: this.opts.database,
       consumer: this.opts.consumer,
@@ -421,7 +382,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       publish: this.publish,
     });
     for (const t of this.timers) t.stop();
-    this.events.close();
+    this.runner.writer.close();
     await this.opts.consumer.close();
   }
 }

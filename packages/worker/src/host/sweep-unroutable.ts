@@ -9,7 +9,6 @@ import {
   isoNow,
   queuedBefore,
   queuedVersions,
-  removeFromQueue,
   servedVersions as storedServedVersions,
   transitionJob,
   type SluiceDatabase,
@@ -77,7 +76,6 @@ export async function sweepUnroutable(opts: SweepOptions): Promise<string[]> {
         committed.push(r.event);
       }
     }
-    await removeFromQueue(tx, done);
     return done;
   });
   opts.onStored?.(committed);

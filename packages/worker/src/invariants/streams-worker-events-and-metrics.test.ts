@@ -2,7 +2,7 @@
 // stream would never see a job finish) or hides its transport from `/metrics` (no stream
 // length, pending count or claims to alert on). One worker over the conformance harness.
 
-import { decodeStreamEvent } from '@sluice/contracts';
+import { decodeStreamEvents } from '@sluice/contracts';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { defineHandler } from '../attempt/define-handler.js';
@@ -38,7 +38,7 @@ it('publishes every committed status event and reports the stream on /metrics', 
   await waitFor(() => allTerminal(h, ids), { message: 'all finished' });
   const published = await waitFor(async () => {
     const entries = await h.fixture.redis.xrange(h.fixture.keys.events, '-', '+');
-    const events = entries.map(([, fields]) => decodeStreamEvent(fields));
+    const events = entries.flatMap(([, fields]) => decodeStreamEvents(fields));
     const done = events.filter((e) => e.event.type === 'state' && e.event.to === 'succeeded');
     return done.length === ids.length ? events : undefined;
   });

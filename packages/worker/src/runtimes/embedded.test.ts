@@ -41,9 +41,10 @@ for (const dialect of TEST_DIALECTS) {
       dispatch: (pointers, tx) => enqueue(tx ?? database.db, pointers),
       pending: async (kind) => {
         const row = await database.db
-          .selectFrom('queue')
+          .selectFrom('jobs')
           .select((eb) => eb.fn.countAll().as('n'))
           .where('kind', '=', kind)
+          .where('state', 'in', ['queued', 'running'])
           .executeTakeFirstOrThrow();
         return Number(row.n);
       },

@@ -1,21 +1,19 @@
-// The embedded runtime's consumer: a lease queue in the job database, behind the narrow
-// `EmbeddedQueueStore`. A delivery is a claimed row; its id carries the lease token, so an old
-// holder can neither renew nor acknowledge a row another claim took. Reads poll (the queue has
-// no push) until the block time, and after a restart this owner's own leases come back first.
+// The embedded runtime's consumer: the jobs table is the queue, behind the narrow
+// `EmbeddedQueueStore`. A claim starts its jobs (`startsOnClaim`): a delivery carries its job
+// `running` at a new epoch, held by this worker's lease in the job row, which the host renews
+// and fences like any attempt's. Storing an outcome finishes the delivery (`acksWithOutcome`),
+// so ack, dead-letter and renew have nothing left to do here. Reads wait on the store (LISTEN on
+// PostgreSQL, a file watch on SQLite) with a poll as the fallback; after a restart this owner's
+// own running jobs come back first.
 
-import {
-  EMBEDDED_CAPABILITIES,
-  sleep,
-  type RenewOutcome,
-  type RuntimeConsumer,
-} from '@sluice/contracts';
+import { EMBEDDED_CAPABILITIES, type RenewOutcome, type RuntimeConsumer } from '@sluice/contracts';
 import type { EmbeddedDelivery, EmbeddedQueueStore } from './types.js';
 
 export { EMBEDDED_CAPABILITIES };
 
 export interface EmbeddedConsumerOptions {
   store: EmbeddedQueueStore;
-  /** Pause between empty claims (default 50 ms). */
+  /** Longest wait between claims that found nothing (default 250 ms). */
   pollMs?: number;
   /** Longest a read waits for work before resolving `[]` (default 1 000 ms). */
   blockMs?: number;
@@ -29,23 +27,16 @@ export function createEmbeddedConsumer(
   opts: EmbeddedConsumerOptions,
 ): RuntimeConsumer<EmbeddedDelivery> {
   const { store } = opts;
-  const pollMs = opts.pollMs ?? 50;
+  const pollMs = opts.pollMs ?? 250;
   const blockMs = opts.blockMs ?? 1000;
   const heartbeatEveryMs = opts.heartbeatEveryMs ?? 10_000;
-  /** Deliveries handed out and not yet finished, by job id → token. */
-  const outstanding = new Map<string, number>();
-  // Until a claim that includes our own leases comes back short, leases this owner still holds
-  // from before a restart are taken back first. Only while nothing is outstanding: re-claiming a
-  // lease we are running would fence our own attempt.
+  // Until a claim that includes our own running jobs comes back short, those are taken back
+  // first: rows this worker id holds that this process did not hand out (re-claiming a job we
+  // run would fence our own attempt) are a previous incarnation's.
   let recovering = true;
+  const handedOut = new Set<string>();
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
-
-  const forget = (deliveries: readonly EmbeddedDelivery[]) => {
-    for (const d of deliveries) {
-      if (outstanding.get(d.lease.jobId) === d.lease.token) outstanding.delete(d.lease.jobId);
-    }
-  };
 
   return {
     name: 'embedded',
@@ -66,73 +57,63 @@ export function createEmbeddedConsumer(
       const deadline = Date.now() + blockMs;
       for (;;) {
         if (signal?.aborted || closed || max <= 0) return [];
-        const includeOwn = recovering && outstanding.size === 0;
-        const claims = await store.claim(max, { includeOwn });
-        if (includeOwn && claims.length < max) recovering = false;
+        const includeOwn = recovering;
+        const claims = await store.claim(max, {
+          includeOwn,
+          exclude: includeOwn ? [...handedOut] : [],
+        });
+        if (includeOwn && claims.length < max) {
+          recovering = false;
+          handedOut.clear();
+        }
         if (claims.length > 0) {
-          return claims.map((c) => {
-            outstanding.set(c.pointer.jobId, c.token);
+          if (recovering) for (const c of claims) handedOut.add(c.job.id);
+          return claims.map((claimed) => {
+            const { job } = claimed;
             return {
-              id: `${c.pointer.jobId}#${c.token}`,
-              pointer: c.pointer,
-              transportDeliveries: c.deliveries,
-              lease: { jobId: c.pointer.jobId, token: c.token },
+              id: `${job.id}#${job.epoch}`,
+              pointer: {
+                jobId: job.id,
+                kind: job.kind,
+                version: job.version,
+                tenantId: job.tenantId,
+              },
+              transportDeliveries: job.attempts,
+              claimed,
+              lease: { jobId: job.id, epoch: job.epoch },
             };
           });
         }
         const left = deadline - Date.now();
         if (left <= 0) return [];
-        await sleep(Math.min(pollMs, left), signal);
+        await store.waitForWork(Math.min(pollMs, left), signal);
       }
     },
 
-    async renew(deliveries) {
-      if (deliveries.length === 0) return [];
-      const renewed = await store.renew(deliveries.map((d) => d.lease));
-      const outcomes: RenewOutcome[] = deliveries.map((d) =>
-        renewed.has(d.lease.jobId) ? 'renewed' : 'lost',
-      );
-      forget(deliveries.filter((_, i) => outcomes[i] === 'lost'));
-      return outcomes;
-    },
+    // The claim is the lease in the job row: the host extends it and checks it every round.
+    renew: async (deliveries) => deliveries.map((): RenewOutcome => 'renewed'),
 
-    async ack(deliveries) {
-      if (deliveries.length === 0) return;
-      await store.ack(deliveries.map((d) => d.lease));
-      forget(deliveries);
-    },
+    async ack() {},
 
-    // Forgotten before the commit: `outstanding` only decides when recovery ends, and a rolled
-    // back transaction leaves the row leased to us, to expire or be taken back like any other.
-    async ackInTransaction(deliveries, tx) {
-      if (deliveries.length === 0) return;
-      await store.ack(
-        deliveries.map((d) => d.lease),
-        tx,
-      );
-      forget(deliveries);
-    },
-
+    // Only for jobs that never ran (a read that raced with stop): a stored outcome already put
+    // retried jobs back in the queue.
     async release(deliveries, delayMs = 0) {
       if (deliveries.length === 0) return;
-      await store.release(
+      await store.unclaim(
         deliveries.map((d) => d.lease),
         delayMs,
       );
-      forget(deliveries);
     },
 
-    // The reason is stored on the job row by the host; the queue row simply goes away.
-    async deadLetter(delivery) {
-      await store.ack([delivery.lease]);
-      forget([delivery]);
-    },
+    // The reason is stored on the job row by the host; nothing else holds the job.
+    async deadLetter() {},
 
     async close() {
       if (closed) return;
       closed = true;
       if (heartbeat) clearInterval(heartbeat);
       heartbeat = undefined;
+      await store.close?.();
       await store.unregister();
     },
   };

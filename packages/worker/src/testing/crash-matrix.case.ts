@@ -171,8 +171,14 @@ export function describeCrashMatrix(
     }
     async function queued(id: string): Promise<number> {
       const db = ctx().database.db;
-      return (await db.selectFrom('queue').select('job_id').where('job_id', '=', id).execute())
-        .length;
+      // The embedded queue is the jobs table: a finished job is out of it.
+      const rows = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('id', '=', id)
+        .where('state', 'in', ['queued', 'running'])
+        .execute();
+      return rows.length;
     }
 
     async function check(c: { id: string; expected: Expected; aOutput: string; bOutput: string }) {

@@ -1,12 +1,16 @@
-// What finishing a terminal batch asks of the transport, decided from what the terminal
-// transaction stored (pure): which deliveries are acknowledged, released after a delay or
-// dead-lettered, and which jobs settled. Used inside the transaction by runtimes that acknowledge
-// there (`acksInTransaction`) and after the commit for everything else.
+// From an attempt's outcome to what is stored (pure): the transition it writes, and — once the
+// write is known to have applied or been refused — what the transport is told. Runtimes whose
+// queue is the job table (`acksWithOutcome`) are told nothing: the stored outcome finished the
+// delivery. Everything else is told only after the commit: ack, release after the retry's delay
+// (Streams: with the outbox row written in the same statement), or the dead-letter stream.
 
-import { isTerminalState, type Delivery, type JobState } from '@sluice/contracts';
-import type { JobRow } from '@sluice/storage';
-import type { Attempt } from '../attempt/attempt.js';
+import { TRANSITIONS, type Delivery, type JobState } from '@sluice/contracts';
+import { isoIn } from '@sluice/storage';
 import type { Outcome } from '../attempt/decide-outcome.js';
+import type { FinishWrite } from './build-write.js';
+
+/** Outcomes that store something. */
+export type StoredOutcome = Exclude<Outcome, { kind: 'ack_only' } | { kind: 'none' }>;
 
 export interface SettledJob {
   jobId: string;
@@ -15,54 +19,84 @@ export interface SettledJob {
   state: JobState | undefined;
 }
 
-export type Written = { ok: boolean; job: JobRow | undefined };
+/** Below this lead a retry's due time counts as an accept's (the reconciler's grace, outbox.ts). */
+const MIN_OUTBOX_LEAD_MS = 50;
 
-export interface FinishPlan<D extends Delivery> {
-  acks: D[];
-  releases: Map<number, D[]>;
-  deadLetters: D[];
-  settled: SettledJob[];
+export function finishWriteOf(o: StoredOutcome, now: number, outbox: boolean): FinishWrite {
+  const to = TRANSITIONS[o.kind].to as JobState;
+  const base = { outcome: o, to };
+  switch (o.kind) {
+    case 'succeed':
+      return { ...base, output: o.output, error: null };
+    case 'fail':
+      return { ...base, error: o.error };
+    case 'review':
+      return {
+        ...base,
+        error: o.error,
+        reason: o.reason,
+        unitKey: o.unitKey,
+        provider: o.provider,
+      };
+    case 'retry': {
+      const delay = Math.max(0, o.delayMs);
+      return {
+        ...base,
+        error: o.error,
+        runAfter: delay > 0 ? isoIn(delay, now) : null,
+        ...(o.reason ? { reason: o.reason } : {}),
+        ...(outbox && delay > 0
+          ? { outboxDueAt: isoIn(Math.max(delay, MIN_OUTBOX_LEAD_MS), now) }
+          : {}),
+      };
+    }
+    case 'dead_letter':
+      return { ...base, error: o.error, reason: o.reason, detail: o.detail };
+    case 'stale':
+      return { ...base, error: o.error, reason: o.reason };
+  }
 }
 
-export function planFinish<D extends Delivery>(
-  batch: readonly { attempt: Attempt<D>; outcome: Outcome }[],
-  written: ReadonlyMap<unknown, Written>,
-): FinishPlan<D> {
-  const plan: FinishPlan<D> = { acks: [], releases: new Map(), deadLetters: [], settled: [] };
-  for (const item of batch) {
-    const { delivery, job } = item.attempt;
-    const { outcome } = item;
-    const w = written.get(item);
-    if (outcome.kind === 'ack_only') {
-      plan.acks.push(delivery);
-      plan.settled.push({ jobId: job.id, outcome: outcome.kind, state: undefined });
-      continue;
-    }
-    if (outcome.kind === 'none' || w === undefined) continue;
-    if (!w.ok) {
-      // The compare-and-set did not apply. A finished or vanished job needs only an ack; one
-      // that another attempt holds is that attempt's to finish.
-      if (!w.job || isTerminalState(w.job.state)) plan.acks.push(delivery);
-      continue;
-    }
-    plan.settled.push({ jobId: job.id, outcome: outcome.kind, state: w.job?.state });
-    switch (outcome.kind) {
-      case 'retry':
-        plan.releases.set(outcome.delayMs, [
-          ...(plan.releases.get(outcome.delayMs) ?? []),
-          delivery,
-        ]);
-        break;
-      case 'dead_letter':
-        plan.deadLetters.push(delivery);
-        break;
-      case 'succeed':
-      case 'fail':
-      case 'review':
-      case 'stale':
-        plan.acks.push(delivery);
-        break;
-    }
+export interface TransportPlan<D extends Delivery> {
+  acks: D[];
+  releases: Map<number, D[]>;
+  deadLetters: { delivery: D; reason: string }[];
+}
+
+export function emptyPlan<D extends Delivery>(): TransportPlan<D> {
+  return { acks: [], releases: new Map(), deadLetters: [] };
+}
+
+/**
+ * What the transport is told about one stored outcome. `applied: false` means the write was
+ * refused: `row` is where the job is now (undefined: gone); a finished or vanished job needs
+ * only an ack, one that another attempt holds is that attempt's to finish.
+ */
+export function planDelivery<D extends Delivery>(
+  plan: TransportPlan<D>,
+  delivery: D,
+  outcome: StoredOutcome,
+  applied: boolean,
+  row: { state: JobState } | undefined,
+  terminal: (state: JobState) => boolean,
+): void {
+  if (!applied) {
+    if (!row || terminal(row.state)) plan.acks.push(delivery);
+    return;
   }
-  return plan;
+  switch (outcome.kind) {
+    case 'retry': {
+      const ms = Math.max(0, outcome.delayMs);
+      plan.releases.set(ms, [...(plan.releases.get(ms) ?? []), delivery]);
+      return;
+    }
+    case 'dead_letter':
+      plan.deadLetters.push({ delivery, reason: outcome.reason });
+      return;
+    case 'succeed':
+    case 'fail':
+    case 'review':
+    case 'stale':
+      plan.acks.push(delivery);
+  }
 }

@@ -5,7 +5,12 @@
 // new), `finisher` (owner-checked renew/ack/release/dead-letter), `groups` (create, NOGROUP),
 // `maintenance` (heartbeat, trim, stats).
 
-import { encodeStreamEvent, type RuntimeConsumer, type RuntimeStats } from '@sluice/contracts';
+import {
+  encodeStreamEvents,
+  groupStreamEvents,
+  type RuntimeConsumer,
+  type RuntimeStats,
+} from '@sluice/contracts';
 import { createContext, STREAMS_CAPABILITIES, type StreamsConsumerOptions } from './context.js';
 import { StreamsFinisher } from './finisher.js';
 import { GroupKeeper, rateLimited } from './groups.js';
@@ -73,10 +78,11 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
 
     async publishEvents(events) {
       if (events.length === 0) return;
+      // One entry per run of a job's consecutive events (one row in the database).
       await commands.xaddMany(
-        events.map((e) => ({
+        groupStreamEvents(events).map((group) => ({
           stream: opts.keys.events,
-          fields: encodeStreamEvent(e),
+          fields: encodeStreamEvents(group),
           maxLen: opts.eventsMaxLen,
         })),
       );

@@ -10,7 +10,8 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   dispatchesInTransaction: false,
   carriesEvents: true,
   pullsDeliveries: true,
-  acksInTransaction: false,
+  startsOnClaim: false,
+  acksWithOutcome: false,
 });
 
 export interface StreamsConsumerOptions {

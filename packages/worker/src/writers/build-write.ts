@@ -1,0 +1,114 @@
+// What one attempt writes next, as a storage `AttemptWrite` (pure). Everything pending goes in
+// one write: the start (if the row is not `running` at this attempt's epoch yet) with the
+// `running` event first, then the queued progress and unit events in order, the checkpoints, and
+// — when it finishes — the transition out of `running` and its event last. The fence is where
+// the row stood after the attempt's previous write, so the sequence numbers are known here.
+
+import { isFinalState, type JobError, type JobEvent, type JobState } from '@sluice/contracts';
+import { isoIn, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage';
+import type { Attempt } from '../attempt/attempt.js';
+import type { StoredOutcome } from './finish-plan.js';
+
+/** The end of an attempt, as stored. */
+export interface FinishWrite {
+  /** The outcome it stores (what the transport is told once it applied). */
+  outcome: StoredOutcome;
+  to: JobState;
+  output?: unknown;
+  error?: JobError | null | undefined;
+  reason?: string | undefined;
+  /** Put on the transition event (a dead letter's detail). */
+  detail?: string | undefined;
+  runAfter?: string | null | undefined;
+  /** A delayed retry brought back by the reconciler (runtimes with an outbox). */
+  outboxDueAt?: string | undefined;
+  unitKey?: string | undefined;
+  provider?: string | undefined;
+}
+
+export interface WriteContext {
+  now: number;
+  leaseMs: number;
+  /** The worker id written as the lease owner while the job runs. */
+  owner: string;
+}
+
+/** A write and how much of the attempt's pending events and units it carries. */
+export interface BuiltWrite {
+  write: AttemptWrite;
+  taken: { events: number; units: number };
+}
+
+export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishWrite): BuiltWrite {
+  const { job } = attempt;
+  const at = isoNow(ctx.now);
+  const events: JobEvent[] = [];
+  let seq = attempt.fence.lastSeq;
+  if (!attempt.runningEventStored) {
+    events.push(
+      transitionEvent(
+        job.id,
+        ++seq,
+        attempt.startedAt,
+        attempt.startFrom,
+        'running',
+        job.attempts,
+        {},
+      ),
+    );
+  }
+  for (const e of attempt.pending.events)
+    events.push({ ...e, jobId: job.id, seq: ++seq } as JobEvent);
+  if (finish) {
+    events.push(
+      transitionEvent(job.id, ++seq, at, 'running', finish.to, job.attempts, {
+        error: finish.error ?? undefined,
+        reason: finish.reason,
+        detail: finish.detail,
+        unitKey: finish.unitKey,
+        provider: finish.provider,
+      }),
+    );
+  }
+  const to = finish?.to ?? 'running';
+  // Checkpoints matter only to a later attempt: a job that ends for good drops them.
+  const units = finish && isFinalState(finish.to) ? [] : attempt.pending.units;
+  const write: AttemptWrite = {
+    id: job.id,
+    tenantId: job.tenantId,
+    kind: job.kind,
+    fence: attempt.fence,
+    state: to,
+    epoch: job.epoch,
+    attempts: job.attempts,
+    attemptId: job.attemptId,
+    // Every write while running is proof of life: it extends the lease.
+    leaseUntil: finish ? null : isoIn(ctx.leaseMs, ctx.now),
+    leaseOwner: finish ? null : ctx.owner,
+    ...(finish && finish.output !== undefined ? { output: finish.output } : {}),
+    ...(finish && finish.error !== undefined ? { error: finish.error } : {}),
+    ...(finish && finish.reason !== undefined ? { reason: finish.reason } : {}),
+    ...(finish && finish.runAfter !== undefined ? { runAfter: finish.runAfter } : {}),
+    ...(finish?.outboxDueAt ? { outboxDueAt: finish.outboxDueAt } : {}),
+    events,
+    units,
+  };
+  return {
+    write,
+    taken: { events: attempt.pending.events.length, units: attempt.pending.units.length },
+  };
+}
+
+/** The attempt after its write applied: the fence moves, what was written is no longer pending. */
+export function applyWritten(attempt: Attempt, built: BuiltWrite): void {
+  const { write, taken } = built;
+  attempt.fence = {
+    epoch: write.epoch,
+    lastSeq: write.fence.lastSeq + write.events.length,
+    state: 'running',
+  };
+  attempt.started = true;
+  attempt.runningEventStored = true;
+  attempt.pending.events.splice(0, taken.events);
+  attempt.pending.units.splice(0, taken.units);
+}
