@@ -5,8 +5,13 @@
 // group, the pending lists and unread events are gone and only the database knows what is left
 // (the reconciler's data-loss re-dispatch and the tailers' resync must cover it).
 
-import { isTerminalState, type JobState } from '@sluice/contracts';
-import { createApiKey, fromJson, type DialectName, type SluiceDatabase } from '@sluice/storage';
+import { isTerminalState } from '@sluice/contracts';
+import {
+  createApiKey,
+  eventsOfRow,
+  type DialectName,
+  type SluiceDatabase,
+} from '@sluice/storage';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import {
   sleep,
@@ -159,14 +164,16 @@ const count = async (database: SluiceDatabase, sql: 'succeeded' | 'attempts>1', 
 async function terminalEventsPerJob(ids: string[]): Promise<number[]> {
   const rows = await db.database.db
     .selectFrom('job_events')
-    .select(['job_id', 'payload'])
+    .select(['job_id', 'payload', 'seq_end'])
     .where('job_id', 'in', ids)
-    .where('type', '=', 'state')
     .execute();
   const by = new Map<string, number>();
+  // A row holds one event, or a job's events written together (storage event-rows.ts).
   for (const r of rows) {
-    const to = fromJson<{ to?: string }>(r.payload).to;
-    if (to && isTerminalState(to as JobState)) by.set(r.job_id, (by.get(r.job_id) ?? 0) + 1);
+    for (const e of eventsOfRow(r.payload, r.seq_end)) {
+      const to = 'to' in e ? e.to : undefined;
+      if (to && isTerminalState(to)) by.set(r.job_id, (by.get(r.job_id) ?? 0) + 1);
+    }
   }
   return ids.map((id) => by.get(id) ?? 0);
 }

@@ -165,7 +165,12 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: pool,
     sqliteFile: undefined,
-    close: () => db.destroy(),
+    // kysely ends the pool only if it ever used it; the write model's statements use the pool
+    // directly, so a handle that never ran a kysely query would leave its connections open.
+    close: async () => {
+      await db.destroy();
+      if (!pool.ending) await pool.end();
+    },
   };
 }
 

@@ -39,6 +39,6 @@ export function eventRowColumns(row: EventRow): {
 /** The events a stored row holds, in sequence order. */
 export function eventsOfRow(payload: unknown, seqEnd: number | null): JobEvent[] {
   const parsed = fromJson<JobEvent | JobEvent[]>(payload);
-  if (seqEnd === null) return [parsed as JobEvent];
-  return parsed as JobEvent[];
+  void seqEnd; // the payload's shape says it; seq_end is for range queries
+  return Array.isArray(parsed) ? parsed : [parsed];
 }
