@@ -1,6 +1,6 @@
 // Sluice Streams worker child (rows 1–3): `createWorker` + `createStreamsRuntime` on the private
-// redis-server, state in the bench's PostgreSQL database, product defaults (read batch, lease,
-// block time), a no-op handler with one unit. A job counts once `onSettled` reports it: its
+// redis-server, state in the bench's PostgreSQL database without NOTIFY (as the CLI runs a
+// Streams worker), product defaults (read batch, lease, block time), a no-op handler with one unit. A job counts once `onSettled` reports it: its
 // terminal transition is committed and its entry acknowledged. Latency runs wrap the runtime in
 // the probe (streams-probe.ts) for the dispatch and commit stamps and tail the events stream.
 import { openDatabase } from '@sluice/storage';
@@ -16,7 +16,9 @@ export { createProducer } from './sluice-streams-producer.js';
 export const createConsumer: CreateConsumer = async (init, hooks) => {
   const cfg = parseStreamsChildConfig(init.config);
   const sqlStats = installSqlStats();
-  const database = openDatabase({ url: cfg.pgUrl, poolSize: cfg.poolSize });
+  // As the CLI opens it for a Valkey Streams worker (packages/cli resources.ts): the events travel
+  // on the events stream, so PostgreSQL NOTIFY would only cost (it serialises commits on a lock).
+  const database = openDatabase({ url: cfg.pgUrl, poolSize: cfg.poolSize, notifyEvents: false });
   // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
   const pool = database.pgPool;
   if (pool) {
