@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { createPgDatabase, pgAdminUrl, pgAvailable, type PgDatabase } from '@sluice/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPgCostProbe, parseLsn, runCost } from './pg-cost.js';
+import { CHILD_APPLICATION_NAME, openPgCostProbe, parseLsn, runCost } from './pg-cost.js';
 import type { RunReport } from './protocol.js';
 
 const report = (jobs: number, pgStatements: number, pgRoundTrips: number): RunReport => ({
@@ -63,12 +63,18 @@ describe('per-job cost', () => {
       const probe = await openPgCostProbe(pgAdminUrl(), db.name);
       try {
         const before = await probe.sample();
-        const writer = new pg.Client({ connectionString: db.url });
+        const writer = new pg.Client({
+          connectionString: db.url,
+          application_name: CHILD_APPLICATION_NAME,
+        });
         await writer.connect();
         for (const x of [1, 2, 3]) await writer.query('insert into t values ($1)', [x]);
         await writer.query('update t set x = x + 1 where x < 3');
         await writer.query('delete from t where x = 3');
-        await writer.end();
+        // A pool's end() does not wait for its backends: the probe does.
+        const gone = probe.childrenGone();
+        void writer.end();
+        expect(await gone).toBe(true);
         await probe.sample(); // the probe's own reads are in another database
         const after = await probe.sample();
         expect(after.inserted - before.inserted).toBe(3);

@@ -5,9 +5,12 @@
 //
 // Why after the children ended, not at the clock: PostgreSQL 15 backends publish their counters
 // at most once a second while busy (pgstat's PGSTAT_MIN_INTERVAL), so a read at the clock would
-// miss up to a second of a 2–6 s window. A backend publishes everything when it exits, and the
-// children close their pools when the run ends; the per-job figures therefore divide by the jobs
-// the children completed up to their close (RunReport.jobs), after the clock too.
+// miss up to a second of a 2–6 s window. A backend publishes everything when it exits, before it
+// leaves pg_stat_activity, and the children close their pools when the run ends: the probe waits
+// until no backend of a child (application_name CHILD_APPLICATION_NAME, set for every child by
+// children.ts) is left (pg's Pool.end() does not wait for that). The per-job figures therefore
+// divide by the jobs the children completed up to their close (RunReport.jobs), after the clock
+// too.
 import pg from 'pg';
 import type { BenchAdapter, BenchServices } from '../adapter.js';
 import type { RunReport } from './protocol.js';
@@ -22,8 +25,19 @@ export interface PgCounters {
   walLsn: bigint;
 }
 
+/** PGAPPNAME of every forked child, so its backends can be told from the parent's. */
+export const CHILD_APPLICATION_NAME = 'sluice-bench-child';
+
+const GONE_POLL_MS = 10;
+const GONE_TIMEOUT_MS = 10_000;
+
 export interface PgCostProbe {
   sample(): Promise<PgCounters>;
+  /**
+   * True once no child's backend is connected to the database (all published their counters);
+   * false if some are still there after 10 s (then the database figures are left out).
+   */
+  childrenGone(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -64,6 +78,18 @@ export async function openPgCostProbe(adminUrl: string, database: string): Promi
         walLsn: parseLsn(row.lsn),
       };
     },
+    async childrenGone() {
+      const deadline = Date.now() + GONE_TIMEOUT_MS;
+      for (;;) {
+        const result = await client.query<{ n: string }>(
+          'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
+          [database, CHILD_APPLICATION_NAME],
+        );
+        if (result.rows[0]?.n === '0') return true;
+        if (Date.now() > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+      }
+    },
     close: () => client.end().catch(() => undefined),
   };
 }
@@ -95,7 +121,7 @@ function sum(reports: readonly (RunReport | undefined)[]) {
 export function runCost(
   consumers: readonly (RunReport | undefined)[],
   producers: readonly (RunReport | undefined)[],
-  db?: { before: PgCounters; after: PgCounters },
+  db?: { before: PgCounters; after: PgCounters } | { missing: string },
 ): RunCost | undefined {
   const c = sum(consumers);
   if (c.reported < consumers.length || c.jobs === 0) return undefined;
@@ -124,7 +150,8 @@ export function runCost(
     if (producerStatements > 0) metrics.producerStatementsPerJob = producerStatements / c.jobs;
     if (p.pgRoundTrips > 0) metrics.producerRoundTripsPerJob = p.pgRoundTrips / c.jobs;
   }
-  if (db) {
+  if (db && 'missing' in db) detail.database = db.missing;
+  else if (db) {
     const { before, after } = db;
     const commits = after.commits - before.commits;
     const rowWrites =
@@ -154,6 +181,17 @@ export function runCost(
  * The probe for a run of `adapter`, or undefined when its figures would not be its own (no
  * `databaseCost` flag) or it runs without PostgreSQL.
  */
+/** Reads the database after a run, once the children's backends are gone. */
+export async function databaseAfter(
+  probe: PgCostProbe | undefined,
+  before: PgCounters | undefined,
+): Promise<{ before: PgCounters; after: PgCounters } | { missing: string } | undefined> {
+  if (!probe || !before) return undefined;
+  if (!(await probe.childrenGone()))
+    return { missing: 'left out: child backends still connected 10 s after the run ended' };
+  return { before, after: await probe.sample() };
+}
+
 export async function costProbeFor(
   adapter: BenchAdapter,
   services: BenchServices,

@@ -6,7 +6,13 @@ import { perThousand, startAccounting, type CpuBreakdown } from './accounting.js
 import type { ChildPool } from './child-pool.js';
 import type { ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
-import { costProbeFor, runCost, type PgCostProbe, type PgCounters } from './pg-cost.js';
+import {
+  costProbeFor,
+  databaseAfter,
+  runCost,
+  type PgCostProbe,
+  type PgCounters,
+} from './pg-cost.js';
 import type { RunReport } from './protocol.js';
 import {
   checkEndState,
@@ -123,13 +129,9 @@ export async function runDrain(
     // The workers end the run first: a capped run leaves them mid-drain, and the check must not
     // race them.
     await release();
-    // After the children closed their connections: every backend has published its counters.
-    const dbAfter = await probe?.sample();
-    const cost = runCost(
-      reports,
-      [],
-      dbBefore && dbAfter ? { before: dbBefore, after: dbAfter } : undefined,
-    );
+    // Once the children's backends are gone: each published its counters as it exited.
+    const database = await databaseAfter(probe, dbBefore);
+    const cost = runCost(reports, [], database);
     clock.mark('teardown');
     const verify = prepared.verify
       ? await checkEndState(adapter.id, prepared.verify, { jobs: spec.jobs, completed })

@@ -6,7 +6,7 @@ import { perThousand, startAccounting } from './accounting.js';
 import type { ChildPool } from './child-pool.js';
 import type { ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
-import { costProbeFor, runCost, type PgCostProbe } from './pg-cost.js';
+import { costProbeFor, databaseAfter, runCost, type PgCostProbe } from './pg-cost.js';
 import type { RunReport } from './protocol.js';
 import {
   checkEndState,
@@ -135,13 +135,9 @@ export async function runLatency(
     clock.mark('measure');
     const series = await collectSamples(consumers);
     await release();
-    // After the children closed their connections: every backend has published its counters.
-    const dbAfter = await probe?.sample();
-    const cost = runCost(
-      consumerReports,
-      producerReports,
-      dbBefore && dbAfter ? { before: dbBefore, after: dbAfter } : undefined,
-    );
+    // Once the children's backends are gone: each published its counters as it exited.
+    const database = await databaseAfter(probe, dbBefore);
+    const cost = runCost(consumerReports, producerReports, database);
     clock.mark('teardown');
     const verify = prepared.verify
       ? await checkEndState(adapter.id, prepared.verify, { jobs, completed })

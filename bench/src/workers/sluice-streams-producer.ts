@@ -21,6 +21,7 @@ import type { CreateProducer, JobPayload } from '../adapter.js';
 import { monoMs } from '../harness/clock.js';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from '../sluice/bench-job.js';
 import { parseStreamsChildConfig, stampedEntryId } from '../sluice/streams-config.js';
+import { closeDatabase } from '../sluice/close-database.js';
 
 const OUTBOX_DELETE_MS = 100;
 
@@ -124,7 +125,7 @@ export const createProducer: CreateProducer = async (init) => {
       await flushing;
       clearInterval(timer);
       await deleting;
-      await database.close();
+      await closeDatabase(database);
       await redis.quit();
     },
   };

@@ -10,6 +10,7 @@ import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/be
 import { parseStreamsChildConfig } from '../sluice/streams-config.js';
 import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
+import { closeDatabase } from '../sluice/close-database.js';
 
 export { createProducer } from './sluice-streams-producer.js';
 
@@ -76,7 +77,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     async close() {
       tail?.close();
       await worker.stop({ deadlineMs: 2_000 });
-      await database.close();
+      await closeDatabase(database);
       sqlStats?.write(`streams-${process.pid}`, settled);
     },
   };
