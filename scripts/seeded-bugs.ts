@@ -1,7 +1,8 @@
 // `npm run seeded-bugs`: proves the tests catch the known-dangerous changes (issue 5,
-// reliability-anchors 5.8). Each seeded bug is a test-only switch in product code
-// (packages/worker/src/testing/seeded-bug.ts, read from SLUICE_SEEDED_BUG). For each one this
-// runs only the test files that must catch it, with the switch on, and counts it caught when at
+// reliability-anchors 5.8). Each seeded bug is a known-dangerous variant of one decision,
+// injected into the worker as hooks by test code only (packages/worker/src/testing/seeded-bugs.ts,
+// chosen by SLUICE_SEEDED_BUG in test processes; production modules hold no switch). For each one
+// this runs only the test files that must catch it, with the bug on, and counts it caught when at
 // least one test fails. First, every run is made once WITHOUT any switch: it must pass, or a
 // "catch" would prove nothing. Prints one line per bug and `N/N caught`; exits 1 on any miss.
 // Not part of `npm test`. `-- <bug> …` runs only those bugs.
@@ -11,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEEDED_BUGS, type SeededBug } from '../packages/worker/src/testing/seeded-bug.js';
+import { SEEDED_BUGS, type SeededBug } from '../packages/worker/src/testing/seeded-bugs.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -31,18 +32,29 @@ const worker = (files: string[], testNamePattern?: string): Run => ({
 /** The tests that must turn red for each bug (see each test file's first comment). */
 const CATCHERS: Record<SeededBug, Run[]> = {
   // A crash between the early ack and the terminal write loses the job: B never gets it.
-  'ack-before-terminal': [worker(['invariants/crash-matrix-sync.test.ts'], 'after-terminal-before-ack')],
+  'ack-before-terminal': [
+    worker(['invariants/crash-matrix-sync.test.ts'], 'after-terminal-before-ack'),
+  ],
   'asset-skip-owner-check': [
-    worker(['assets/asset-writer.test.ts']),
+    worker(['assets/asset-writer.test.ts', 'assets/staging-sweeper.test.ts']),
     worker(['invariants/zombie-publishes-nothing.test.ts'], 'embedded'),
   ],
-  'retry-ambiguous': [worker(['guard/decide-from-ledger.test.ts', 'invariants/unit-billed-once.test.ts'])],
-  'version-fallback': [worker(['host/decide-delivery.test.ts', 'invariants/no-silent-version-fallback.test.ts'])],
+  'retry-ambiguous': [
+    worker(['guard/decide-from-ledger.test.ts', 'invariants/unit-billed-once.test.ts']),
+  ],
+  'version-fallback': [
+    worker(['host/decide-delivery.test.ts', 'invariants/no-silent-version-fallback.test.ts']),
+  ],
   'pool-swallow-error': [worker(['attempt/pool.test.ts', 'invariants/no-swallowed-error.test.ts'])],
   'progress-after-terminal': [worker(['invariants/progress-before-terminal.test.ts'])],
   'renew-unowned': [
-    worker(['invariants/renewal-checks-the-owner.test.ts', 'invariants/streams-zombie-writes-fenced.test.ts']),
+    worker([
+      'invariants/renewal-checks-the-owner.test.ts',
+      'invariants/streams-zombie-writes-fenced.test.ts',
+    ]),
   ],
+  // A zombie's start + outcome taking the row as it is now lands over the worker that took over.
+  'unfenced-write': [worker(['runtimes/valkey-streams.test.ts'], 'a zombie that never wrote')],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

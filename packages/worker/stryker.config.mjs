@@ -7,49 +7,26 @@
 // ignored with a written reason in this config) >= 90 %. The `killed-only` reporter below prints
 // the rule's figures per file and fails the run (exit code 1) under 90 %.
 //
-// Ignored, with the reason: the seeded-bug switches (`if (seededBug('…')) { … }`, see
-// src/testing/seeded-bug.ts). Each is a test-only branch that is unreachable unless
-// SLUICE_SEEDED_BUG names it, so every mutant inside it is equivalent for the unit tests; the
-// switches are proven by `npm run seeded-bugs` instead. And `crashpoint('…')` statements: they
-// act only with CRASHPOINTS set, in worker processes, where the crash-point matrix proves them.
-// Nothing else is ignored.
+// Ignored, with the reason: crash-point calls (`hooks.at('…')`, src/hooks.ts). They do nothing
+// unless a crash-point test injects hooks into a worker process, which Stryker does not mutate;
+// the crash-point matrix proves them. Nothing else is ignored. (Seeded bugs are no longer
+// branches in these modules: they are injected decisions, src/testing/seeded-bugs.ts.)
 import { PluginKind, declareClassPlugin, declareValuePlugin } from '@stryker-mutator/api/plugin';
 import { KilledOnlyReporter } from '../../scripts/stryker-killed-only.mjs';
 
-const SEEDED_BUG_REASON =
-  'seeded-bug switch: test-only branch, unreachable unless SLUICE_SEEDED_BUG names it (proven by npm run seeded-bugs)';
-
-function callsSeededBug(node) {
-  if (!node || typeof node !== 'object') return false;
-  if (
-    node.type === 'CallExpression' &&
-    node.callee?.type === 'Identifier' &&
-    node.callee.name === 'seededBug'
-  ) {
-    return true;
-  }
-  return Object.entries(node).some(
-    ([key, value]) =>
-      key !== 'loc' && (Array.isArray(value) ? value.some(callsSeededBug) : callsSeededBug(value)),
-  );
-}
-
 const CRASHPOINT_REASON =
-  'crash point: acts only under CRASHPOINTS in worker processes, which Stryker does not mutate (proven by the crash-point matrix)';
+  'crash point: acts only when a crash-point test injects hooks into a worker process, which Stryker does not mutate (proven by the crash-point matrix)';
 
-/**
- * Ignores `if` statements whose condition asks for a seeded bug (and everything inside them), and
- * `crashpoint('…')` statements.
- */
-const seededBugIgnorer = {
+/** Ignores crash-point statements: `hooks.at('…')` (any receiver, a string literal point). */
+const crashPointIgnorer = {
   shouldIgnore(path) {
     const node = path.node;
-    if (node?.type === 'IfStatement' && callsSeededBug(node.test)) return SEEDED_BUG_REASON;
+    const call = node?.type === 'ExpressionStatement' ? node.expression : undefined;
     if (
-      node?.type === 'ExpressionStatement' &&
-      node.expression?.type === 'CallExpression' &&
-      node.expression.callee?.type === 'Identifier' &&
-      node.expression.callee.name === 'crashpoint'
+      call?.type === 'CallExpression' &&
+      call.callee?.type === 'MemberExpression' &&
+      call.callee.property?.name === 'at' &&
+      call.arguments?.[0]?.type === 'StringLiteral'
     ) {
       return CRASHPOINT_REASON;
     }
@@ -59,7 +36,7 @@ const seededBugIgnorer = {
 
 export const strykerPlugins = [
   declareClassPlugin(PluginKind.Reporter, 'killed-only', KilledOnlyReporter),
-  declareValuePlugin(PluginKind.Ignore, 'seeded-bug', seededBugIgnorer),
+  declareValuePlugin(PluginKind.Ignore, 'crash-point', crashPointIgnorer),
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -76,7 +53,7 @@ export default {
     'src/checkpoints/unit-checkpoints.ts',
     'src/assets/decide-asset.ts',
   ],
-  ignorers: ['seeded-bug'],
+  ignorers: ['crash-point'],
   coverageAnalysis: 'perTest',
   concurrency: 2,
   // 2-core shared box: a vitest start costs seconds, and the checkpoint tests create a real

@@ -8,6 +8,7 @@ import { SluiceError } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { DEFAULT_LEASE_MS, defaultWorkerId } from './backends/create-embedded-runtime.js';
 import { resolveHandlers, type HandlerRegistry } from './attempt/handler-registry.js';
+import { resolveHooks, type WorkerHooks } from './hooks.js';
 import { createStderrLogger, type WorkerLogger } from './logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import { startProbes, type ProbesServer } from './host/probes-server.js';
@@ -59,6 +60,11 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   stagingSweepEveryMs?: number | undefined;
   /** Retry backoff of ordinary errors (default base 1 s, cap 60 s, full jitter). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
+  /**
+   * Test seams: crash points and injected decisions (crash-point and fault-injection tests).
+   * Leave unset in production: the real decisions and no-op points are used.
+   */
+  hooks?: Partial<WorkerHooks> | undefined;
   /** Called after terminal outcomes are stored and their deliveries finished. */
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
@@ -136,6 +142,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     stagingSweepEveryMs: opts.stagingSweepEveryMs,
     retryBackoff: opts.retryBackoff,
     logger,
+    hooks: resolveHooks(opts.hooks),
     onSettled: opts.onSettled,
   });
   let probes: ProbesServer | undefined;

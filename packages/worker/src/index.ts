@@ -97,8 +97,8 @@ export type {
   ProviderRequest,
   RequestSpec,
 } from './guard/index.js';
-export { CRASH_POINTS } from './crashpoint.js';
-export type { CrashPoint } from './crashpoint.js';
+export { CRASH_POINTS, DEFAULT_HOOKS } from './hooks.js';
+export type { CrashPoint, WorkerHooks } from './hooks.js';
 export { decideDelivery } from './host/decide-delivery.js';
 export type { DeliveryDecision, DeliveryFacts } from './host/decide-delivery.js';
 export { decideOutcome } from './attempt/decide-outcome.js';

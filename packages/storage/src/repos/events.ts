@@ -7,7 +7,7 @@
 
 import type { JobEvent } from '@sluice/contracts';
 import type { Db } from '../database.js';
-import { fromJson, toJson } from '../json.js';
+import { toJson } from '../json.js';
 import { eventsOfRow } from './event-rows.js';
 
 export const EVENTS_CHANNEL = 'sluice_events';

@@ -16,6 +16,7 @@ import {
   type BlobFolder,
   type RunningAttempt,
 } from '../testing/asset-fixture.js';
+import { testHooks } from '../testing/seeded-bugs.js';
 import { createAssetWriter } from './asset-writer.js';
 import { createAttemptAssets } from './attempt-assets.js';
 
@@ -43,6 +44,7 @@ describeEachDialect('asset writer', (ctx) => {
     const counters = createCounters();
     let fenced = 0;
     const w = createAssetWriter({
+      hooks: testHooks(),
       database: ctx().database,
       blobs: folder.blobs,
       job,
@@ -194,6 +196,7 @@ describeEachDialect('asset writer', (ctx) => {
   it('refuses a bad name or an oversized body for good, leaving nothing behind', async () => {
     const job = await startJob(ctx().database);
     const w = createAssetWriter({
+      hooks: testHooks(),
       database: ctx().database,
       blobs: folder.blobs,
       job,
@@ -225,6 +228,7 @@ describeEachDialect('asset writer', (ctx) => {
     const { database } = ctx();
     const job = await startJob(database);
     const assets = createAttemptAssets({
+      hooks: testHooks(),
       database,
       blobs: folder.blobs,
       job,
@@ -244,7 +248,13 @@ describeEachDialect('asset writer', (ctx) => {
     const large = assets.largeResults;
     const key = await large?.put({ jobId: job.id, stepName: 'unit:u0', json: '{"value":[1,2]}' });
     expect(await large?.get(key as string)).toBe('{"value":[1,2]}');
-    const none = createAttemptAssets({ database, blobs: undefined, job, onFenced: () => {} });
+    const none = createAttemptAssets({
+      hooks: testHooks(),
+      database,
+      blobs: undefined,
+      job,
+      onFenced: () => {},
+    });
     const err = await none
       .forUnit('u0')
       .write({ name: 'x', body: 'x' })

@@ -28,10 +28,9 @@ import {
 } from '@sluice/storage';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { crashpoint } from '../crashpoint.js';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
-import { seededBug } from '../testing/seeded-bug.js';
 import {
   decideAfterPublish,
   decideClaim,
@@ -47,6 +46,8 @@ export interface AssetWriterDeps {
   signal?: AbortSignal | undefined;
   /** The attempt's writes were fenced: it lost its job. */
   onFenced(): void;
+  /** Test seams (crash points, the publish decision); the real ones by default. */
+  hooks?: WorkerHooks | undefined;
   /** Runs before the ownership row is written (the attempt's lazy start lands first). */
   beforeWrite?: (() => Promise<void>) | undefined;
   counters?: Pick<WorkerCounters, 'assetsPublished' | 'assetsReused'> | undefined;
@@ -101,6 +102,7 @@ function written(row: AssetRow, reused: boolean): WrittenAsset {
 export function createAssetWriter(deps: AssetWriterDeps) {
   const { database, blobs, job } = deps;
   const db = database.db;
+  const hooks = deps.hooks ?? DEFAULT_HOOKS;
 
   function fenced(what: string): SluiceError {
     deps.onFenced();
@@ -116,8 +118,7 @@ export function createAssetWriter(deps: AssetWriterDeps) {
   async function check(tx: Db, finalKey: string): Promise<PublishCheck> {
     await lockJob(tx);
     const answer = await checkPublishable(tx, { finalKey, jobId: job.id, ...attemptOf() });
-    // Seeded bug: publish without comparing the owner.
-    return answer === 'not_owner' && seededBug('asset-skip-owner-check') ? 'ok' : answer;
+    return hooks.mayPublish(answer) ? 'ok' : answer;
   }
 
   const attemptOf = () => ({ attemptId: job.attemptId, epoch: job.epoch });
@@ -130,15 +131,13 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     return written(row, true);
   }
 
-  async function deleteOwnStaging(staging: string, finalKey: string): Promise<void> {
+  async function deleteOwnStaging(staging: string): Promise<void> {
     await blobs.delete(staging).catch((error: unknown) =>
       deps.logger?.warn('could not delete own staging blob; the sweeper will', {
         error,
         key: staging,
       }),
     );
-    // Seeded bug: "clean up what I wrote" without comparing the owner — the final key too.
-    if (seededBug('asset-skip-owner-check')) await blobs.delete(finalKey);
   }
 
   type Row = Omit<AssetRow, 'createdAt'>;
@@ -213,7 +212,7 @@ export function createAssetWriter(deps: AssetWriterDeps) {
       }
       throw error;
     }
-    crashpoint('after-blob-write-before-publish');
+    hooks.at('after-blob-write-before-publish');
 
     // 3. Check, publish write-if-absent, insert the row: one transaction.
     type Step =
@@ -228,7 +227,7 @@ export function createAssetWriter(deps: AssetWriterDeps) {
         if (plan.kind !== 'publish') return { kind: plan.kind };
         const after = decideAfterPublish(await blobs.publish(staging, finalKey));
         if (after.kind === 'adopt') return { kind: 'adopt' };
-        crashpoint('after-publish-before-row');
+        hooks.at('after-publish-before-row');
         const inserted = await insertAsset(tx, row(staged.size, staged.sha256));
         return { kind: 'done', result: written(inserted, false) };
       });
@@ -242,13 +241,13 @@ export function createAssetWriter(deps: AssetWriterDeps) {
         if (deps.counters) deps.counters.assetsPublished++;
         return step.result;
       case 'abort':
-        await deleteOwnStaging(staging, finalKey);
+        await deleteOwnStaging(staging);
         throw fenced(`asset "${asset.name}"`);
       case 'reuse':
-        await deleteOwnStaging(staging, finalKey);
+        await deleteOwnStaging(staging);
         return reuse(finalKey);
       case 'adopt':
-        await deleteOwnStaging(staging, finalKey);
+        await deleteOwnStaging(staging);
         return adopt(finalKey, row);
     }
   }

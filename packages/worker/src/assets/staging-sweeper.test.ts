@@ -7,6 +7,7 @@ import { createCounters } from '../metrics.js';
 import { createBlobFolder, startJob, takeOver, type BlobFolder } from '../testing/asset-fixture.js';
 import { createAssetWriter } from './asset-writer.js';
 import { sweepStaging } from './staging-sweeper.js';
+import { testHooks } from '../testing/seeded-bugs.js';
 
 async function* bytes(s: string) {
   yield Buffer.from(s);
@@ -65,13 +66,13 @@ describeEachDialect('staging sweeper', (ctx) => {
       .execute();
 
     const counters = createCounters();
-    const swept = await sweepStaging({ database, blobs, counters });
+    const swept = await sweepStaging({ database, blobs, counters, hooks: testHooks() });
     expect(swept.sort()).toEqual([k.deadA, k.deadB, k.finished, k.gone].sort());
     expect(counters.stagingSwept).toBe(4);
     expect(await folder.keys('staging/')).toEqual([k.live, k.stray, ownedByLive].sort());
     expect((await folder.bytes(published.key))?.toString()).toBe('published');
     // A second sweep finds nothing more to do.
-    expect(await sweepStaging({ database, blobs })).toEqual([]);
+    expect(await sweepStaging({ database, blobs, hooks: testHooks() })).toEqual([]);
   });
 
   it('deletes no more than `limit` keys per sweep and finishes on the next, live keys first or not', async () => {
@@ -81,7 +82,11 @@ describeEachDialect('staging sweeper', (ctx) => {
     for (let i = 0; i < 5; i++) {
       await folder.blobs.put(stagingKey('acme', dead.id, dead.attemptId, `k${i}`), bytes('x'));
     }
-    expect(await sweepStaging({ database, blobs: folder.blobs, limit: 3 })).toHaveLength(3);
-    expect(await sweepStaging({ database, blobs: folder.blobs, limit: 3 })).toHaveLength(2);
+    expect(
+      await sweepStaging({ database, blobs: folder.blobs, limit: 3, hooks: testHooks() }),
+    ).toHaveLength(3);
+    expect(
+      await sweepStaging({ database, blobs: folder.blobs, limit: 3, hooks: testHooks() }),
+    ).toHaveLength(2);
   });
 });

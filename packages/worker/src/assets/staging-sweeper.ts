@@ -12,8 +12,8 @@ import {
 } from '@sluice/storage';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
-import { seededBug } from '../testing/seeded-bug.js';
-import { decideStagingSweep, parseStagingKey, type StagingKeyParts } from './decide-asset.js';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
+import { parseStagingKey, type StagingKeyParts } from './decide-asset.js';
 
 export interface StagingSweepOptions {
   database: SluiceDatabase;
@@ -25,6 +25,8 @@ export interface StagingSweepOptions {
    * looked at (staging holds only in-flight work), so live keys never starve dead ones.
    */
   limit?: number | undefined;
+  /** Test seams (the sweep decision); the real one by default. */
+  hooks?: WorkerHooks | undefined;
 }
 
 export const STAGING_ROOT = 'staging/';
@@ -49,14 +51,13 @@ export async function sweepStaging(opts: StagingSweepOptions): Promise<string[]>
     const job = await liveAttemptOf(db, jobId);
     const owned = await ownedStagingKeys(db, jobId);
     for (const { key, parts } of keys) {
-      const verdict = decideStagingSweep({
+      const verdict = (opts.hooks ?? DEFAULT_HOOKS).decideStagingSweep({
         stagingKey: key,
         attemptId: parts.attemptId,
         job,
         owned,
       });
-      // Seeded bug: clean up without comparing the owner.
-      if (verdict.action === 'keep' && !seededBug('asset-skip-owner-check')) continue;
+      if (verdict.action === 'keep') continue;
       if (swept.length >= limit) break;
       if (await blobs.delete(key)) {
         swept.push(key);

@@ -2,7 +2,10 @@
 // "first error wins" bug (other failures silently dropped).
 import { isUnitsFailedError, UnitsFailedError } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { runPool } from './pool.js';
+import { testHooks } from '../testing/seeded-bugs.js';
+
+// Under `npm run seeded-bugs` this is the seeded variant; otherwise the real pool.
+const runPool = testHooks().runPool;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

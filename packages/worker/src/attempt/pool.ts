@@ -4,7 +4,6 @@
 // already running get the signal and are waited for, so nothing writes after the pool returns.
 
 import { UnitsFailedError } from '@sluice/contracts';
-import { seededBug } from '../testing/seeded-bug.js';
 
 export interface PoolTask<T> {
   readonly key: string;
@@ -27,8 +26,6 @@ export async function runPool<T>(
       try {
         results[index] = await task.run();
       } catch (error) {
-        // Seeded bug: the failed unit's error is dropped.
-        if (seededBug('pool-swallow-error')) continue;
         failures.push({ index, unitKey: task.key, error });
       }
     }

@@ -13,11 +13,10 @@ import { backoffMs, type Delivery, type RuntimeCapabilities } from '@sluice/cont
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
 import { createUnitCheckpoints, type LargeResultStore } from '../checkpoints/unit-checkpoints.js';
-import { crashpoint } from '../crashpoint.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
+import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
-import { seededBug } from '../testing/seeded-bug.js';
 import type { Attempt } from './attempt.js';
 import { decideOutcome, type AttemptResult, type Outcome } from './decide-outcome.js';
 import type { ResolvedHandlers } from './handler-registry.js';
@@ -38,6 +37,7 @@ export interface RunAttemptDeps<D extends Delivery> {
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
+  hooks: WorkerHooks;
   /** Stores everything the attempt has pending (starting it first); rejects LEASE_LOST if fenced. */
   persist(attempt: Attempt<D>): Promise<void>;
   /** Something was queued on the attempt: written behind once the attempt writes as it goes. */
@@ -59,16 +59,13 @@ export async function runAttempt<D extends Delivery>(
     attempt.writeBehind = true;
     if (!attempt.started) await deps.persist(attempt);
   };
-  crashpoint('after-claim');
+  const { hooks } = deps;
+  hooks.at('after-claim');
   let result: AttemptResult;
   try {
-    const served = deps.handlers.versionsOf(job.kind);
-    const handler =
-      deps.handlers.get(job.kind, job.version) ??
-      // Seeded bug: run with the handler of another version of the kind.
-      (seededBug('version-fallback') && served[0]
-        ? deps.handlers.get(job.kind, served[0])
-        : undefined);
+    // Only the job's own version runs it: never a silent fallback to another one.
+    const version = hooks.handlerVersion(job.version, deps.handlers.versionsOf(job.kind));
+    const handler = version === undefined ? undefined : deps.handlers.get(job.kind, version);
     if (!handler) throw new Error(`no handler for ${job.kind} ${job.version}`);
     const counters = deps.counters;
     const assets = createAttemptAssets({
@@ -78,6 +75,7 @@ export async function runAttempt<D extends Delivery>(
       signal,
       onFenced: lose,
       beforeWrite: ensureStarted,
+      hooks,
       counters,
       logger: deps.logger,
     });
@@ -91,6 +89,7 @@ export async function runAttempt<D extends Delivery>(
           onFenced: lose,
           logger: deps.logger,
           largeResults: deps.largeResults ?? assets.largeResults,
+          hooks,
           async store(unit, name) {
             attempt.pending.units.push(unit);
             // A unit that went through the guard is stored before the next unit runs: a crash
@@ -120,6 +119,7 @@ export async function runAttempt<D extends Delivery>(
       logger: deps.logger,
       counters,
       onFenced: lose,
+      hooks,
       beforeWrite: async (unitKey) => {
         paid.add(unitKey);
         await ensureStarted();
@@ -146,6 +146,7 @@ export async function runAttempt<D extends Delivery>(
         fileIds: job.fileIds,
       }),
       unitConcurrency: deps.unitConcurrency,
+      hooks,
     });
     result = { ok: true, output };
   } catch (error) {

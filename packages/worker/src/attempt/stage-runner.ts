@@ -20,10 +20,10 @@ import type {
 } from './define-handler.js';
 import type { AttemptEvent } from '@sluice/storage';
 import { createRefusingAssets, type AttemptAssets } from '../assets/attempt-assets.js';
-import { crashpoint } from '../crashpoint.js';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import { createRefusingGuard, type ProviderGuard } from '../guard/provider-guard.js';
 import type { GuardStage } from '../guard/types.js';
-import { abortReason, runPool } from './pool.js';
+import { abortReason } from './pool.js';
 
 export interface AttemptJob {
   readonly id: string;
@@ -49,6 +49,8 @@ export interface RunStagesInput {
   providers?: ProviderGuard | undefined;
   /** The attempt's asset access (default: one that refuses, as without a blob store). */
   assets?: AttemptAssets | undefined;
+  /** Test seams (crash points, the unit pool); the real ones by default. */
+  hooks?: WorkerHooks | undefined;
   /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
   reused?: ((stepName: string) => boolean) | undefined;
 }
@@ -107,7 +109,8 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   const units = checkUnits(await stages.prepare(stageCtx('prepare')));
 
   signal.throwIfAborted();
-  const results = await runPool(
+  const hooks = run.hooks ?? DEFAULT_HOOKS;
+  const results = await hooks.runPool(
     units.map((unit) => ({
       key: unit.key,
       run: async (): Promise<UnitResult<unknown>> => {
@@ -138,7 +141,7 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   if (signal.aborted) throw abortReason(signal);
   const output = await stages.finalize(applied, stageCtx('finalize'));
   // finalize ran (its effects happened) and its output is not stored: a retry runs it again.
-  crashpoint('during-finalize');
+  hooks.at('during-finalize');
   return parseWith(
     definition.output,
     output,

@@ -11,8 +11,7 @@ import {
   createStreamsConsumer,
   type StreamsConsumer,
 } from '../runtimes/valkey-streams/consumer.js';
-import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
-import { seededBug } from '../testing/seeded-bug.js';
+import type { StreamsConnections, StreamsScript } from '../runtimes/valkey-streams/types.js';
 import { createValkeyConnections } from './valkey/create-valkey-connections.js';
 
 export interface StreamsRuntimeOptions {
@@ -43,6 +42,8 @@ export interface StreamsRuntimeOptions {
   keyPrefix?: string | undefined;
   groupStartId?: string | undefined;
   onError?: ((error: unknown) => void) | undefined;
+  /** The renewal script (a test seam; default owner-checked). */
+  renewScript?: StreamsScript | undefined;
 }
 
 export const DEFAULT_STREAMS_LEASE_MS = 30_000;
@@ -81,6 +82,6 @@ export function createStreamsRuntime(opts: StreamsRuntimeOptions): StreamsConsum
     deadLettersMaxLen: opts.deadLettersMaxLen,
     groupStartId: opts.groupStartId,
     onError: opts.onError,
-    seededRenewUnowned: seededBug('renew-unowned'),
+    renewScript: opts.renewScript,
   });
 }

@@ -29,8 +29,12 @@ async function runningJob(database: SluiceDatabase): Promise<{ id: string; epoch
     });
     await transitionJob(tx, { id, event: 'dispatch' });
   });
+  // A retried attempt (epoch 2): the first attempt skips reading checkpoints by design, and
+  // these tests read back what the job stored.
+  await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
+  await database.transaction((tx) => transitionJob(tx, { id, event: 'retry' }));
   const r = await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
-  if (!r.ok) throw new Error('start failed');
+  if (!r.ok || r.job.epoch !== 2) throw new Error('start failed');
   return { id, epoch: r.job.epoch };
 }
 

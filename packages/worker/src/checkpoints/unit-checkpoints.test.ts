@@ -6,6 +6,7 @@ import { getUnit, insertJob, transitionJob, type SluiceDatabase } from '@sluice/
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { createUnitCheckpoints, type UnitCheckpointsOptions } from './unit-checkpoints.js';
+import { testHooks } from '../testing/seeded-bugs.js';
 import { storeNow } from '../testing/unit-store.js';
 
 async function runningJob(database: SluiceDatabase): Promise<{ id: string; epoch: number }> {
@@ -22,8 +23,12 @@ async function runningJob(database: SluiceDatabase): Promise<{ id: string; epoch
     });
     await transitionJob(tx, { id, event: 'dispatch' });
   });
+  // A retried attempt (epoch 2): the first attempt skips reading checkpoints by design, and
+  // these tests read back what the job stored.
+  await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
+  await database.transaction((tx) => transitionJob(tx, { id, event: 'retry' }));
   const r = await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
-  if (!r.ok) throw new Error('start failed');
+  if (!r.ok || r.job.epoch !== 2) throw new Error('start failed');
   return { id, epoch: r.job.epoch };
 }
 
@@ -38,6 +43,7 @@ describeEachDialect('unit checkpoints', (ctx) => {
       jobId: job.id,
       epoch: job.epoch,
       store: storeNow(ctx().database, job),
+      hooks: testHooks(),
       onFenced: () => fenced++,
       ...extra,
     });

@@ -26,10 +26,9 @@ import {
   type UnitCheckpoint,
   type UnitWrite,
 } from '@sluice/storage';
-import { crashpoint } from '../crashpoint.js';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CheckpointStore } from '../attempt/step.js';
-import { seededBug } from '../testing/seeded-bug.js';
 
 /** Where results too large for a row go (the asset protocol implements it). */
 export interface LargeResultStore {
@@ -57,6 +56,8 @@ export interface UnitCheckpointsOptions {
   /** Without `largeResults`, results above this are refused (default 1 MiB). */
   hardCapBytes?: number | undefined;
   largeResults?: LargeResultStore | undefined;
+  /** Test seams (crash points, the checkpoint lookup); the real ones by default. */
+  hooks?: WorkerHooks | undefined;
   /** Counted when a stored result is returned instead of running the step. */
   onReused?: ((name: string) => void) | undefined;
 }
@@ -76,6 +77,7 @@ export interface UnitCheckpoints extends CheckpointStore {
 
 export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpoints {
   const db = opts.database.db;
+  const hooks = opts.hooks ?? DEFAULT_HOOKS;
   const inlineLimit = opts.inlineLimitBytes ?? INLINE_RESULT_LIMIT_BYTES;
   const hardCap = opts.hardCapBytes ?? RESULT_HARD_CAP_BYTES;
   const reusedNames = new Set<string>();
@@ -117,7 +119,7 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
     };
     switch (await opts.store(unit, name)) {
       case 'stored':
-        crashpoint('after-unit-checkpoint');
+        hooks.at('after-unit-checkpoint');
         return stored.value;
       case 'queued':
         return stored.value;
@@ -135,11 +137,7 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
           ? Promise.resolve(new Map())
           : (opts.preloaded ?? getUnits(db, opts.jobId));
       const stored = await loaded;
-      let hit = stored.get(name);
-      if (seededBug('checkpoint-without-unit-key')) {
-        // Seeded bug: any checkpoint of the job answers, whatever the unit.
-        hit = stored.values().next().value;
-      }
+      const hit = hooks.findCheckpoint(stored, name);
       if (hit) {
         reusedNames.add(name);
         opts.onReused?.(name);

@@ -4,7 +4,11 @@
 // prove nothing was billed (never_sent, rejected, refused) let a call through freely.
 import { CALL_OUTCOMES, type CallOutcome, type LedgerRow } from '@sluice/storage';
 import { describe, expect, it } from 'vitest';
-import { blockedCalls, decideFromLedger, leavesDoubt } from './decide-from-ledger.js';
+import { testHooks } from '../testing/seeded-bugs.js';
+import { blockedCalls, leavesDoubt } from './decide-from-ledger.js';
+
+// Under `npm run seeded-bugs` this is the seeded variant; otherwise the real decision.
+const decideFromLedger = testHooks().decideFromLedger;
 
 let n = 0;
 function row(outcome: CallOutcome, extra: Partial<LedgerRow> = {}): LedgerRow {

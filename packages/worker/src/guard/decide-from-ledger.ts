@@ -11,7 +11,6 @@
 
 import type { CallClass } from '@sluice/contracts';
 import type { CallOutcome, LedgerRow } from '@sluice/storage';
-import { seededBug } from '../testing/seeded-bug.js';
 import type { ProviderAnswer } from './types.js';
 
 export type LedgerPlan =
@@ -65,10 +64,6 @@ export function decideFromLedger(
       return { kind: 'send', authorised: false };
     case 'pollable':
     case 'ambiguous':
-      if (seededBug('retry-ambiguous') && callClass === 'ambiguous') {
-        // Seeded bug: a later attempt sends again although billing is in doubt.
-        return { kind: 'send', authorised: false };
-      }
       return { kind: 'review', row: doubt };
   }
 }

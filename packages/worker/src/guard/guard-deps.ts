@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { ProviderCall } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
+import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 
 /** The worker counters the guard moves (a subset of `WorkerCounters`). */
@@ -45,6 +46,8 @@ export interface GuardDeps {
   retry?: { maxTries?: number; baseMs?: number; maxMs?: number } | undefined;
   /** Default per-request deadline (30 s). */
   timeoutMs?: number | undefined;
+  /** Test seams (crash points, injected decisions); the real ones by default. */
+  hooks?: WorkerHooks | undefined;
 }
 
 /** Answers up to this size (JSON) are kept in the ledger, so a later attempt can reuse them. */

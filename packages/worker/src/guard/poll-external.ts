@@ -10,7 +10,7 @@ import {
   type CallFailure,
 } from '@sluice/contracts';
 import { recordCallOutcome, type LedgerRow } from '@sluice/storage';
-import { crashpoint } from '../crashpoint.js';
+import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
 import { sendRequest } from './send-request.js';
@@ -56,7 +56,7 @@ export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<Prov
           externalId: t.externalId,
           ...(keepable(res.answer) ? { response: res.answer } : {}),
         });
-        crashpoint('after-call-outcome');
+        (deps.hooks ?? DEFAULT_HOOKS).at('after-call-outcome');
         return res.answer;
       }
       if (status === 'failed') {

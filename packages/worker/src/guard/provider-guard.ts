@@ -8,7 +8,7 @@
 
 import { classifyDeclaration, NeedsReviewError, NonRetriableError } from '@sluice/contracts';
 import { callsForUnit, type LedgerRow } from '@sluice/storage';
-import { decideFromLedger } from './decide-from-ledger.js';
+import { DEFAULT_HOOKS } from '../hooks.js';
 import { idempotencyKeyOf, type GuardDeps } from './guard-deps.js';
 import { pollExternal } from './poll-external.js';
 import { describeCall, type CallIdentity } from './recovery-error.js';
@@ -38,6 +38,7 @@ export interface ProviderGuard {
 export function createProviderGuard(deps: GuardDeps): ProviderGuard {
   const { job, signal, counters } = deps;
   const db = deps.database.db;
+  const hooks = deps.hooks ?? DEFAULT_HOOKS;
 
   function reviewFromLedger(id: CallIdentity, row: LedgerRow): NeedsReviewError {
     return new NeedsReviewError(
@@ -88,7 +89,7 @@ export function createProviderGuard(deps: GuardDeps): ProviderGuard {
     } catch (error) {
       throw new NonRetriableError(`${describeCall(id)}: ${(error as Error).message}`);
     }
-    const plan = decideFromLedger(
+    const plan = hooks.decideFromLedger(
       await callsForUnit(db, job.id, unitKey, id.callName),
       classified.callClass,
     );

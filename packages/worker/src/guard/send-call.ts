@@ -3,21 +3,14 @@
 // that never left), and the matching control error otherwise. Also the fail-closed refusal,
 // which writes its `refused` row and sends nothing.
 
-import {
-  backoffMs,
-  decideRecovery,
-  NeedsReviewError,
-  SluiceError,
-  type ProviderCall,
-} from '@sluice/contracts';
+import { backoffMs, NeedsReviewError, SluiceError, type ProviderCall } from '@sluice/contracts';
 import {
   recordCallIntent,
   recordCallOutcome,
   recordExternalId,
   type CallIntent,
 } from '@sluice/storage';
-import { crashpoint } from '../crashpoint.js';
-import { seededBug } from '../testing/seeded-bug.js';
+import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { ledgerOutcome, pollExternal } from './poll-external.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
@@ -83,6 +76,7 @@ export async function sendCall(
 ): Promise<ProviderAnswer> {
   const { job, signal, counters } = deps;
   const db = deps.database.db;
+  const hooks = deps.hooks ?? DEFAULT_HOOKS;
   const timeoutMs = opts.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxTries = deps.retry?.maxTries ?? 3;
   const headers = { ...(request.headers ?? {}) };
@@ -93,12 +87,12 @@ export async function sendCall(
     // Durable BEFORE the request leaves: a crash from here on is visible to the next attempt.
     const row = await recordCallIntent(db, intentOf(deps, id, info.idempotencyKey));
     if (!row) throw fenced(deps);
-    crashpoint('after-call-intent');
+    hooks.at('after-call-intent');
     if (counters) counters.providerCalls++;
     const res = await sendRequest(outgoing, {
       timeoutMs,
       signal,
-      onSent: () => crashpoint('after-request-sent'),
+      onSent: () => hooks.at('after-request-sent'),
     });
     if (res.ok && opts.asyncJob) {
       let externalId: string;
@@ -113,7 +107,7 @@ export async function sendCall(
         );
       }
       await recordExternalId(db, row.id, externalId);
-      crashpoint('after-external-id');
+      hooks.at('after-external-id');
       const spec = opts.asyncJob;
       return pollExternal(deps, { id, info, row, externalId, spec, timeoutMs });
     }
@@ -122,7 +116,7 @@ export async function sendCall(
         outcome: 'succeeded',
         ...(keepable(res.answer) ? { response: res.answer } : {}),
       });
-      crashpoint('after-call-outcome');
+      hooks.at('after-call-outcome');
       return res.answer;
     }
     await recordCallOutcome(db, row.id, {
@@ -135,17 +129,14 @@ export async function sendCall(
       },
     });
     if (signal.aborted) throw signal.reason as Error;
-    const action = decideRecovery({
+    const action = hooks.decideRecovery({
       callClass: id.callClass,
       failure: res.failure,
       attempt: job.attempts,
       maxAttempts: job.maxAttempts,
       externalId: null,
     });
-    // Seeded bug: an ambiguous failure retried as if the provider had not billed it.
-    const retry =
-      action === 'retry' ||
-      (action === 'needs_review' && id.callClass === 'ambiguous' && seededBug('retry-ambiguous'));
+    const retry = action === 'retry';
     if (retry && tries < maxTries) {
       const retry = { baseMs: deps.retry?.baseMs ?? 200, maxMs: deps.retry?.maxMs ?? 5000 };
       await sleep(backoffMs(tries, retry), signal);

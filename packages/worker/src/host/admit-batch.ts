@@ -31,11 +31,8 @@ import type { WorkerCounters } from '../metrics.js';
 import type { ClaimedDelivery } from '../runtimes/types.js';
 import type { AttemptWriter } from '../writers/attempt-writer.js';
 import { finishWriteOf, type StoredOutcome } from '../writers/finish-plan.js';
-import {
-  decideDelivery,
-  NOT_DISPATCHED_DELAY_MS,
-  type DeliveryDecision,
-} from './decide-delivery.js';
+import type { WorkerHooks } from '../hooks.js';
+import { NOT_DISPATCHED_DELAY_MS, type DeliveryDecision } from './decide-delivery.js';
 import { releaseAfterDelay } from './release-later.js';
 
 export interface AdmitDeps<D extends Delivery> {
@@ -52,8 +49,8 @@ export interface AdmitDeps<D extends Delivery> {
   /** A job this process is still running (its old attempt is fenced out by a reclaim). */
   isLocal(jobId: string): boolean;
   fenceLocal(jobId: string): void;
-  /** Decision seam (tests inject faults here; default `decideDelivery`). */
-  decide?: typeof decideDelivery | undefined;
+  /** Test seams; `decideDelivery` decides each pointer. */
+  hooks: WorkerHooks;
 }
 
 type Transport<D> = {
@@ -162,7 +159,7 @@ export async function admitBatch<D extends Delivery>(
   deliveries: readonly D[],
 ): Promise<Attempt<D>[]> {
   const { database, consumer, counters } = deps;
-  const decide = deps.decide ?? decideDelivery;
+  const decide = deps.hooks.decideDelivery;
   const transport: Transport<D> = { acks: [], releases: new Map(), deadLetters: [] };
   const releaseLater = (d: D, ms: number) =>
     transport.releases.set(ms, [...(transport.releases.get(ms) ?? []), d]);

@@ -17,7 +17,7 @@ import type { Outcome } from '../attempt/decide-outcome.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import { runAttempt } from '../attempt/run-attempt.js';
 import type { CheckpointStore } from '../attempt/step.js';
-import { crashpoint } from '../crashpoint.js';
+import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
 import { AttemptWriter, type FinishedWrite } from '../writers/attempt-writer.js';
@@ -46,6 +46,7 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   counters: WorkerCounters;
   logger: WorkerLogger;
+  hooks: WorkerHooks;
   publish(events: readonly StoredEvent[]): void;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
   /** Slots or holdings changed (the read loop may read again, the drain may end). */
@@ -69,6 +70,8 @@ export class AttemptRunner<D extends Delivery> {
       logger: opts.logger,
       leaseMs: opts.leaseMs,
       owner: opts.workerId,
+      build: opts.hooks.buildWrite,
+      beforeWrite: opts.hooks.beforeWrite,
       onFenced: (attempts) => this.fenced(attempts),
       onStored: (events) => {
         this.opts.counters.eventsWritten += events.length;
@@ -165,6 +168,7 @@ export class AttemptRunner<D extends Delivery> {
           unitConcurrency: o.unitConcurrency,
           retryBackoff: o.retryBackoff,
           logger: o.logger,
+          hooks: o.hooks,
           persist: (x) => this.writer.persist(x),
           queued: (x) => {
             if (x.writeBehind && x.phase === 'running') this.writer.schedule(x);
@@ -203,7 +207,7 @@ export class AttemptRunner<D extends Delivery> {
   }
 
   private async store(a: Attempt<D>, outcome: Outcome): Promise<void> {
-    const { consumer, counters } = this.opts;
+    const { consumer } = this.opts;
     if (outcome.kind === 'none') return;
     if (outcome.kind === 'ack_only') {
       if (!consumer.capabilities.acksWithOutcome) await consumer.ack([a.delivery]);
@@ -215,6 +219,7 @@ export class AttemptRunner<D extends Delivery> {
       await consumer.release([a.delivery], 0);
       return;
     }
+    await this.opts.hooks.beforeOutcome(() => consumer.ack([a.delivery]));
     await this.writer.finish(a, finishWriteOf(outcome as StoredOutcome, Date.now(), this.outbox));
   }
 
@@ -255,7 +260,7 @@ export class AttemptRunner<D extends Delivery> {
         ? await loadSnapshots(this.opts.database, refused).catch(() => new Map())
         : new Map();
     counters.terminalBatches++;
-    if (finished.some((f) => f.applied)) crashpoint('after-terminal-before-ack');
+    if (finished.some((f) => f.applied)) this.opts.hooks.at('after-terminal-before-ack');
     const plan: TransportPlan<D> = emptyPlan();
     const settled: SettledJob[] = [];
     for (const f of finished) {

@@ -1,6 +1,10 @@
 import { formatJobId, type JobState, type MessagePointer } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { decideDelivery, type DeliveryFacts } from './decide-delivery.js';
+import { testHooks } from '../testing/seeded-bugs.js';
+import type { DeliveryFacts } from './decide-delivery.js';
+
+// Under `npm run seeded-bugs` this is the seeded variant; otherwise the real decision.
+const decideDelivery = testHooks().decideDelivery;
 
 const pointer = (version = 'v1'): MessagePointer => ({
   jobId: formatJobId(version),

@@ -3,7 +3,6 @@
 // and one transport call per kind of answer.
 
 import { routeByPrefix, type JobState, type MessagePointer } from '@sluice/contracts';
-import { seededBug } from '../testing/seeded-bug.js';
 
 export interface DeliveryFacts {
   pointer: MessagePointer | null;
@@ -82,11 +81,7 @@ function decideRunnable(
     if (until > f.now)
       return { action: 'release', delayMs: until - f.now + HELD_MARGIN_MS, why: 'held' };
   }
-  let route = routeByPrefix(pointer.jobId, f.servedVersions);
-  if (seededBug('version-fallback') && !route.ok && f.servedVersions[0]) {
-    // Seeded bug: a version nobody serves runs on a version that is served.
-    route = { ok: true, version: f.servedVersions[0] };
-  }
+  const route = routeByPrefix(pointer.jobId, f.servedVersions);
   if (!route.ok) return { action: 'dead_letter', reason: route.reason, detail: route.detail };
   if (row.attempts >= row.maxAttempts) {
     return {

@@ -5,7 +5,8 @@
 // asks, so no second polling loop exists.
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
-import { extendLeases, getJobsByIds, type SluiceDatabase } from '@sluice/storage';
+import { getJobsByIds, type SluiceDatabase } from '@sluice/storage';
+import type { WorkerHooks } from '../hooks.js';
 import { abortAttempt, type Attempt } from '../attempt/attempt.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
@@ -17,6 +18,8 @@ export interface RenewDeps<D extends Delivery> {
   logger: WorkerLogger;
   /** A claim not confirmed for this long is treated as lost. */
   leaseMs: number;
+  /** Test seams; `extendLeases` renews the job-row leases (by job AND epoch). */
+  hooks: WorkerHooks;
 }
 
 export async function renewHeld<D extends Delivery>(
@@ -34,7 +37,7 @@ export async function renewHeld<D extends Delivery>(
   const [renewed, owned] = await Promise.allSettled([
     deps.consumer.renew(live.map((a) => a.delivery)),
     // Renews each attempt's database lease and says which still own their job, in one statement.
-    extendLeases(
+    deps.hooks.extendLeases(
       deps.database.db,
       checked.map((a) => ({ id: a.job.id, epoch: a.job.epoch })),
       deps.leaseMs,

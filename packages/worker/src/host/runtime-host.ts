@@ -9,6 +9,7 @@ import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import type { CheckpointStore } from '../attempt/step.js';
 import { sweepStaging } from '../assets/staging-sweeper.js';
+import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import { createCounters, type WorkerMetrics } from '../metrics.js';
 import type { SettledJob } from '../writers/finish-plan.js';
@@ -58,6 +59,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
+  /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
+  hooks: WorkerHooks;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
 }
 
@@ -110,6 +113,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       retryBackoff: opts.retryBackoff,
       counters: this.counters,
       logger: opts.logger,
+      hooks: opts.hooks,
       publish: this.publish,
       onSettled: opts.onSettled,
       onChange: () => {
@@ -125,6 +129,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       logger: opts.logger,
       writer: this.runner.writer,
       workerId: opts.workerId,
+      hooks: opts.hooks,
       publish: this.publish,
       isLocal: (jobId) => this.runner.isLocal(jobId),
       fenceLocal: (jobId) => this.runner.fenceLocal(jobId),
@@ -155,6 +160,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
             blobs,
             logger: this.opts.logger,
             counters: this.counters,
+            hooks: this.opts.hooks,
           }).then(() => undefined);
         this.timers.push(every(stagingEvery, sweep, this.periodicFailed));
       }
@@ -325,6 +331,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
           counters: this.counters,
           logger: this.opts.logger,
           leaseMs: this.leaseMs,
+          hooks: this.opts.hooks,
         },
         [...this.runner.held.values()],
       );

@@ -15,6 +15,7 @@ import { createWorker } from '../create-worker.js';
 import { defineHandler } from '../attempt/define-handler.js';
 import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
 import { recordFigures } from '../testing/streams-xp.js';
+import { hooksFromEnv, renewScriptFromEnv } from '../testing/seeded-bugs.js';
 
 const xpVer = defineJob({
   kind: 'xp.ver',
@@ -84,6 +85,7 @@ describeEachDialect('no silent version fallback', (ctx) => {
 
         const started = Date.now();
         const worker = createWorker({
+          hooks: hooksFromEnv(database),
           jobs: { [xpVer.kind]: xpVer },
           handlers: { [xpVer.kind]: { v1 } },
           database,
@@ -96,6 +98,7 @@ describeEachDialect('no silent version fallback', (ctx) => {
             runtime === 'embedded'
               ? createEmbeddedRuntime({ database, ...c, pollMs: 20, blockMs: 100 })
               : createStreamsRuntime({
+                  renewScript: renewScriptFromEnv(),
                   ...c,
                   redisUrl: fx.server.url,
                   blockMs: 200,

@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 import type { Handler } from '../attempt/define-handler.js';
 import { silentLogger } from '../logger.js';
+import { hooksFromEnv } from './seeded-bugs.js';
 
 /** Switches a harness wires into its transport (not around the consumer), to fail like a real outage. */
 export interface TransportFaults {
@@ -131,6 +132,7 @@ export function startTestWorker(
   );
   const { faults, consumer, ...rest } = opts;
   const worker = createWorker({
+    hooks: hooksFromEnv(h.database),
     jobs,
     handlers,
     database: h.database,

@@ -8,6 +8,7 @@ import { waitFor } from '@sluice/testkit';
 import { insertFile, newFileId, transitionJob, uploadKey } from '@sluice/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { defineHandler } from '../attempt/define-handler.js';
+import { registerLazyStartCases } from './conformance-lazy-start.case.js';
 import { registerLifecycleCases } from './conformance-lifecycle.case.js';
 import {
   ackAfterStoredCheck,
@@ -428,5 +429,6 @@ export function runtimeConformance(
     });
 
     registerLifecycleCases(h);
+    registerLazyStartCases(h);
   });
 }

@@ -18,7 +18,7 @@ import {
   type FakeProvider,
 } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CrashPoint } from '../crashpoint.js';
+import type { CrashPoint } from '../hooks.js';
 import { auditAssets } from './asset-fixture.js';
 import { billsByUnit } from './paid-harness.js';
 import { submitPaidJobs } from './paid-job.js';

@@ -19,6 +19,7 @@ import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 import type { LogFields, WorkerLogger } from '../logger.js';
 import { paidHandler, paidJob, submitPaidJobs } from './paid-job.js';
+import { hooksFromEnv } from './seeded-bugs.js';
 
 export interface LogLine {
   level: 'info' | 'warn' | 'error';
@@ -75,6 +76,7 @@ export function usePaidHarness(db: () => TestDatabase): () => PaidHarness {
           log: (l) => lines.push(l),
         });
         const worker = createWorker({
+          hooks: hooksFromEnv(database),
           jobs: { [paidJob.kind]: paidJob },
           handlers: { [paidJob.kind]: { v1: handler } },
           database,

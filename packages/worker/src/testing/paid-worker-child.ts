@@ -15,6 +15,7 @@ import { createWorker, type Worker } from '../create-worker.js';
 import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 import { paidHandler, paidJob } from './paid-job.js';
+import { hooksFromEnv, renewScriptFromEnv } from './seeded-bugs.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -32,6 +33,7 @@ const blobDir = process.env.BLOB_DIR;
 const blobs = blobDir ? createLocalBlobStore(blobDir) : undefined;
 const makeWorker = () =>
   createWorker({
+    hooks: hooksFromEnv(database),
     jobs: { [paidJob.kind]: paidJob },
     handlers: {
       [paidJob.kind]: { v1: paidHandler({ providerUrl: env('PROVIDER_URL'), workerId, log: say }) },
@@ -52,6 +54,7 @@ const makeWorker = () =>
     runtime: (ctx) =>
       process.env.RUNTIME === 'streams'
         ? createStreamsRuntime({
+            renewScript: renewScriptFromEnv(),
             ...ctx,
             redisUrl: env('REDIS_URL'),
             blockMs: 300,

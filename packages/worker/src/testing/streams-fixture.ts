@@ -20,6 +20,7 @@ import {
 import type { StreamsConsumer } from '../runtimes/valkey-streams/consumer.js';
 import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
 import { createValkeyConnections } from '../backends/valkey/create-valkey-connections.js';
+import { renewScriptFromEnv } from './seeded-bugs.js';
 
 export interface StreamsFixture {
   readonly server: RedisServer;
@@ -72,6 +73,7 @@ export async function createStreamsFixture(
     connections,
     consumer: (o) =>
       createStreamsRuntime({
+        renewScript: renewScriptFromEnv(),
         leaseMs: 700,
         blockMs: 100,
         claimEveryMs: 100,

@@ -18,6 +18,7 @@ import { STREAMS_CAPABILITIES } from '../runtimes/valkey-streams/context.js';
 import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
 import type { ConformanceHarness, TransportFaults } from './conformance-kit.js';
 import { createStreamsFixture, type StreamsFixture } from './streams-fixture.js';
+import { renewScriptFromEnv } from './seeded-bugs.js';
 
 function withFaults(
   c: StreamsConnections,
@@ -111,6 +112,7 @@ export async function createStreamsHarness(dialect: DialectName): Promise<Stream
     blobs: createLocalBlobStore(dir),
     consumer: ({ workerId, versions, leaseMs, faults }) =>
       createStreamsRuntime({
+        renewScript: renewScriptFromEnv(),
         connections: withFaults(fixture.connections(), faults),
         workerId,
         versions,

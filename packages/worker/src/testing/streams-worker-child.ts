@@ -14,6 +14,7 @@ import { createWorker } from '../create-worker.js';
 import { defineHandler } from '../attempt/define-handler.js';
 import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
+import { hooksFromEnv, renewScriptFromEnv } from './seeded-bugs.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -60,6 +61,7 @@ const handler = defineHandler(xpWork, {
 const database = openDatabase({ url: env('DB_URL'), poolSize: 4 });
 const logger = createStderrLogger();
 const worker = createWorker({
+  hooks: hooksFromEnv(database),
   jobs: { [xpWork.kind]: xpWork },
   handlers: { [xpWork.kind]: { v1: handler } },
   database,
@@ -75,6 +77,7 @@ const worker = createWorker({
   retryBackoff: { baseMs: 50, maxMs: 200 },
   runtime: (ctx) =>
     createStreamsRuntime({
+      renewScript: renewScriptFromEnv(),
       ...ctx,
       redisUrl: env('REDIS_URL'),
       blockMs: num('BLOCK_MS', 500),

@@ -13,6 +13,7 @@ import { createWorker } from '../create-worker.js';
 import { defineHandler } from '../attempt/define-handler.js';
 import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
+import { hooksFromEnv } from './seeded-bugs.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -57,6 +58,7 @@ const handler = defineHandler(xpWork, {
 
 const database = openDatabase({ url: env('DB_URL'), poolSize: 4 });
 const worker = createWorker({
+  hooks: hooksFromEnv(database),
   jobs: { [xpWork.kind]: xpWork },
   handlers: { [xpWork.kind]: { v1: handler } },
   database,

@@ -37,6 +37,10 @@ export interface AttemptWriterOptions {
   /** The outcomes a flush stored or had refused: the host finishes their deliveries, grouped. */
   onFinished(finished: readonly FinishedWrite[]): void;
   onFlushed?(stats: { attempts: number; events: number }): void;
+  /** What a write holds (default `buildWrite`; a test seam). */
+  build?: typeof buildWrite | undefined;
+  /** Before each group write, with its attempts (default nothing; a test seam). */
+  beforeWrite?: ((attempts: readonly Attempt[]) => Promise<void>) | undefined;
 }
 
 type Waiter = { resolve: () => void; reject: (error: unknown) => void };
@@ -130,9 +134,18 @@ export class AttemptWriter {
     const batch = this.take();
     if (batch.length === 0) return;
     this.flushes++;
+    const build = this.opts.build ?? buildWrite;
+    try {
+      await this.opts.beforeWrite?.(batch.map(([a]) => a));
+    } catch (error) {
+      this.flushes--;
+      for (const [attempt] of batch) this.inFlight.delete(attempt);
+      this.failed(batch, error);
+      return;
+    }
     const now = Date.now();
     const ctx = { now, leaseMs: this.opts.leaseMs, owner: this.opts.owner };
-    const built: BuiltWrite[] = batch.map(([a, r]) => buildWrite(a, ctx, r.finish));
+    const built: BuiltWrite[] = batch.map(([a, r]) => build(a, ctx, r.finish));
     try {
       const result = await writeAttempts(
         this.opts.database,

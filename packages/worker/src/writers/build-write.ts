@@ -61,7 +61,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     events.push({ ...e, jobId: job.id, seq: ++seq } as JobEvent);
   if (finish) {
     events.push(
-      transitionEvent(job.id, ++seq, at, 'running', finish.to, job.attempts, {
+      transitionEvent(job.id, seq + 1, at, 'running', finish.to, job.attempts, {
         error: finish.error ?? undefined,
         reason: finish.reason,
         detail: finish.detail,

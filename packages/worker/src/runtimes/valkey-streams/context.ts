@@ -2,7 +2,8 @@
 // (reader, finisher, groups, maintenance). Pure data: no I/O here.
 
 import type { RuntimeCapabilities, StreamKeys, VersionKey } from '@sluice/contracts';
-import type { StreamsConnections, StreamsDelivery } from './types.js';
+import { RENEW_OWNED } from './scripts.js';
+import type { StreamsConnections, StreamsDelivery, StreamsScript } from './types.js';
 
 export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   memoizesSteps: false,
@@ -51,10 +52,10 @@ export interface StreamsConsumerOptions {
   /** Background failures nobody awaits (heartbeats, trimming, lost groups), rate-limited. */
   onError?: ((error: unknown) => void) | undefined;
   /**
-   * Test-only seeded bug `renew-unowned` (worker/src/testing/seeded-bug.ts): renew without the
-   * owner check. Set only by `createStreamsRuntime` from `SLUICE_SEEDED_BUG`, never by config.
+   * The renewal script (default: owner-checked `RENEW_OWNED`). A test seam: fault-injection
+   * tests pass a variant that skips the owner check, to prove the tests catch it.
    */
-  seededRenewUnowned?: boolean | undefined;
+  renewScript?: StreamsScript | undefined;
 }
 
 export type ResolvedOptions = Required<Omit<StreamsConsumerOptions, 'onError'>> & {
@@ -77,7 +78,7 @@ export function resolveOptions(o: StreamsConsumerOptions): ResolvedOptions {
     deadLettersMaxLen: o.deadLettersMaxLen ?? 100_000,
     groupStartId: o.groupStartId ?? '0',
     ownsConnections: o.ownsConnections ?? true,
-    seededRenewUnowned: o.seededRenewUnowned ?? false,
+    renewScript: o.renewScript ?? RENEW_OWNED,
     onError: o.onError ?? (() => {}),
   };
 }

@@ -9,13 +9,7 @@ import { encodePointer, type RenewOutcome, type StreamEntry } from '@sluice/cont
 import { byStream, type StreamInfo, type StreamsContext } from './context.js';
 import type { GroupKeeper } from './groups.js';
 import type { StreamsReader } from './reader.js';
-import {
-  ACK_OWNED,
-  DEAD_LETTER_OWNED,
-  RENEW_OWNED,
-  RENEW_UNCONDITIONAL,
-  REQUEUE_OWNED,
-} from './scripts.js';
+import { ACK_OWNED, DEAD_LETTER_OWNED, REQUEUE_OWNED } from './scripts.js';
 import type { ScriptCall, ScriptReply, StreamsClient, StreamsDelivery } from './types.js';
 
 export class StreamsFinisher {
@@ -52,7 +46,7 @@ export class StreamsFinisher {
     const groups = [...byStream(all)];
     const replies = await this.run(
       groups.map(([stream, ds]) => ({
-        script: this.ctx.opts.seededRenewUnowned ? RENEW_UNCONDITIONAL : RENEW_OWNED,
+        script: this.ctx.opts.renewScript,
         keys: [stream],
         args: [...this.head, ...ds.map((d) => d.entryId)],
       })),

@@ -40,21 +40,6 @@ end
 return out`,
 };
 
-/**
- * Test-only seeded bug (`renew-unowned`): renewal without the owner check, an unconditional
- * `XCLAIM … 0` that takes the entry back from whoever claimed it. Never used otherwise.
- */
-export const RENEW_UNCONDITIONAL: StreamsScript = {
-  name: 'renew-unconditional',
-  lua: `
-local out = {}
-for i = 3, #ARGV do
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-  out[#out + 1] = 1
-end
-return out`,
-};
-
 /** KEYS[1] stream · ARGV group, consumer, id… → how many were acknowledged. */
 export const ACK_OWNED: StreamsScript = {
   name: 'ack-owned',
