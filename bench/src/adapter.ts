@@ -2,13 +2,28 @@
 // and rounds; an adapter only knows how to fill its queue, consume it in a child process and (for
 // latency) add one job. Sluice's runtimes plug in here exactly like the anchors do.
 
-/** Services the suite starts once and shares with every run (private redis-server, fresh database). */
-export interface BenchServices {
-  redis?: { url: string; host: string; port: number; pid: number };
-  pg?: { url: string; name: string };
+export interface RedisService {
+  url: string;
+  host: string;
+  port: number;
+  pid: number;
 }
 
-export type Need = 'redis' | 'postgres';
+/** Services the suite starts once and shares with every run (private redis-servers, fresh database). */
+export interface BenchServices {
+  /** redis-server without persistence (`--appendonly no --save ''`). */
+  redis?: RedisService;
+  /** A second redis-server, `--appendonly yes --appendfsync everysec` (BullMQ's durable setup). */
+  redisAof?: RedisService;
+  /**
+   * The suite's database; `adminUrl` reaches the cluster's maintenance database, for what must
+   * not run inside the bench database (the CPU and pg_stat_database samplers: their own
+   * statements would count as the bench database's commits).
+   */
+  pg?: { url: string; name: string; adminUrl: string };
+}
+
+export type Need = 'redis' | 'redis-aof' | 'postgres';
 
 /** What a job handler does once it has recorded its start. */
 export type HandlerSpec = { kind: 'noop' } | { kind: 'sleep'; ms: number };
@@ -65,6 +80,13 @@ export interface QueueSystemAdapter {
   producerModule?: string;
   /** Processes whose CPU belongs to this system besides the children (default: the redis pid). */
   serverProcesses?: readonly ServerProcess[];
+  /**
+   * The harness reads the bench database's commits and row writes (`pg_stat_database`) and the
+   * WAL position before `go` and after the run ended, for per-job cost figures. Set it only when
+   * nothing but the measured work touches the bench database in that window (graphile-worker's
+   * parent polls its jobs table to settle, so it does not).
+   */
+  databaseCost?: boolean;
 }
 
 /** Server-side CPU the harness attributes to a system. */

@@ -1,6 +1,6 @@
 // Every system the suite knows, by id. An adapter that cannot run yet sets `unavailable`.
 import type { BenchAdapter } from './adapter.js';
-import { bullmqAdapter } from './anchors/bullmq.js';
+import { bullmqAdapter, bullmqAofAdapter } from './anchors/bullmq.js';
 import { graphileAdapter } from './anchors/graphile.js';
 import { rawStreamsAdapter } from './anchors/raw-streams.js';
 import { sluiceEmbeddedPg, sluiceEmbeddedSqlite } from './sluice/embedded.js';
@@ -15,6 +15,7 @@ export const ADAPTERS: readonly BenchAdapter[] = [
   sluiceGatewayPostgres,
   trpcNoopAdapter,
   bullmqAdapter,
+  bullmqAofAdapter,
   rawStreamsAdapter,
   graphileAdapter,
 ];

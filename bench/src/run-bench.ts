@@ -33,7 +33,8 @@ export interface RunBenchOptions {
 }
 
 export interface BenchResult {
-  schema: 1;
+  /** 2: scenarios carry `anchors` (was `anchor`), runs carry `detail.cost` and per-job metrics. */
+  schema: 2;
   mode: RunBenchOptions['mode'];
   startedAt: string;
   finishedAt: string;
@@ -47,7 +48,7 @@ export interface BenchResult {
     packages: Record<string, string>;
   };
   /** The private services this run used (all stopped or dropped by the time it returns). */
-  services: { redisPid?: number; pgDatabase?: string };
+  services: { redisPid?: number; redisAofPid?: number; pgDatabase?: string };
   scenarios: Scenario[];
   summary: ScenarioSummary[];
   /** Where the wall time went, per scenario and participant (also printed on stderr). */
@@ -117,7 +118,7 @@ export async function runBench(
     packages: packageVersions(packages),
   };
   const result: BenchResult = {
-    schema: 1,
+    schema: 2,
     mode: opts.mode,
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
@@ -127,6 +128,7 @@ export async function runBench(
     versions,
     services: {
       ...(suite.services.redis ? { redisPid: suite.services.redis.pid } : {}),
+      ...(suite.services.redisAof ? { redisAofPid: suite.services.redisAof.pid } : {}),
       ...(suite.services.pg ? { pgDatabase: suite.services.pg.name } : {}),
     },
     scenarios,

@@ -9,6 +9,12 @@ describe('scenarios', () => {
     for (const s of all.filter((x) => x.row <= 3)) expect(s.ceiling).toBe('raw-streams');
   });
 
+  it('compares rows 1–3 with BullMQ with and without AOF, and row 5 with graphile-worker', () => {
+    for (const s of all.filter((x) => x.row <= 3))
+      expect(s.anchors, s.id).toEqual(['bullmq', 'bullmq-aof']);
+    for (const s of all.filter((x) => x.row === 5)) expect(s.anchors, s.id).toEqual(['graphile']);
+  });
+
   it('selects by prefix, exact id, row number and "ceiling"', () => {
     const ids = (only: string[]) => selectScenarios(all, only).map((s) => s.id);
     expect(ids(['drain'])).toEqual([

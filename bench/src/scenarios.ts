@@ -1,6 +1,7 @@
 // What `npm run bench` measures: the issue's eight rows as scenarios. Each scenario names its
-// Sluice subjects, its anchor and (where one exists) the ceiling; every participant runs in every
-// round, interleaved, so background noise hits all of them alike.
+// Sluice subjects, its anchors (rows 1–3: BullMQ without persistence and BullMQ on an AOF
+// everysec server; row 5: graphile-worker) and (where one exists) the ceiling; every participant
+// runs in every round, interleaved, so background noise hits all of them alike.
 import type { SubmitSpec, UploadSpec, WatchersSpec } from './adapter.js';
 import type { DrainSpec } from './harness/run-drain.js';
 import type { LatencySpec } from './harness/run-latency.js';
@@ -22,7 +23,12 @@ export interface Scenario {
   title: string;
   spec: ScenarioSpec;
   subjects: readonly string[];
-  anchor?: string;
+  /**
+   * What each subject is compared with, paired per round. The first is the main anchor (the
+   * ceiling is compared with it too); a later one is also compared with the first (what BullMQ's
+   * AOF costs it).
+   */
+  anchors: readonly string[];
   ceiling?: string;
 }
 
@@ -93,10 +99,14 @@ export const QUICK: SuiteSize = {
   rounds: 3,
 };
 
-const STREAMS = { subjects: ['sluice-streams'], anchor: 'bullmq', ceiling: 'raw-streams' } as const;
+const STREAMS = {
+  subjects: ['sluice-streams'],
+  anchors: ['bullmq', 'bullmq-aof'],
+  ceiling: 'raw-streams',
+} as const;
 const EMBEDDED = {
   subjects: ['sluice-embedded-sqlite', 'sluice-embedded-pg'],
-  anchor: 'graphile',
+  anchors: ['graphile'],
 } as const;
 
 const GATEWAYS = ['sluice-gateway-sqlite', 'sluice-gateway-postgres'];
@@ -183,6 +193,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     title: `jobs.submit, autocannon 50 conns × ${size.submitSeconds} s`,
     spec: { kind: 'submit', connections: 50, seconds: size.submitSeconds },
     subjects: GATEWAYS,
+    anchors: [],
     ceiling: 'trpc-noop',
   });
   const mib = size.uploadBytes / 1024 ** 2;
@@ -194,6 +205,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
       (size.uploadStorages.length === 1 ? ` (${size.uploadStorages[0]} only)` : ''),
     spec: { kind: 'upload', bytes: size.uploadBytes },
     subjects: size.uploadStorages.map((s) => `sluice-gateway-${s}`),
+    anchors: [],
   });
   out.push({
     id: `watchers.${size.watchers}`,
@@ -201,6 +213,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     title: `${size.watchers.toLocaleString('en-US')} WebSocket subscriptions, event commit → arrival`,
     spec: { kind: 'watchers', subscribers: size.watchers, events: size.watchers },
     subjects: GATEWAYS,
+    anchors: [],
   });
   return out;
 }
@@ -222,7 +235,7 @@ export function selectScenarios(all: readonly Scenario[], only: readonly string[
 export function participants(s: Scenario): { role: Role; adapter: string }[] {
   return [
     ...s.subjects.map((adapter) => ({ role: 'subject' as const, adapter })),
-    ...(s.anchor ? [{ role: 'anchor' as const, adapter: s.anchor }] : []),
+    ...s.anchors.map((adapter) => ({ role: 'anchor' as const, adapter })),
     ...(s.ceiling ? [{ role: 'ceiling' as const, adapter: s.ceiling }] : []),
   ];
 }

@@ -1,5 +1,5 @@
 // Checks that the harness works end to end, not how fast anything is: a tiny drain and a short
-// latency run against BullMQ and raw Streams, the same with Sluice Streams (its end state checked),
+// latency run against both BullMQ anchors (no persistence; AOF everysec) and raw Streams, the same with Sluice Streams (its end state checked),
 // a tiny embedded drain (graphile-worker and Sluice on
 // SQLite and PostgreSQL), and the gateway rows at toy sizes must produce a well-formed result, and
 // leave no process or database behind.
@@ -45,67 +45,98 @@ function only(keep: readonly string[], why: string): BenchAdapter[] {
 }
 
 describe('bench harness smoke', () => {
-  it('produces a well-formed result for BullMQ and raw Streams', { timeout: 60_000 }, async () => {
-    const { result, markdown } = await runBench({
-      mode: 'smoke',
-      size: tiny({ drainJobs: 300, drainShapes: [[16, 1]] }),
-      only: ['drain', 'latency'],
-      adapters: only(['bullmq', 'raw-streams'], 'not in this test'),
-      log: () => undefined,
-    });
+  it(
+    'produces a well-formed result for both BullMQ anchors and raw Streams',
+    { timeout: 60_000 },
+    async () => {
+      const { result, markdown } = await runBench({
+        mode: 'smoke',
+        size: tiny({ drainJobs: 300, drainShapes: [[16, 1]] }),
+        only: ['drain', 'latency'],
+        adapters: only(['bullmq', 'bullmq-aof', 'raw-streams'], 'not in this test'),
+        log: () => undefined,
+      });
 
-    expect(result.schema).toBe(1);
-    expect(result.machine.cores).toBeGreaterThan(0);
-    expect(result.versions.redisServer).toMatch(/^\d+\.\d+/);
-    expect(result.versions.packages.bullmq).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(result.scenarios.map((s) => s.id)).toEqual(['drain.c16.p1', 'latency.c64']);
+      expect(result.schema).toBe(2);
+      expect(result.machine.cores).toBeGreaterThan(0);
+      expect(result.versions.redisServer).toMatch(/^\d+\.\d+/);
+      expect(result.versions.packages.bullmq).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(result.scenarios.map((s) => s.id)).toEqual(['drain.c16.p1', 'latency.c64']);
 
-    // Sluice Streams is left out here: only the two anchors ran, once per scenario, and every run succeeded.
-    const ran = result.rounds.map((r) => `${r.scenario}/${r.adapter}/${r.ok}`).sort();
-    expect(ran).toEqual([
-      'drain.c16.p1/bullmq/true',
-      'drain.c16.p1/raw-streams/true',
-      'latency.c64/bullmq/true',
-      'latency.c64/raw-streams/true',
-    ]);
-    for (const r of result.rounds) {
-      const keys = r.scenario.startsWith('drain')
-        ? ['jobsPerSec', 'cpuMsPer1k']
-        : ['p50', 'p99', 'max'];
-      for (const key of keys)
-        expect(Number.isFinite(r.metrics[key]), `${r.adapter} ${key}`).toBe(true);
-    }
-    // Pooled children: the latency run reuses the drain's consumer process, forks only its producer.
-    const latencyRun = result.rounds.find(
-      (r) => r.scenario === 'latency.c64' && r.adapter === 'bullmq',
-    );
-    expect(latencyRun?.detail.forkedChildren).toBe(1);
-    expect(latencyRun?.detail.workerPids).toEqual(
-      result.rounds.find((r) => r.scenario === 'drain.c16.p1' && r.adapter === 'bullmq')?.detail
-        .workerPids,
-    );
-    expect(result.timeBudget.lines.map((l) => `${l.scenario}/${l.adapter}`)).toContain(
-      'drain.c16.p1/bullmq',
-    );
-    expect(latencyRun?.phases?.measure).toBeGreaterThan(0);
-    const drain = result.summary.find((s) => s.scenario === 'drain.c16.p1');
-    expect(
-      drain?.comparisons.some((c) => c.kind === 'ceiling-vs-anchor' && c.metric === 'jobsPerSec'),
-    ).toBe(true);
-    expect(drain?.participants.find((p) => p.adapter === 'sluice-streams')?.unavailable).toBe(
-      'not in this test',
-    );
-    expect(markdown).toContain('n/a (not in this test)');
-    expect(markdown).toContain(
-      '| 1 | drain 300 no-op, c16 × 1 proc (clock capped at 10 s) | jobs/s |',
-    );
+      // Sluice Streams is left out here: only the two anchors ran, once per scenario, and every run succeeded.
+      const ran = result.rounds.map((r) => `${r.scenario}/${r.adapter}/${r.ok}`).sort();
+      expect(ran).toEqual([
+        'drain.c16.p1/bullmq-aof/true',
+        'drain.c16.p1/bullmq/true',
+        'drain.c16.p1/raw-streams/true',
+        'latency.c64/bullmq-aof/true',
+        'latency.c64/bullmq/true',
+        'latency.c64/raw-streams/true',
+      ]);
+      // The AOF anchor ran on its own redis-server, and its CPU was counted there.
+      expect(result.services.redisAofPid).toBeGreaterThan(0);
+      expect(result.services.redisAofPid).not.toBe(result.services.redisPid);
+      const aofDrain = result.rounds.find(
+        (r) => r.scenario === 'drain.c16.p1' && r.adapter === 'bullmq-aof',
+      );
+      expect((aofDrain?.detail.cpuMs as { redis: number }).redis).toBeGreaterThan(0);
+      for (const r of result.rounds) {
+        const keys = r.scenario.startsWith('drain')
+          ? ['jobsPerSec', 'cpuMsPer1k']
+          : ['p50', 'p99', 'max'];
+        for (const key of keys)
+          expect(Number.isFinite(r.metrics[key]), `${r.adapter} ${key}`).toBe(true);
+      }
+      // Pooled children: the latency run reuses the drain's consumer process, forks only its producer.
+      const latencyRun = result.rounds.find(
+        (r) => r.scenario === 'latency.c64' && r.adapter === 'bullmq',
+      );
+      expect(latencyRun?.detail.forkedChildren).toBe(1);
+      expect(latencyRun?.detail.workerPids).toEqual(
+        result.rounds.find((r) => r.scenario === 'drain.c16.p1' && r.adapter === 'bullmq')?.detail
+          .workerPids,
+      );
+      expect(result.timeBudget.lines.map((l) => `${l.scenario}/${l.adapter}`)).toContain(
+        'drain.c16.p1/bullmq',
+      );
+      expect(latencyRun?.phases?.measure).toBeGreaterThan(0);
+      const drain = result.summary.find((s) => s.scenario === 'drain.c16.p1');
+      const compared = (kind: string, subject: string, reference: string) =>
+        drain?.comparisons.some(
+          (c) =>
+            c.kind === kind &&
+            c.subject === subject &&
+            c.reference === reference &&
+            c.metric === 'jobsPerSec',
+        );
+      expect(compared('ceiling-vs-anchor', 'raw-streams', 'bullmq')).toBe(true);
+      expect(compared('ceiling-vs-anchor', 'raw-streams', 'bullmq-aof')).toBe(true);
+      expect(compared('anchor-vs-anchor', 'bullmq-aof', 'bullmq')).toBe(true);
+      expect(drain?.participants.find((p) => p.adapter === 'sluice-streams')?.unavailable).toBe(
+        'not in this test',
+      );
+      expect(markdown).toContain('n/a (not in this test)');
+      expect(markdown).toContain(
+        '| 1 | drain 300 no-op, c16 × 1 proc (clock capped at 10 s) | jobs/s |',
+      );
+      // The second anchor's line follows the first's for every metric.
+      expect(markdown).toMatch(/\| 1 \| \| \| \| BullMQ \(AOF everysec\) \| [\d,]+ \|/);
+      expect(markdown).toContain('| BullMQ (AOF everysec) vs BullMQ |');
 
-    // Nothing left running: worker children, redis-server.
-    const pids = result.rounds.flatMap((r) => (r.detail.workerPids as number[] | undefined) ?? []);
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of [...pids, result.services.redisPid ?? -1]) expect(alive(pid)).toBe(false);
-    expect(result.services.pgDatabase).toBeUndefined();
-  });
+      // Nothing left running: worker children, redis-server.
+      const pids = result.rounds.flatMap(
+        (r) => (r.detail.workerPids as number[] | undefined) ?? [],
+      );
+      expect(pids.length).toBeGreaterThan(0);
+      for (const pid of [
+        ...pids,
+        result.services.redisPid ?? -1,
+        result.services.redisAofPid ?? -1,
+      ])
+        expect(alive(pid)).toBe(false);
+      expect(result.services.pgDatabase).toBeUndefined();
+    },
+  );
 
   it(
     'drains and measures latency with Sluice Streams, every job succeeded and acknowledged',
@@ -133,6 +164,20 @@ describe('bench harness smoke', () => {
       else expect(verify.succeeded).toBe(2000);
       for (const key of ['jobsPerSec', 'cpuMsPer1k', 'cpuPostgresMsPer1k', 'cpuRedisMsPer1k'])
         expect(Number.isFinite(drain?.metrics[key]), key).toBe(true);
+      // Per-job cost: every job needs at least its terminal write, so each figure is above zero;
+      // the counts behind them are kept, for all 200 jobs the workers completed.
+      for (const r of [drain, latency])
+        for (const key of [
+          'statementsPerJob',
+          'roundTripsPerJob',
+          'commitsPerJob',
+          'rowWritesPerJob',
+          'walBytesPerJob',
+        ])
+          expect(r?.metrics[key], `${r?.scenario} ${key}`).toBeGreaterThan(0);
+      expect(drain?.detail.cost).toMatchObject({ jobs: 200 });
+      // Row 3's accept path is counted apart, in the producer.
+      expect(latency?.metrics.producerStatementsPerJob).toBeGreaterThan(0);
       expect(drain?.metrics.cpuPostgresMsPer1k).toBeGreaterThan(0);
       for (const key of ['p50', 'p99', 'acceptToStartP50', 'commitToSubscriberP50']) {
         expect(Number.isFinite(latency?.metrics[key]), key).toBe(true);
@@ -165,7 +210,17 @@ describe('bench harness smoke', () => {
       for (const r of result.rounds) {
         expect(Number.isFinite(r.metrics.jobsPerSec), r.adapter).toBe(true);
         expect(r.detail.completed, r.adapter).toBeGreaterThan(0);
+        // Every worker child counts the statements it sends, on either database.
+        expect(r.metrics.statementsPerJob, r.adapter).toBeGreaterThan(0);
       }
+      const [sqlite, postgres, graphile] = result.rounds;
+      // The database-side figures belong to the Sluice PostgreSQL run only: SQLite has no
+      // pg_stat_database, and graphile-worker's parent polls its table while it settles.
+      expect(postgres?.metrics.commitsPerJob).toBeGreaterThan(0);
+      expect(postgres?.metrics.rowWritesPerJob).toBeGreaterThan(0);
+      expect(sqlite?.metrics.commitsPerJob).toBeUndefined();
+      expect(sqlite?.metrics.roundTripsPerJob).toBeUndefined();
+      expect(graphile?.metrics.commitsPerJob).toBeUndefined();
       const pids = result.rounds.flatMap(
         (r) => (r.detail.workerPids as number[] | undefined) ?? [],
       );

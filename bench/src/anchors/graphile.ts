@@ -1,6 +1,8 @@
 // graphile-worker 0.17 anchor for the PostgreSQL side: its batching on (localQueue, batched
-// completion), as in its documented "optimal conditions". Parent side: migrate once per database,
-// vacuum the jobs table between runs, prefill with addJobs in batches of 1,000 (untimed).
+// completion), as in its documented "optimal conditions". Parent side: migrate once per database;
+// before every run empty its jobs and job-queue tables (TRUNCATE) and VACUUM ANALYZE its tables,
+// prefill with addJobs in batches of 1,000, then ANALYZE them again (untimed): the same treatment
+// Sluice's tables get (sluice/sluice-db.ts).
 import { makeWorkerUtils, runMigrations } from 'graphile-worker';
 import pg from 'pg';
 import type { BenchAdapter, BenchServices } from '../adapter.js';
@@ -15,6 +17,13 @@ const SETTLE_POLL_MS = 2;
 const WORKER_MODULE = new URL('../workers/graphile.ts', import.meta.url).href;
 
 const migrated = new Set<string>();
+
+/** graphile-worker 0.17's tables; `_private_tasks` keeps its rows (task identifiers). */
+const TABLES = [
+  'graphile_worker._private_jobs',
+  'graphile_worker._private_job_queues',
+  'graphile_worker._private_tasks',
+];
 
 async function ensureMigrated(pool: pg.Pool, url: string): Promise<void> {
   if (migrated.has(url)) return;
@@ -44,8 +53,10 @@ function createAdapter(): BenchAdapter {
         pool.on('connect', (client) => client.on('error', () => undefined));
         try {
           await ensureMigrated(pool, url);
-          await pool.query('DELETE FROM graphile_worker._private_jobs');
-          await pool.query('VACUUM ANALYZE graphile_worker._private_jobs');
+          await pool.query(
+            'TRUNCATE graphile_worker._private_jobs, graphile_worker._private_job_queues',
+          );
+          await pool.query(`VACUUM ANALYZE ${TABLES.join(', ')}`);
           const utils = await makeWorkerUtils({ pgPool: pool, logger: quietLogger });
           try {
             for (let from = 0; from < spec.jobs; from += PREFILL_BATCH) {
@@ -60,6 +71,7 @@ function createAdapter(): BenchAdapter {
           } finally {
             await utils.release();
           }
+          await pool.query(`ANALYZE ${TABLES.join(', ')}`);
         } catch (error) {
           await pool.end();
           throw error;

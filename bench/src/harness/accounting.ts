@@ -26,14 +26,17 @@ export async function startAccounting(
   const meter = new CpuMeter();
   for (const pid of groups.workers) meter.track('workers', pid);
   for (const pid of groups.producer ?? []) meter.track('producer', pid);
+  // One 'redis' group whichever server the system runs on (the AOF one's fsync thread included:
+  // /proc/<pid>/stat sums every thread; a rewrite's forked child is not counted).
   if (needs.includes('redis') && services.redis) meter.track('redis', services.redis.pid);
+  if (needs.includes('redis-aof') && services.redisAof) meter.track('redis', services.redisAof.pid);
 
   let sampler: PgBackendSampler | undefined;
   let stopped = false;
   let loop: Promise<void> = Promise.resolve();
   if (needs.includes('postgres') && services.pg) {
     const pgService = services.pg;
-    sampler = await PgBackendSampler.connect(pgService.url, pgService.name);
+    sampler = await PgBackendSampler.connect(pgService.adminUrl, pgService.name);
     const active = sampler;
     for (const pid of await active.pids()) meter.track('postgres', pid);
     loop = (async () => {

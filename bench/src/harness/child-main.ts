@@ -11,7 +11,15 @@ import type {
   Producer,
 } from '../adapter.js';
 import { monoMs } from './clock.js';
-import type { ChildMessage, ChildSpec, OpenLoopSpec, ParentMessage, RunInit } from './protocol.js';
+import { countsSince, installStatementCounter, type StatementCounts } from './db-statements.js';
+import type {
+  ChildMessage,
+  ChildSpec,
+  OpenLoopSpec,
+  ParentMessage,
+  RunInit,
+  RunReport,
+} from './protocol.js';
 import type { CreateService } from './service.js';
 
 /** How often a consumer reports its completion count (the report carries the exact last time). */
@@ -27,9 +35,20 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
+/**
+ * Consumer and producer processes only (service children measure other things): installed by
+ * serveRuns before the adapter's module loads, so every database client it makes is counted.
+ */
+let readStatements: () => StatementCounts = () => ({
+  pgStatements: 0,
+  pgRoundTrips: 0,
+  sqliteStatements: 0,
+});
+
 /** One run inside a consumer or producer process: created on `init`, closed on `end`. */
 interface RunState {
-  close(): Promise<void>;
+  /** Closes the run; returns what it did (jobs and statements since `go` / the open loop). */
+  close(): Promise<RunReport>;
   go?(): void;
   collect?(): void;
   openLoop?(loop: OpenLoopSpec): void;
@@ -69,8 +88,12 @@ async function startConsumerRun(create: CreateConsumer, index: number, run: RunI
     dirty = false;
     send({ type: 'progress', done, at: lastAt });
   };
+  // Counted from `go`: connecting is untimed and not a job's cost; the worker's final flushes
+  // during close are.
+  let since: StatementCounts = readStatements();
   return {
     go() {
+      since = readStatements();
       progress = setInterval(flush, PROGRESS_INTERVAL_MS);
       Promise.resolve(consumer.start()).catch(fail);
     },
@@ -78,6 +101,7 @@ async function startConsumerRun(create: CreateConsumer, index: number, run: RunI
     async close() {
       clearInterval(progress);
       await consumer.close();
+      return { jobs: done, statements: countsSince(since, readStatements()) };
     },
   } satisfies RunState;
 }
@@ -86,7 +110,7 @@ async function startConsumerRun(create: CreateConsumer, index: number, run: RunI
  * Open loop: job i is due at start + i/rate whatever happened to earlier adds, so a slow add
  * cannot hide queueing. The stamp is taken just before `add`.
  */
-async function openLoop(producer: Producer, loop: OpenLoopSpec): Promise<void> {
+async function openLoop(producer: Producer, loop: OpenLoopSpec): Promise<number> {
   const start = monoMs() + 5;
   let lateMaxMs = 0;
   let inFlight = 0;
@@ -110,13 +134,22 @@ async function openLoop(producer: Producer, loop: OpenLoopSpec): Promise<void> {
   }
   if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
   send({ type: 'produced', sent: loop.jobs, lateMaxMs, firstAt, lastAt });
+  return loop.jobs;
 }
 
 async function startProducerRun(create: CreateProducer, index: number, run: RunInit) {
   const producer = await create({ config: run.config, concurrency: run.concurrency, index });
+  let since: StatementCounts = readStatements();
+  let sent = 0;
   return {
-    openLoop: (loop: OpenLoopSpec) => void openLoop(producer, loop).catch(fail),
-    close: () => producer.close(),
+    openLoop(loop: OpenLoopSpec) {
+      since = readStatements();
+      openLoop(producer, loop).then((n) => (sent = n), fail);
+    },
+    async close() {
+      await producer.close();
+      return { jobs: sent, statements: countsSince(since, readStatements()) };
+    },
   } satisfies RunState;
 }
 
@@ -125,15 +158,16 @@ async function startProducerRun(create: CreateProducer, index: number, run: RunI
  * Messages are handled in order (an `init` finishes before the `go` that follows it).
  */
 function serveRuns(spec: ChildSpec): void {
+  readStatements = installStatementCounter();
   const loaded = import(spec.module) as Promise<{
     createConsumer?: CreateConsumer;
     createProducer?: CreateProducer;
   }>;
   let current: RunState | undefined;
-  const end = async () => {
+  const end = async (): Promise<RunReport | undefined> => {
     const run = current;
     current = undefined;
-    await run?.close();
+    return run?.close();
   };
   const handle = async (message: ParentMessage) => {
     switch (message.type) {
@@ -159,10 +193,11 @@ function serveRuns(spec: ChildSpec): void {
       case 'open-loop':
         current?.openLoop?.(message.spec);
         break;
-      case 'end':
-        await end();
-        send({ type: 'ended' });
+      case 'end': {
+        const report = await end();
+        send({ type: 'ended', ...(report ? { report } : {}) });
         break;
+      }
       case 'stop':
         await end();
         process.exit(0);

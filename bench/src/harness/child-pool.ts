@@ -7,7 +7,7 @@
 // compiled, for every system alike. With BENCH_CPU_PROF or BENCH_SQL_STATS set, a process serves
 // one run only, so its profile or statement tally covers that run alone.
 import { forkChild, stopAll, type ChildHandle } from './children.js';
-import type { ChildRole, RunInit } from './protocol.js';
+import type { ChildRole, RunInit, RunReport } from './protocol.js';
 
 const READY_TIMEOUT_MS = 60_000;
 /** A consumer's close waits for its in-flight jobs (a capped run leaves some): 2 s deadline + slack. */
@@ -21,8 +21,11 @@ export interface ChildPool {
     count: number,
     run: RunInit,
   ): Promise<{ children: ChildHandle[]; forked: number }>;
-  /** Ends the run in each process and keeps it for the next; one that cannot end is stopped. */
-  release(children: readonly ChildHandle[]): Promise<void>;
+  /**
+   * Ends the run in each process and keeps it for the next; one that cannot end is stopped.
+   * Returns each process's report in `children` order (undefined where it could not end).
+   */
+  release(children: readonly ChildHandle[]): Promise<(RunReport | undefined)[]>;
   /** Stops every idle process (the end of the suite). */
   close(): Promise<void>;
 }
@@ -41,21 +44,28 @@ export function createChildPool(opts: { reuse: boolean } = { reuse: defaultReuse
     return [child, true];
   };
 
-  const endRun = async (child: ChildHandle): Promise<void> => {
+  // Every run is ended the same way, kept process or not, so its report (jobs, statements) comes
+  // back either way; then the process waits for the next run or is stopped.
+  const endRun = async (child: ChildHandle): Promise<RunReport | undefined> => {
     const key = keys.get(child);
-    if (!opts.reuse || !key || !child.usable) {
-      keys.delete(child);
-      return child.stop();
+    let report: RunReport | undefined;
+    let ended = false;
+    if (child.usable) {
+      try {
+        const reply = child.next('ended', END_TIMEOUT_MS);
+        child.send({ type: 'end' });
+        report = (await reply).report;
+        ended = true;
+      } catch {
+        ended = false;
+      }
     }
-    try {
-      const ended = child.next('ended', END_TIMEOUT_MS);
-      child.send({ type: 'end' });
-      await ended;
-      idle.set(key, child);
-    } catch {
+    if (opts.reuse && key && ended && child.usable) idle.set(key, child);
+    else {
       keys.delete(child);
       await child.stop();
     }
+    return report;
   };
 
   return {
@@ -84,9 +94,7 @@ export function createChildPool(opts: { reuse: boolean } = { reuse: defaultReuse
       }
       return { children, forked: fresh.size };
     },
-    async release(children) {
-      await Promise.all(children.map(endRun));
-    },
+    release: (children) => Promise.all(children.map(endRun)),
     async close() {
       const all = [...idle.values()];
       idle.clear();

@@ -2,6 +2,7 @@
 // process doing the work, not a tsx wrapper), await typed messages, stop and reap.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CHILD_APPLICATION_NAME } from './pg-cost.js';
 import type { ChildMessage, ChildSpec, ParentMessage } from './protocol.js';
 
 const CHILD_MAIN = fileURLToPath(new URL('./child-main.ts', import.meta.url));
@@ -44,7 +45,15 @@ export function forkChild(spec: ChildSpec): ChildHandle {
   const child: ChildProcess = fork(CHILD_MAIN, [], {
     cwd: BENCH_DIR,
     execArgv: ['--conditions=@sluice/source', '--import', 'tsx', ...profileArgs()],
-    env: { ...process.env, BENCH_CHILD: JSON.stringify(spec), NO_LOG_SUCCESS: '1' },
+    env: {
+      ...process.env,
+      BENCH_CHILD: JSON.stringify(spec),
+      NO_LOG_SUCCESS: '1',
+      // pg reads it for every connection the child opens: the per-job cost probe waits for a
+      // run's consumer and producer backends to exit (pg-cost.ts). Service children (the gateway
+      // host) keep their own name: they are not part of a queue run.
+      ...(spec.role === 'service' ? {} : { PGAPPNAME: CHILD_APPLICATION_NAME }),
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiters: Waiter[] = [];

@@ -90,6 +90,8 @@ export class CpuMeter {
  * Lists the backends connected to one database. The cluster is shared with other work, so we count
  * only our database's backends (including autovacuum workers on it), not the cluster's background
  * processes (WAL writer, checkpointer): those serve every tenant and cannot be split honestly.
+ * It connects to the maintenance database (`BenchServices.pg.adminUrl`), not the bench one, so its
+ * own queries every 200 ms do not count as the bench database's commits (pg-cost.ts).
  */
 export class PgBackendSampler {
   private constructor(

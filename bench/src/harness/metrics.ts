@@ -100,6 +100,20 @@ export const CPU_DETAIL_KEYS = [
   ['cpuProducerMsPer1k', 'producer'],
 ] as const;
 
+/**
+ * Per completed job (pg-cost.ts): client-side counts from the children, and the bench database's
+ * commits and row writes and the cluster's WAL bytes. Only the runs that measured them have them.
+ */
+export const COST_DETAIL_KEYS = [
+  ['statementsPerJob', 'statements'],
+  ['roundTripsPerJob', 'round trips'],
+  ['commitsPerJob', 'commits'],
+  ['rowWritesPerJob', 'row writes'],
+  ['walBytesPerJob', 'WAL bytes (cluster-wide)'],
+  ['producerStatementsPerJob', 'producer statements'],
+  ['producerRoundTripsPerJob', 'producer round trips'],
+] as const;
+
 export function formatValue(value: number, format: MetricFormat): string {
   if (!Number.isFinite(value)) return '—';
   switch (format) {

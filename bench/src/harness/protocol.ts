@@ -1,6 +1,14 @@
 // IPC messages between the parent and its forked children. Kept tiny: a progress message carries
 // a running count, never one message per job, so IPC does not inflate the workers' CPU figures.
 import type { HandlerSpec } from '../adapter.js';
+import type { StatementCounts } from './db-statements.js';
+
+/** What one consumer or producer process did in one run (sent with `ended`). */
+export interface RunReport {
+  /** Consumer: jobs completed up to its close (after the clock, too). Producer: jobs added. */
+  jobs: number;
+  statements: StatementCounts;
+}
 
 /**
  * consumer/producer: queue runtimes (rows 1–5). service: a long-lived child the parent drives by
@@ -52,7 +60,12 @@ export type ChildMessage =
   | { type: 'ready'; info?: Record<string, unknown> }
   /** A consumer/producer process has loaded its module and listens for `init`. */
   | { type: 'loaded' }
-  | { type: 'ended' }
+  /**
+   * The run is closed. Consumers and producers add what they did from `go` (producer: from the
+   * open loop's start) until their close: jobs completed (consumer) or added (producer), and the
+   * statements they sent to a database (db-statements.ts), for the per-job cost figures.
+   */
+  | { type: 'ended'; report?: RunReport }
   | { type: 'progress'; done: number; at: number }
   | { type: 'samples'; series: Record<string, number[]> }
   | { type: 'produced'; sent: number; lateMaxMs: number; firstAt: number; lastAt: number }

@@ -1,9 +1,15 @@
-// The markdown printed on stdout: one line per scenario × Sluice subject × metric, with the anchor,
-// the raw Streams ceiling and the paired ratios; then the anchors against each other, the CPU split
-// and any failed run.
+// The markdown printed on stdout: one line per scenario × Sluice subject × metric, with the
+// anchors (a second anchor on a line of its own), the raw Streams ceiling and the paired ratios;
+// then the anchors against each other, the CPU split, the per-job cost and any failed run.
 import type { BenchAdapter } from '../adapter.js';
 import type { Scenario } from '../scenarios.js';
-import { CPU_DETAIL_KEYS, formatValue, metricDefs, type MetricDef } from './metrics.js';
+import {
+  COST_DETAIL_KEYS,
+  CPU_DETAIL_KEYS,
+  formatValue,
+  metricDefs,
+  type MetricDef,
+} from './metrics.js';
 import type { ComparisonSummary, ParticipantSummary, ScenarioSummary } from './summarize.js';
 import type { Spread } from './stats.js';
 
@@ -101,38 +107,54 @@ function mainTable(
   scenarios.forEach((scenario, index) => {
     const summary = summaries[index] as ScenarioSummary;
     const find = (id: string | undefined) => summary.participants.find((p) => p.adapter === id);
-    const anchor = find(scenario.anchor);
     const ceiling = find(scenario.ceiling);
+    const [main, ...others] = scenario.anchors;
     for (const line of scenarioLines(scenario, summary, adapters)) {
       for (const def of line.defs) {
-        const anchorCells = scenario.anchor
-          ? [label(adapters, scenario.anchor), participantCell(anchor, def)]
-          : ['—', '—'];
+        const anchorCells = (id: string | undefined) =>
+          id
+            ? [
+                label(adapters, id),
+                participantCell(find(id), def),
+                ratioCell(findComparison(summary, line.subject, id, def.key)),
+              ]
+            : ['—', '—', '—'];
         const ceilingCell = scenario.ceiling ? participantCell(ceiling, def) : '—';
-        const vsAnchor = findComparison(summary, line.subject, scenario.anchor, def.key);
         const vsCeiling = findComparison(summary, line.subject, scenario.ceiling, def.key);
         lines.push(
           `| ${scenario.row} | ${line.name} | ${def.label} | ${participantCell(find(line.subject), def)} | ` +
-            `${anchorCells.join(' | ')} | ${ratioCell(vsAnchor)} | ${ceilingCell} | ${ratioCell(vsCeiling)} |`,
+            `${anchorCells(main).join(' | ')} | ${ceilingCell} | ${ratioCell(vsCeiling)} |`,
         );
+        // Further anchors (rows 1–3: BullMQ on the AOF server) on lines of their own, ratios
+        // paired with the same Sluice runs.
+        for (const other of others)
+          lines.push(`| ${scenario.row} | | | | ${anchorCells(other).join(' | ')} | | |`);
       }
     }
   });
   return lines;
 }
 
+const ANCHOR_KINDS: readonly ComparisonSummary['kind'][] = [
+  'ceiling-vs-anchor',
+  'anchor-vs-anchor',
+];
+
+/** The reference systems against each other: the ceiling vs each anchor, a second anchor vs the first. */
 function anchorsTable(
   scenarios: readonly Scenario[],
   summaries: readonly ScenarioSummary[],
+  adapters: ReadonlyMap<string, BenchAdapter>,
 ): string[] {
-  const lines = ['| scenario | metric | raw Streams vs BullMQ (paired) |', '|---|---|---|'];
+  const lines = ['| scenario | metric | comparison | paired ratio |', '|---|---|---|---|'];
   scenarios.forEach((scenario, index) => {
     const summary = summaries[index] as ScenarioSummary;
     for (const def of metricDefs(scenario.spec)) {
-      const c = summary.comparisons.find(
-        (x) => x.kind === 'ceiling-vs-anchor' && x.metric === def.key,
-      );
-      if (c) lines.push(`| ${scenario.id} | ${def.label} | ${ratioCell(c)} |`);
+      for (const c of summary.comparisons) {
+        if (!ANCHOR_KINDS.includes(c.kind) || c.metric !== def.key) continue;
+        const what = `${label(adapters, c.subject)} vs ${label(adapters, c.reference)}`;
+        lines.push(`| ${scenario.id} | ${def.label} | ${what} | ${ratioCell(c)} |`);
+      }
     }
   });
   return lines.length > 2 ? lines : [];
@@ -144,7 +166,8 @@ function applies(
   adapter: BenchAdapter | undefined,
   scenario: ScenarioSummary,
 ): boolean {
-  if (group === 'cpuRedisMsPer1k') return adapter?.needs.includes('redis') ?? true;
+  if (group === 'cpuRedisMsPer1k')
+    return adapter ? adapter.needs.some((n) => n === 'redis' || n === 'redis-aof') : true;
   if (group === 'cpuPostgresMsPer1k') return adapter?.needs.includes('postgres') ?? true;
   if (group === 'cpuProducerMsPer1k') return scenario.scenario.startsWith('latency');
   return true;
@@ -172,6 +195,36 @@ function cpuTable(
   return lines.length > 2 ? lines : [];
 }
 
+function costValue(value: number): string {
+  if (!Number.isFinite(value)) return '—';
+  if (value >= 100) return Math.round(value).toLocaleString('en-US');
+  return value >= 10 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toFixed(3);
+}
+
+/** Per-job cost of the runs that measured it (Sluice rows; statements also where a child used pg). */
+function costTable(
+  summaries: readonly ScenarioSummary[],
+  adapters: ReadonlyMap<string, BenchAdapter>,
+): string[] {
+  const lines = [
+    `| scenario | system | ${COST_DETAIL_KEYS.map(([, name]) => name).join(' | ')} |`,
+    `|---|---|${COST_DETAIL_KEYS.map(() => '---').join('|')}|`,
+  ];
+  for (const s of summaries) {
+    for (const p of s.participants) {
+      if (p.unavailable || !COST_DETAIL_KEYS.some(([key]) => p.metrics[key])) continue;
+      const cells = COST_DETAIL_KEYS.map(([key]) => {
+        const v = p.metrics[key];
+        if (!v || v.n === 0) return '—';
+        const median = costValue(v.median);
+        return v.n === 1 ? median : `${median} (${costValue(v.min)}–${costValue(v.max)})`;
+      });
+      lines.push(`| ${s.scenario} | ${label(adapters, p.adapter)} | ${cells.join(' | ')} |`);
+    }
+  }
+  return lines.length > 2 ? lines : [];
+}
+
 export function renderMarkdown(
   header: ReportHeader,
   scenarios: readonly Scenario[],
@@ -190,19 +243,38 @@ export function renderMarkdown(
     '',
     'Cells: median over rounds (min–max). "vs" columns: median of per-round paired ratios (min–max); ' +
       'above 1× means Sluice is better (throughput: Sluice ÷ other; latency and CPU: other ÷ Sluice). ' +
+      'Rows 1–3 have two anchors from the same rounds: BullMQ on a redis-server without persistence, ' +
+      'and BullMQ (AOF everysec) on a second one with appendonly yes, appendfsync everysec. ' +
       'Ceiling: in rows 1–3 (row 4) raw XADD/XREADGROUP/XACK with no database; in row 6 a bare tRPC ' +
       'mutation served by the same gateway process (no auth, no validation, no database). ' +
       'Row 5 Sluice drains stop the clock at the cap in the title when not done by then (jobs/s over ' +
       'the jobs completed; see detail.completed). ' +
-      "CPU counts worker processes, the private redis-server and the bench database's PostgreSQL backends " +
+      "CPU counts worker processes, the system's private redis-server and the bench database's PostgreSQL backends " +
       "(not the shared cluster's WAL writer/checkpointer), from /proc utime+stime at 10 ms resolution; " +
       "in latency rows the redis-server figure includes the producer's adds.",
   ];
-  const anchors = anchorsTable(scenarios, summaries);
+  const anchors = anchorsTable(scenarios, summaries, adapters);
   if (anchors.length) out.push('', '### Anchors against each other', '', ...anchors);
   const cpu = cpuTable(summaries, adapters);
   if (cpu.length)
     out.push('', '### CPU ms per 1,000 jobs, by process group (median, min–max)', '', ...cpu);
+  const cost = costTable(summaries, adapters);
+  if (cost.length)
+    out.push(
+      '',
+      '### Per-job cost (median, min–max)',
+      '',
+      ...cost,
+      '',
+      'Per job the children completed from `go` until they closed the run (after the clock too, so ' +
+        'a capped run counts the jobs its workers finished before stopping). statements and round ' +
+        'trips: counted in the worker children (client side; pg: one round trip per query call; ' +
+        "SQLite: statement executions, a native transaction's BEGIN and COMMIT included); producer: " +
+        "row 3's accept path, apart. commits (xact_commit) and row writes (tup_inserted + " +
+        'tup_updated + tup_deleted): pg_stat_database of the bench database, producer included; WAL ' +
+        'bytes: pg_current_wal_lsn() difference, cluster-wide (other databases on this machine write ' +
+        'WAL too, so it is an upper bound).',
+    );
   if (failures.length) out.push('', '### Failed runs', '', ...failures.map((f) => `- ${f}`));
   return out.join('\n');
 }

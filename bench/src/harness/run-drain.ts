@@ -7,6 +7,14 @@ import type { ChildPool } from './child-pool.js';
 import type { ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
 import {
+  costProbeFor,
+  databaseAfter,
+  runCost,
+  type PgCostProbe,
+  type PgCounters,
+} from './pg-cost.js';
+import type { RunReport } from './protocol.js';
+import {
   checkEndState,
   completionWatch,
   newRunId,
@@ -71,12 +79,15 @@ export async function runDrain(
   clock.mark('prepare');
   let children: ChildHandle[] = [];
   let released = false;
+  let reports: (RunReport | undefined)[] = [];
+  let probe: PgCostProbe | undefined;
   const release = async () => {
     if (released) return;
     released = true;
-    await ctx.pool.release(children);
+    reports = await ctx.pool.release(children);
   };
   try {
+    probe = await costProbeFor(adapter, services);
     const acquired = await ctx.pool.acquire('consumer', queue.consumerModule, spec.processes, {
       config: prepared.child,
       concurrency: spec.concurrency,
@@ -89,6 +100,7 @@ export async function runDrain(
     const accounting = await startAccounting(services, adapter.needs, {
       workers: children.map((c) => c.pid),
     });
+    const dbBefore: PgCounters | undefined = await probe?.sample();
     clock.mark('children');
     const limit = timeout(ctx.timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
     const start = monoMs();
@@ -117,6 +129,9 @@ export async function runDrain(
     // The workers end the run first: a capped run leaves them mid-drain, and the check must not
     // race them.
     await release();
+    // Once the children's backends are gone: each published its counters as it exited.
+    const database = await databaseAfter(probe, dbBefore);
+    const cost = runCost(reports, [], database);
     clock.mark('teardown');
     const verify = prepared.verify
       ? await checkEndState(adapter.id, prepared.verify, { jobs: spec.jobs, completed })
@@ -139,6 +154,7 @@ export async function runDrain(
         jobsPerSec,
         ...(capacity > 0 ? { capShare: (100 * jobsPerSec) / capacity } : {}),
         ...perThousand(cpu, completed),
+        ...cost?.metrics,
       },
       detail: {
         elapsedMs,
@@ -152,6 +168,7 @@ export async function runDrain(
         settleMs: end - lastCompletion,
         completionsReported: watch.done(),
         cpuMs: cpu,
+        ...(cost ? { cost: cost.detail } : {}),
         ...(verify ? { verify } : {}),
         workerPids: children.map((c) => c.pid),
         forkedChildren: acquired.forked,
@@ -160,6 +177,7 @@ export async function runDrain(
     };
   } finally {
     await release();
+    await probe?.close();
     await prepared.cleanup();
     clock.mark('teardown');
   }

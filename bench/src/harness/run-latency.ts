@@ -6,6 +6,8 @@ import { perThousand, startAccounting } from './accounting.js';
 import type { ChildPool } from './child-pool.js';
 import type { ChildHandle } from './children.js';
 import { monoMs } from './clock.js';
+import { costProbeFor, databaseAfter, runCost, type PgCostProbe } from './pg-cost.js';
+import type { RunReport } from './protocol.js';
 import {
   checkEndState,
   completionWatch,
@@ -77,12 +79,18 @@ export async function runLatency(
   let consumers: ChildHandle[] = [];
   let producers: ChildHandle[] = [];
   let released = false;
+  let producerReports: (RunReport | undefined)[] = [];
+  let consumerReports: (RunReport | undefined)[] = [];
+  let probe: PgCostProbe | undefined;
   const release = async () => {
     if (released) return;
     released = true;
-    await ctx.pool.release([...producers, ...consumers]);
+    const reports = await ctx.pool.release([...producers, ...consumers]);
+    producerReports = reports.slice(0, producers.length);
+    consumerReports = reports.slice(producers.length);
   };
   try {
+    probe = await costProbeFor(adapter, services);
     const run = { config: prepared.child, handler: { kind: 'noop' as const }, warmupJobs };
     const [c, p] = await Promise.all([
       ctx.pool.acquire('consumer', queue.consumerModule, spec.processes, {
@@ -101,6 +109,7 @@ export async function runLatency(
     const producer = producers[0] as ChildHandle;
     const watch = completionWatch(consumers, jobs);
     clock.mark('children');
+    const dbBefore = await probe?.sample();
     for (const child of consumers) child.send({ type: 'go' });
     await new Promise((resolve) => setTimeout(resolve, CONSUMER_SETTLE_MS));
     const accounting = await startAccounting(services, adapter.needs, {
@@ -126,6 +135,9 @@ export async function runLatency(
     clock.mark('measure');
     const series = await collectSamples(consumers);
     await release();
+    // Once the children's backends are gone: each published its counters as it exited.
+    const database = await databaseAfter(probe, dbBefore);
+    const cost = runCost(consumerReports, producerReports, database);
     clock.mark('teardown');
     const verify = prepared.verify
       ? await checkEndState(adapter.id, prepared.verify, { jobs, completed })
@@ -152,6 +164,7 @@ export async function runLatency(
         max: summary.max,
         ...seriesMetrics,
         ...perThousand(cpu, completed),
+        ...cost?.metrics,
       },
       detail: {
         offeredPerSec: spec.rate,
@@ -167,6 +180,7 @@ export async function runLatency(
         ...(capped ? { missingSamples } : {}),
         series: summaries,
         cpuMs: cpu,
+        ...(cost ? { cost: cost.detail } : {}),
         ...(verify ? { verify } : {}),
         workerPids: consumers.map((c) => c.pid),
         forkedChildren: c.forked + p.forked,
@@ -175,6 +189,7 @@ export async function runLatency(
     };
   } finally {
     await release();
+    await probe?.close();
     await prepared.cleanup();
     clock.mark('teardown');
   }

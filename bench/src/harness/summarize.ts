@@ -2,7 +2,7 @@
 // rounds; per comparison, the median/min/max of the per-round paired ratios.
 import type { BenchAdapter } from '../adapter.js';
 import { participants, type Role, type Scenario } from '../scenarios.js';
-import { CPU_DETAIL_KEYS, metricDefs } from './metrics.js';
+import { COST_DETAIL_KEYS, CPU_DETAIL_KEYS, metricDefs } from './metrics.js';
 import type { RoundRecord } from './rounds.js';
 import { pairedAdvantages, spread, type Spread } from './stats.js';
 
@@ -19,7 +19,7 @@ export interface ParticipantSummary {
 export interface ComparisonSummary {
   subject: string;
   reference: string;
-  kind: 'vs-anchor' | 'vs-ceiling' | 'ceiling-vs-anchor';
+  kind: 'vs-anchor' | 'vs-ceiling' | 'ceiling-vs-anchor' | 'anchor-vs-anchor';
   metric: string;
   /** Advantage per round (above 1 = `subject` better), summarised. */
   advantage: Spread;
@@ -54,7 +54,11 @@ export function summarizeScenario(
 ): ScenarioSummary {
   const mine = records.filter((r) => r.scenario === scenario.id);
   const defs = metricDefs(scenario.spec);
-  const keys = [...defs.map((d) => d.key), ...CPU_DETAIL_KEYS.map(([k]) => k)];
+  const keys = [
+    ...defs.map((d) => d.key),
+    ...CPU_DETAIL_KEYS.map(([k]) => k),
+    ...COST_DETAIL_KEYS.map(([k]) => k),
+  ];
   const list: ParticipantSummary[] = participants(scenario).map(({ role, adapter }) => {
     const known = adapters.get(adapter);
     const why = known ? unsupported(known) : 'unknown adapter';
@@ -85,12 +89,14 @@ export function summarizeScenario(
         comparisons.push({ subject, reference, kind, metric: def.key, advantage: spread(ratios) });
     }
   };
+  const [main, ...others] = scenario.anchors;
   for (const subject of scenario.subjects) {
-    if (scenario.anchor) compare(subject, scenario.anchor, 'vs-anchor');
+    for (const anchor of scenario.anchors) compare(subject, anchor, 'vs-anchor');
     if (scenario.ceiling) compare(subject, scenario.ceiling, 'vs-ceiling');
   }
-  if (scenario.anchor && scenario.ceiling)
-    compare(scenario.ceiling, scenario.anchor, 'ceiling-vs-anchor');
+  if (scenario.ceiling)
+    for (const anchor of scenario.anchors) compare(scenario.ceiling, anchor, 'ceiling-vs-anchor');
+  if (main) for (const other of others) compare(other, main, 'anchor-vs-anchor');
   return {
     scenario: scenario.id,
     row: scenario.row,

@@ -42,6 +42,7 @@ function embeddedAdapter(storage: Storage): BenchAdapter {
     queue: {
       consumerModule: WORKER_MODULE,
       prepare: (services, spec) => prepare(storage, services, spec),
+      databaseCost: storage === 'postgres',
     },
   };
 }

@@ -1,27 +1,27 @@
 // The job database of a Sluice run: a fresh SQLite file per run, or the suite's PostgreSQL
-// database migrated once and emptied (TRUNCATE) before every run, so no run inherits another's
-// rows or bloat.
+// database migrated once and, before every run, emptied (TRUNCATE) and vacuumed + analyzed, so no
+// run inherits another's rows, bloat or statistics. After the prefill every table is analyzed
+// again. graphile-worker's tables get exactly the same treatment (anchors/graphile.ts), so
+// neither side plans its first statements on stale statistics (README, "Method").
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase, type SluiceDatabase } from '@sluice/storage';
 import { sql } from 'kysely';
 
-/** Every table the migrations create, emptied between PostgreSQL runs. */
-const TABLES = [
-  'jobs',
-  'job_events',
-  'files',
-  'api_keys',
-  'queue',
-  'outbox',
-  'locks',
-  'served_versions',
-  'units',
-  'provider_calls',
-  'asset_owners',
-  'assets',
-];
+/**
+ * Every table the migrations created, read from the catalog rather than listed here: the schema
+ * changes (the `queue` table is gone since migration 0005), and the same harness must also run
+ * against older commits for before/after figures (README, "Per-job cost of another commit").
+ * kysely's own migration tables are kept.
+ */
+async function sluiceTables(database: SluiceDatabase): Promise<string[]> {
+  const result = await sql<{ name: string }>`
+    select tablename as name from pg_tables
+    where schemaname = current_schema() and tablename not like 'kysely_%'
+    order by tablename`.execute(database.db);
+  return result.rows.map((r) => r.name);
+}
 
 export type Storage = 'sqlite' | 'postgres';
 
@@ -80,7 +80,10 @@ export async function prepareRunDatabase(
       await migrate(database);
       migrated.add(pgUrl);
     }
-    await sql.raw(`TRUNCATE ${TABLES.join(', ')} RESTART IDENTITY`).execute(database.db);
+    const tables = await sluiceTables(database);
+    await sql.raw(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`).execute(database.db);
+    // VACUUM cannot run inside a transaction: kysely sends it on its own (autocommit).
+    await sql.raw(`VACUUM ANALYZE ${tables.join(', ')}`).execute(database.db);
   } catch (error) {
     await database.close();
     throw error;
@@ -89,8 +92,15 @@ export async function prepareRunDatabase(
   return { url: pgUrl, database, close, dispose: close };
 }
 
-/** Fresh planner statistics after a prefill (a steady-state system has them). */
+/**
+ * Fresh planner statistics after a prefill (a steady-state system has them): every table, as
+ * graphile-worker's after its prefill (SQLite: a plain `ANALYZE` of the fresh file).
+ */
 export async function analyze(database: SluiceDatabase): Promise<void> {
-  for (const table of ['jobs', 'job_events', 'queue'])
-    await sql.raw(`ANALYZE ${table}`).execute(database.db);
+  if (database.dialect !== 'postgres') {
+    await sql.raw('ANALYZE').execute(database.db);
+    return;
+  }
+  const tables = await sluiceTables(database);
+  await sql.raw(`ANALYZE ${tables.join(', ')}`).execute(database.db);
 }

@@ -80,9 +80,13 @@ export function tailEvents(
       for (const [, entries] of reply ?? []) {
         for (const [id, fields] of entries) {
           last = id;
+          // `e` holds one event, or a job's consecutive events of one write as an array
+          // (encodeStreamEvents). Parsed without the zod check a gateway's tailer runs: the
+          // subscriber's CPU lands in the workers' figure and must stay small.
           const raw = fields[fields.indexOf('e') + 1];
-          const event = raw ? (JSON.parse(raw) as JobEvent) : undefined;
-          if (event && isTerminal(event)) arrived(event.jobId, at);
+          const parsed = raw ? (JSON.parse(raw) as JobEvent | JobEvent[]) : [];
+          for (const event of Array.isArray(parsed) ? parsed : [parsed])
+            if (isTerminal(event)) arrived(event.jobId, at);
         }
       }
     }

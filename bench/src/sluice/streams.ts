@@ -141,5 +141,6 @@ export const sluiceStreams: BenchAdapter = {
     consumerModule: WORKER_MODULE,
     producerModule: WORKER_MODULE,
     prepare,
+    databaseCost: true,
   },
 };

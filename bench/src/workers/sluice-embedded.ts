@@ -7,6 +7,7 @@ import { createEmbeddedRuntime, createWorker, type Worker } from '@sluice/worker
 import type { CreateConsumer } from '../adapter.js';
 import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/bench-job.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
+import { closeDatabase } from '../sluice/close-database.js';
 
 export interface EmbeddedChildConfig {
   url: string;
@@ -56,7 +57,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     start: () => worker.start(),
     async close() {
       await worker.stop({ deadlineMs: 2_000 });
-      await database.close();
+      await closeDatabase(database);
       sqlStats?.write(`embedded-${process.pid}`, settled);
     },
   };

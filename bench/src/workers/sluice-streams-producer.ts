@@ -21,6 +21,7 @@ import type { CreateProducer, JobPayload } from '../adapter.js';
 import { monoMs } from '../harness/clock.js';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from '../sluice/bench-job.js';
 import { parseStreamsChildConfig, stampedEntryId } from '../sluice/streams-config.js';
+import { closeDatabase } from '../sluice/close-database.js';
 
 const OUTBOX_DELETE_MS = 100;
 
@@ -28,7 +29,9 @@ export const createProducer: CreateProducer = async (init) => {
   const cfg = parseStreamsChildConfig(init.config);
   const keys = createStreamKeys();
   const stream = keys.jobs(BENCH_KIND, BENCH_VERSION);
-  const database = openDatabase({ url: cfg.pgUrl, poolSize: 8 });
+  // The gateway of a Streams deployment opens its database like this too (the CLI's
+  // resources.ts): NOTIFY off, the events stream is the fan-out.
+  const database = openDatabase({ url: cfg.pgUrl, poolSize: 8, notifyEvents: false });
   const redis = new Redis(cfg.redisUrl);
   redis.on('error', (error) => console.error(`sluice-streams producer: ${error.message}`));
   // As the gateway's dispatcher: the group exists (at 0) before the first entry arrives.
@@ -122,7 +125,7 @@ export const createProducer: CreateProducer = async (init) => {
       await flushing;
       clearInterval(timer);
       await deleting;
-      await database.close();
+      await closeDatabase(database);
       await redis.quit();
     },
   };

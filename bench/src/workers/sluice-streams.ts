@@ -1,6 +1,6 @@
 // Sluice Streams worker child (rows 1–3): `createWorker` + `createStreamsRuntime` on the private
-// redis-server, state in the bench's PostgreSQL database, product defaults (read batch, lease,
-// block time), a no-op handler with one unit. A job counts once `onSettled` reports it: its
+// redis-server, state in the bench's PostgreSQL database without NOTIFY (as the CLI runs a
+// Streams worker), product defaults (read batch, lease, block time), a no-op handler with one unit. A job counts once `onSettled` reports it: its
 // terminal transition is committed and its entry acknowledged. Latency runs wrap the runtime in
 // the probe (streams-probe.ts) for the dispatch and commit stamps and tail the events stream.
 import { openDatabase } from '@sluice/storage';
@@ -10,13 +10,16 @@ import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/be
 import { parseStreamsChildConfig } from '../sluice/streams-config.js';
 import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
+import { closeDatabase } from '../sluice/close-database.js';
 
 export { createProducer } from './sluice-streams-producer.js';
 
 export const createConsumer: CreateConsumer = async (init, hooks) => {
   const cfg = parseStreamsChildConfig(init.config);
   const sqlStats = installSqlStats();
-  const database = openDatabase({ url: cfg.pgUrl, poolSize: cfg.poolSize });
+  // As the CLI opens it for a Valkey Streams worker (packages/cli resources.ts): the events travel
+  // on the events stream, so PostgreSQL NOTIFY would only cost (it serialises commits on a lock).
+  const database = openDatabase({ url: cfg.pgUrl, poolSize: cfg.poolSize, notifyEvents: false });
   // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
   const pool = database.pgPool;
   if (pool) {
@@ -74,7 +77,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     async close() {
       tail?.close();
       await worker.stop({ deadlineMs: 2_000 });
-      await database.close();
+      await closeDatabase(database);
       sqlStats?.write(`streams-${process.pid}`, settled);
     },
   };
