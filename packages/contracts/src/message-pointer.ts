@@ -26,6 +26,11 @@ export type MessagePointer = z.infer<typeof MessagePointer>;
 const encoder = new TextEncoder();
 
 function byteSize(values: readonly string[]): number {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: well under the limit, nothing to encode (the
+  // common case, on the worker's hot path).
+  let units = 0;
+  for (const v of values) units += v.length;
+  if (units * 3 <= MAX_POINTER_BYTES) return units;
   let total = 0;
   for (const v of values) total += encoder.encode(v).byteLength;
   return total;

@@ -45,29 +45,31 @@ const RUNNING = (served: string, now: string, own: string, limit: string, mine: 
   `select id, state from jobs where state = 'running'
      and (lease_until <= ${now} or (lease_owner = ${own} and ${mine}))
      and ${served} and attempts < max_attempts order by lease_until limit ${limit}`;
-const QUEUED = (served: string, now: string, limit: string) =>
-  `select id, state from jobs where state = 'queued' and ${served}
+/** One served (kind, version): walks the queued rows' partial index in age order, stops at the limit. */
+const QUEUED = (kind: string, version: string, now: string, limit: string) =>
+  `select id, state from jobs where state = 'queued' and kind = ${kind} and version = ${version}
      and (run_after is null or run_after <= ${now}) and attempts < max_attempts
      order by created_at limit ${limit}`;
 
 const PG_SERVED = '(kind, version) in (select * from unnest($1::text[], $2::text[]))';
-const PG_SQL = `
+export const PG_CLAIM_SQL = `
 with r as (${RUNNING(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
-q as (${QUEUED(PG_SERVED, '$3', '$5')} for update skip locked),
-c as (select * from r union all select * from q limit $5)
+q as (select p.id, p.state from unnest($1::text[], $2::text[]) as v(kind, version)
+  cross join lateral (${QUEUED('v.kind', 'v.version', '$3', '$5')} for update skip locked) p),
+c as materialized (select * from r union all select * from q limit $5)
 update jobs j set state = 'running', epoch = j.epoch + 1, attempts = j.attempts + 1,
   attempt_id = replace(gen_random_uuid()::text, '-', ''), lease_until = $6, lease_owner = $7,
   updated_at = $3
-from c where j.id = c.id
+where j.id = any(array(select id from c))
 returning ${SNAPSHOT_COLUMNS.split(', ')
   .map((col) => `j.${col}`)
-  .join(', ')}, c.state as from_state`;
+  .join(', ')}, (select c.state from c where c.id = j.id) as from_state`;
 
 const SQLITE_SERVED =
   'exists (select 1 from json_each(@served) s where s.value ->> 0 = kind and s.value ->> 1 = version)';
 const SQLITE_MINE = 'id not in (select value from json_each(@exclude))';
-const SQLITE_PICK = `select * from (select * from (${RUNNING(SQLITE_SERVED, '@now', '@own', '@limit', SQLITE_MINE)})
-  union all select * from (${QUEUED(SQLITE_SERVED, '@now', '@limit')})) limit @limit`;
+const SQLITE_RUNNING = RUNNING(SQLITE_SERVED, '@now', '@own', '@limit', SQLITE_MINE);
+const SQLITE_QUEUED = QUEUED('@kind', '@version', '@now', '@limit');
 const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
   attempt_id = ?, lease_until = ?, lease_owner = ?, updated_at = ?
   where id = ? returning ${SNAPSHOT_COLUMNS}`;
@@ -86,8 +88,8 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_2',
-      text: PG_SQL,
+      name: 'sluice_claim_jobs_4',
+      text: PG_CLAIM_SQL,
       values: [
         opts.versions.map((v) => v.kind),
         opts.versions.map((v) => v.version),
@@ -102,15 +104,28 @@ export async function claimJobs(
     return r.rows.map((row) => ({ job: toSnapshot(row), from: row.from_state as JobState }));
   }
   const handle = native.handle;
-  const pickParams = {
+  const params = {
     served: JSON.stringify(opts.versions.map((v) => [v.kind, v.version])),
     now: at,
     own,
     limit: opts.limit,
     exclude: JSON.stringify(opts.exclude ?? []),
   };
-  const pick = () =>
-    prepared(handle, SQLITE_PICK).all(pickParams) as { id: string; state: string }[];
+  // Running rows first (lapsed or own), then each served version's oldest due rows.
+  const pick = () => {
+    const out = prepared(handle, SQLITE_RUNNING).all(params) as { id: string; state: string }[];
+    for (const v of opts.versions) {
+      if (out.length >= opts.limit) break;
+      const rows = prepared(handle, SQLITE_QUEUED).all({
+        kind: v.kind,
+        version: v.version,
+        now: at,
+        limit: opts.limit - out.length,
+      }) as { id: string; state: string }[];
+      out.push(...rows);
+    }
+    return out;
+  };
   // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
   // not serialise every other writer behind a BEGIN IMMEDIATE.
   if ((await withHandle(database, pick)).length === 0) return [];

@@ -110,7 +110,7 @@ export function createAttempt<D extends Delivery>(a: NewAttempt<D>): Attempt<D> 
     ...a,
     controller: new AbortController(),
     runningEventStored: false,
-    startedAt: new Date().toISOString(),
+    startedAt: '', // set when its handler starts
     pending: { events: [], units: [] },
     writeBehind: false,
     fenced: false,

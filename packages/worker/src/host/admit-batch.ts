@@ -12,7 +12,7 @@
 // fenced by the row as read; the transport calls follow, grouped.
 
 import type { Delivery, JobState, RuntimeConsumer } from '@sluice/contracts';
-import { randomToken, routeByPrefix } from '@sluice/contracts';
+import { routeByPrefix } from '@sluice/contracts';
 import {
   getUnitsOfJobs,
   loadSnapshots,
@@ -24,6 +24,7 @@ import {
   type StoredEvent,
   type UnitCheckpoint,
 } from '@sluice/storage';
+import { newAttemptId } from '../attempt/attempt-id.js';
 import { createAttempt, type Attempt } from '../attempt/attempt.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import type { WorkerLogger } from '../logger.js';
@@ -76,7 +77,7 @@ function attemptFor<D extends Delivery>(
       maxAttempts: row.maxAttempts,
       epoch: row.epoch + 1,
       attempts: row.attempts + 1,
-      attemptId: randomToken(),
+      attemptId: newAttemptId(),
     },
     fence: {
       epoch: row.epoch,

@@ -49,7 +49,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
       transitionEvent(
         job.id,
         ++seq,
-        attempt.startedAt,
+        attempt.startedAt || at,
         attempt.startFrom,
         'running',
         job.attempts,
