@@ -22,10 +22,14 @@ describeEachDialect('no ghost asset rows', (ctx) => {
         asset: true,
         finalAsset: true,
       }));
+      // Ordered so each crash point is still ahead of the worker that waits for it, whatever the
+      // timing: the first worker dies at its 2nd stored unit (no job can have reached finalize),
+      // the second at its 2nd publish (at most one job finalized), the third at its first finalize.
+      // (A unit crash last could find every unit done by the earlier workers and never fire.)
       const run = await runAssetJobs(ctx(), env(), jobs, [
+        'after-unit-checkpoint@2',
         'after-publish-before-row@2',
         'during-finalize@1',
-        'after-unit-checkpoint@2',
       ]);
       expect(
         run.rows.map((r) => r.state),
