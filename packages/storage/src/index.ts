@@ -5,8 +5,6 @@ export * from './json.js';
 export * from './dialect.js';
 export * from './repos/job-row.js';
 export * from './repos/jobs.js';
-export * from './repos/jobs-append.js';
-export * from './repos/jobs-finish.js';
 export * from './repos/events.js';
 export * from './repos/files.js';
 export * from './repos/api-keys.js';

@@ -4,7 +4,6 @@
 
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
 import { fromJson, isoNow, toJson } from '../json.js';
 
 export interface UnitCheckpoint {
@@ -102,61 +101,4 @@ export async function getUnitsOfJobs(
     for (const r of rows) byJob.get(r.job_id)?.set(r.unit_key, toCheckpoint(r));
   }
   return byJob;
-}
-
-/**
- * Many `storeUnitResult`s in one statement per 500 rows (group commit of checkpoints): each row
- * is fenced by its own (job, epoch) exactly as the single-row store, and the outcomes come back
- * in input order. One (job, unit) twice in one call (a fenced-out attempt and its successor):
- * the row that got in is the one whose epoch the job had, the other is 'exists' or 'fenced'.
- */
-export async function storeUnitResults(
-  db: Db,
-  units: readonly StoreUnit[],
-  now = Date.now(),
-): Promise<StoreUnitOutcome[]> {
-  const at = isoNow(now);
-  const pg = isPostgres(db);
-  const key = (jobId: string, unitKey: string) => JSON.stringify([jobId, unitKey]);
-  /** (job, unit) → the epoch of the row this call inserted. */
-  const stored = new Map<string, number>();
-  for (let c = 0; c < units.length; c += STORE_CHUNK) {
-    const rows = units.slice(c, c + STORE_CHUNK).map((u) => {
-      const result = u.result === undefined ? null : toJson(u.result);
-      return sql`(${u.jobId}, ${u.unitKey}, ${pg ? sql`cast(${result} as jsonb)` : result},
-        ${u.assetKey ?? null}, ${u.attemptId}, cast(${u.epoch} as integer))`;
-    });
-    // The WHERE clause is required: SQLite parses `select … from a join b on … on conflict`
-    // ambiguously without one.
-    const inserted = await sql<{ job_id: string; unit_key: string; epoch: number }>`
-      with v(job_id, unit_key, result, asset_key, attempt_id, ep) as (values ${sql.join(rows)})
-      insert into units (job_id, unit_key, result, asset_key, attempt_id, epoch, created_at)
-      select v.job_id, v.unit_key, v.result, v.asset_key, v.attempt_id, jobs.epoch, ${at}
-      from v, jobs where jobs.id = v.job_id and jobs.epoch = v.ep and jobs.state = 'running'
-      on conflict (job_id, unit_key) do nothing
-      returning job_id, unit_key, epoch`.execute(db);
-    for (const r of inserted.rows) stored.set(key(r.job_id, r.unit_key), Number(r.epoch));
-  }
-  const claimed = new Set<string>();
-  const missing = units.filter((u) => !stored.has(key(u.jobId, u.unitKey)));
-  const existing = new Set<string>();
-  if (missing.length > 0) {
-    const jobIds = [...new Set(missing.map((u) => u.jobId))];
-    for (let c = 0; c < jobIds.length; c += STORE_CHUNK) {
-      const rows = await db
-        .selectFrom('units')
-        .select(['job_id', 'unit_key'])
-        .where('job_id', 'in', jobIds.slice(c, c + STORE_CHUNK))
-        .execute();
-      for (const r of rows) existing.add(key(r.job_id, r.unit_key));
-    }
-  }
-  return units.map((u) => {
-    const k = key(u.jobId, u.unitKey);
-    if (stored.get(k) === u.epoch && !claimed.has(k)) {
-      claimed.add(k);
-      return 'stored';
-    }
-    return stored.has(k) || existing.has(k) ? 'exists' : 'fenced';
-  });
 }
