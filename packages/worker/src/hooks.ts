@@ -33,6 +33,8 @@ export const CRASH_POINTS = [
   'after-unit-checkpoint',
   /** finalize returned; its output is not stored yet (a retry runs finalize again). */
   'during-finalize',
+  /** The outcome is decided; its write has not started (the delivery must still be unacked). */
+  'before-outcome-write',
   /** The outcome write committed; the delivery is not acknowledged yet. */
   'after-terminal-before-ack',
 ] as const;

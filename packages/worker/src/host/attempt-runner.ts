@@ -220,6 +220,7 @@ export class AttemptRunner<D extends Delivery> {
       return;
     }
     await this.opts.hooks.beforeOutcome(() => consumer.ack([a.delivery]));
+    this.opts.hooks.at('before-outcome-write');
     await this.writer.finish(a, finishWriteOf(outcome as StoredOutcome, Date.now(), this.outbox));
   }
 
