@@ -1,5 +1,5 @@
 // The idempotency table: every provider call is declared and classified before any code may
-// call it. The first row that matches decides (DESIGN.md, "Retry safety: the contracts"):
+// call it. The first row that matches decides (ARCHITECTURE.md, "Retry safety: the contracts"):
 //
 //   not declared, or declared inconsistently          -> fail_closed (refused before sending)
 //   `verified` with recorded duplicate-request evidence -> retry_safe

@@ -17,7 +17,7 @@ type Row = [
   RecoveryAction,
 ];
 
-// Every (class, failure, budget, external id) combination, written out from DESIGN.md.
+// Every (class, failure, budget, external id) combination, written out from ARCHITECTURE.md's idempotency table.
 function expected(c: CallClass, f: CallFailure, budget: boolean, ext: boolean): RecoveryAction {
   if (c === 'fail_closed') return 'needs_review';
   if (f === 'target_missing') return 'stale';

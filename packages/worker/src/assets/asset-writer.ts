@@ -1,4 +1,4 @@
-// The asset write protocol for one attempt (DESIGN.md, and the seed's "R2 before the D1 row"):
+// The asset write protocol for one attempt (ARCHITECTURE.md: blob before row, row checked before publish):
 //
 //   1. ownership row: the deterministic final key + this attempt's id, epoch and staging key
 //      ('published' → reuse the asset, the body is cancelled unread; 'fenced' → the attempt lost

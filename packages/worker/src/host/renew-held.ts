@@ -1,7 +1,7 @@
 // One renewal round for every delivery this worker holds: the transport renews the claims and the
 // database says which attempts still own a running job, in one go. A lost claim, or a job that
 // is no longer running at this attempt's epoch, aborts the attempt; a cancel is told apart so its
-// delivery is acknowledged. Cancellation reaches a running job through this path, as DESIGN.md
+// delivery is acknowledged. Cancellation reaches a running job through this path, as ARCHITECTURE.md
 // asks, so no second polling loop exists.
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';

@@ -1,4 +1,4 @@
-// Catches asset rows that point at nothing (the seed's "D1 says the file exists, R2 has none"):
+// Catches asset rows that point at nothing (the database says the file exists, the blob store has none):
 // a row written before its blob, a blob deleted under a row, or a row whose size or hash is not
 // the blob's (a rewrite after the row). Worker processes SIGKILL themselves between the publish
 // and the row, after a unit checkpoint and during finalize (which runs again and writes its

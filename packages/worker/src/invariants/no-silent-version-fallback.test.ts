@@ -1,5 +1,5 @@
-// Catches a job run by a version it was not accepted for (the seed's "versions that do not split
-// are queued, never passed silently"): v2 jobs while only v1 workers live must end dead-lettered
+// Catches a job run by a version it was not accepted for (a version nobody serves is dead-lettered,
+// never passed silently to another): v2 jobs while only v1 workers live must end dead-lettered
 // with VERSION_NOT_ROUTABLE — the ones queued on v2 after the grace sweep, and (embedded) the
 // ones a dispatcher wrongly put on the v1 queue, at delivery: the job id's prefix routes, not the
 // queue — and the v1 handler must never see any of them. Embedded and Streams runtimes.

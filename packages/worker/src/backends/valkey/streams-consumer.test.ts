@@ -69,7 +69,7 @@ describe('valkey-streams consumer', () => {
 
   it('a claim sweep takes at most claimCount entries, then waits for the next sweep', async () => {
     // Catches an unbounded XAUTOCLAIM: a restart would pull every idle entry of a dead consumer
-    // at once and overload the claimer (the seed's "claim a bounded number").
+    // at once and overload the claimer.
     const kind = 't.bounded';
     const dead = fx.consumer({ workerId: 'bound-dead', versions: v1(kind) });
     await dead.init();
