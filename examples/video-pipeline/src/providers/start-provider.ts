@@ -16,6 +16,8 @@ export interface StartedProvider {
   setFaults(rules: readonly Partial<FaultRule>[]): Promise<void>;
   /** SIGKILL; resolves once it is gone. */
   kill(): Promise<void>;
+  /** Resolves when the running process exits (a crash fault, say). */
+  exited(): Promise<void>;
   /** Starts it again on the same port, data and ledger (after a crash). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -95,6 +97,7 @@ export async function startProvider(kind: ProviderKind, opts: StartProviderOptio
       current.child.kill('SIGKILL');
       await gone(current.child);
     },
+    exited: () => gone(current.child),
     async restart() {
       current = launch(kind, { ...opts, faults: [] }, port);
       await current.ready;
