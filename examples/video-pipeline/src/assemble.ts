@@ -40,7 +40,10 @@ export async function concatScenes(
     for (const clip of clips) {
       const name = `clip-${String(clip.index).padStart(3, '0')}.mp4`;
       const body = await ctx.assets.open(clip.clipKey);
-      await pipeline(Readable.fromWeb(body as NodeWebStream<Uint8Array>), createWriteStream(join(dir, name)));
+      await pipeline(
+        Readable.fromWeb(body as NodeWebStream<Uint8Array>),
+        createWriteStream(join(dir, name)),
+      );
       names.push(name);
     }
     await writeFile(join(dir, 'clips.txt'), names.map((n) => `file '${n}'\n`).join(''));
@@ -49,7 +52,18 @@ export async function concatScenes(
     await runTool(
       'ffmpeg',
       [
-        ...['-hide_banner', '-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', 'clips.txt'],
+        ...[
+          '-hide_banner',
+          '-loglevel',
+          'error',
+          '-y',
+          '-f',
+          'concat',
+          '-safe',
+          '0',
+          '-i',
+          'clips.txt',
+        ],
         ...['-c', 'copy', '-movflags', '+faststart', '-fflags', '+bitexact', '-map_metadata', '-1'],
         file,
       ],
@@ -77,7 +91,9 @@ export async function verifyAndPublish(a: Assembled, ctx: Ctx, o: PipelineOption
     });
     if (!verdict.ok) {
       // The same clips would assemble the same broken file: no retry, and nothing is published.
-      throw new NonRetriableError(`the final MP4 failed verification: ${verdict.problems.join('; ')}`);
+      throw new NonRetriableError(
+        `the final MP4 failed verification: ${verdict.problems.join('; ')}`,
+      );
     }
     const asset = await ctx.assets.write({
       name: 'final.mp4',
@@ -85,7 +101,12 @@ export async function verifyAndPublish(a: Assembled, ctx: Ctx, o: PipelineOption
       contentType: 'video/mp4',
     });
     return {
-      asset: { id: asset.key, size: asset.size, sha256: asset.sha256, durationSec: verdict.durationSec },
+      asset: {
+        id: asset.key,
+        size: asset.size,
+        sha256: asset.sha256,
+        durationSec: verdict.durationSec,
+      },
       downloadPath: downloadPath(ctx.jobId),
       scenes: a.scenes,
       version: ctx.version,

@@ -13,7 +13,11 @@ import type { SceneUnit } from './script.js';
 type Ctx = HandlerContext<typeof videoRender>;
 
 const SpeechAnswer = z.object({ audioUrl: z.string().url(), durationSec: z.number().positive() });
-const RenderDone = z.object({ id: z.string().uuid(), status: z.literal('succeeded'), size: z.number() });
+const RenderDone = z.object({
+  id: z.string().uuid(),
+  status: z.literal('succeeded'),
+  size: z.number(),
+});
 
 export interface SceneResult {
   index: number;
@@ -111,9 +115,16 @@ export async function renderScene(
   const res = await fetch(`${o.videoUrl}/v1/renders/${done.id}/output`, { signal: ctx.signal });
   if (!res.ok || !res.body) {
     // Nothing is billed by a download: a plain error, so the next attempt downloads again.
-    throw new SluiceError('PROVIDER_CALL_FAILED', `clip ${done.id}: download answered HTTP ${res.status}`);
+    throw new SluiceError(
+      'PROVIDER_CALL_FAILED',
+      `clip ${done.id}: download answered HTTP ${res.status}`,
+    );
   }
-  const clip = await ctx.assets.write({ name: 'clip.mp4', body: res.body, contentType: 'video/mp4' });
+  const clip = await ctx.assets.write({
+    name: 'clip.mp4',
+    body: res.body,
+    contentType: 'video/mp4',
+  });
   progress('done');
   return { index: unit.index, clipKey: clip.key, clipBytes: clip.size, audioSec: tts.durationSec };
 }

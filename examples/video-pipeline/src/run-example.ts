@@ -41,7 +41,11 @@ const app = await startApp({
   port: Number(process.env.PORT ?? 3000),
   rolloutV2: Number(process.env.SLUICE_ROLLOUT_VIDEO_RENDER ?? 0),
   worker: {
-    ...optionsFromEnv({ ...process.env, SPEECH_PROVIDER_URL: speech.url, VIDEO_PROVIDER_URL: video.url }),
+    ...optionsFromEnv({
+      ...process.env,
+      SPEECH_PROVIDER_URL: speech.url,
+      VIDEO_PROVIDER_URL: video.url,
+    }),
     workDir: join(home, 'work'),
   },
 });
@@ -87,13 +91,19 @@ try {
   const out = join(home, `${job.id}.mp4`);
   writeFileSync(out, Buffer.from(await res.arrayBuffer()));
   const { probe } = await probeMp4(out);
-  const streams = probe?.streams.map((s) => `${s.codec_type} ${s.codec_name}${s.width ? ` ${s.width}x${s.height}` : ''}`);
-  say(`MP4 ${out}: ${result.asset.size} bytes, ${result.asset.durationSec.toFixed(2)} s, ${streams?.join(' + ')} (${result.version})`);
+  const streams = probe?.streams.map(
+    (s) => `${s.codec_type} ${s.codec_name}${s.width ? ` ${s.width}x${s.height}` : ''}`,
+  );
+  say(
+    `MP4 ${out}: ${result.asset.size} bytes, ${result.asset.durationSec.toFixed(2)} s, ${streams?.join(' + ')} (${result.version})`,
+  );
   const bills = (records: { jobId: string; billed: boolean }[]) =>
     records.filter((r) => r.jobId === job.id && r.billed).length;
   say(`billed: ${bills(speech.ledger())} speech, ${bills(video.ledger())} renders`);
   if (values.serve) {
-    say(`play it: ${app.url}/video?job=${encodeURIComponent(job.id)} (paste the API key); Ctrl-C stops`);
+    say(
+      `play it: ${app.url}/video?job=${encodeURIComponent(job.id)} (paste the API key); Ctrl-C stops`,
+    );
     await new Promise<void>((r) => process.once('SIGINT', () => r()));
   }
 } finally {

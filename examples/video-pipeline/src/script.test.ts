@@ -14,7 +14,10 @@ describe('planScenes', () => {
   it('refuses a scene over 60 words as non-retriable', () => {
     const long = Array.from({ length: 61 }, (_, i) => `w${i}`).join(' ');
     expect(() => planScenes({ title: 'T', scenes: [{ text: 'ok' }, { text: long }] })).toThrow(
-      expect.objectContaining({ name: 'NonRetriableError', message: expect.stringContaining('scene 2 has 61 words') }),
+      expect.objectContaining({
+        name: 'NonRetriableError',
+        message: expect.stringContaining('scene 2 has 61 words'),
+      }),
     );
   });
 });

@@ -36,7 +36,9 @@ describe('video.render across a killed worker', () => {
   it('an uninterrupted render (the layout to compare with)', async () => {
     const worker = await h.worker('w-base');
     const id = await h.submit();
-    expect((await h.waitState(id, ['succeeded', 'failed', 'needs_review'])).state).toBe('succeeded');
+    expect((await h.waitState(id, ['succeeded', 'failed', 'needs_review'])).state).toBe(
+      'succeeded',
+    );
     const got = await h.download(id);
     baseline = layoutOf(await h.probe(got.file as string));
     baselineSha = got.sha256;
@@ -80,7 +82,9 @@ describe('video.render across a killed worker', () => {
     expect(orphans).toHaveLength(1);
 
     const b = await h.worker('w-sweep');
-    expect((await h.waitState(id, ['succeeded', 'failed', 'needs_review'])).state).toBe('succeeded');
+    expect((await h.waitState(id, ['succeeded', 'failed', 'needs_review'])).state).toBe(
+      'succeeded',
+    );
     await waitFor(async () => (await stagingKeys(id)).length === 0, {
       timeoutMs: 15_000,
       message: 'staging swept',
@@ -96,7 +100,9 @@ describe('video.render across a killed worker', () => {
     expect(again).toEqual(first);
     expect(await blobSha(first.finalKey)).toBe(firstBytes);
     expect(h.bills(id)).toEqual({ speech: ALL_ONCE, video: ALL_ONCE });
-    console.log(`orphan sweep: staging keys at the kill ${orphans.length}, after the resume 0; ledgers ${JSON.stringify(h.bills(id))}`);
+    console.log(
+      `orphan sweep: staging keys at the kill ${orphans.length}, after the resume 0; ledgers ${JSON.stringify(h.bills(id))}`,
+    );
     await b.stop();
   });
 });

@@ -28,7 +28,9 @@ describe('video.render when the video provider fails', () => {
       speech: { 'scene-01': 1, 'scene-02': 1, 'scene-03': 1 },
       video: { 'scene-01': 1, 'scene-02': 1, 'scene-03': 1 },
     });
-    console.log(`crash-mid-render: ${row.attempts} attempt(s), ledgers ${JSON.stringify(h.bills(id))}`);
+    console.log(
+      `crash-mid-render: ${row.attempts} attempt(s), ledgers ${JSON.stringify(h.bills(id))}`,
+    );
     await worker.stop();
   });
 
@@ -40,7 +42,9 @@ describe('video.render when the video provider fails', () => {
     expect(row.state).toBe('failed');
     expect(JSON.stringify(row.error)).toMatch(/scene-01.*external job .* failed|job .* failed/);
     expect(h.bills(id).video['scene-01']).toBe(1);
-    console.log(`render-fail: ${JSON.stringify(row.error).slice(0, 240)}; ledgers ${JSON.stringify(h.bills(id))}`);
+    console.log(
+      `render-fail: ${JSON.stringify(row.error).slice(0, 240)}; ledgers ${JSON.stringify(h.bills(id))}`,
+    );
     await worker.stop();
   });
 

@@ -69,7 +69,8 @@ describe('video.render on real media', () => {
   });
 
   it('the MP4 route answers only the job tenant’s key', async () => {
-    const id = (await h.client.jobs.list({ kind: 'video.render', state: 'succeeded' })).items[0]?.id;
+    const id = (await h.client.jobs.list({ kind: 'video.render', state: 'succeeded' })).items[0]
+      ?.id;
     expect(id).toBeDefined();
     const other = await createApiKey(h.app.database.db, 'other-tenant');
     expect((await h.download(id as string, other.key)).status).toBe(404);

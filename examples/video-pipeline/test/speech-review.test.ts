@@ -30,7 +30,11 @@ describe('video.render when a speech answer is lost', () => {
     const events = await listEvents(h.app.database.db, id, 0);
     const review = events.findLast((e) => e.type === 'needs_review');
     expect(review && 'unitKey' in review ? review.unitKey : undefined).toBe('scene-02');
-    const approved = await h.client.review.approve(id, 'one more synthesis of scene 2', 'video.render');
+    const approved = await h.client.review.approve(
+      id,
+      'one more synthesis of scene 2',
+      'video.render',
+    );
     const result = await approved.result();
     expect(result.scenes).toHaveLength(3);
 
@@ -39,7 +43,9 @@ describe('video.render when a speech answer is lost', () => {
       speech: { 'scene-01': 1, 'scene-02': 2, 'scene-03': 1 },
       video: { 'scene-01': 1, 'scene-02': 1, 'scene-03': 1 },
     });
-    const authorised = (await callsForJob(h.app.database.db, id)).filter((r) => r.outcome === 'authorised');
+    const authorised = (await callsForJob(h.app.database.db, id)).filter(
+      (r) => r.outcome === 'authorised',
+    );
     expect(authorised.map((r) => [r.unitKey, r.callName])).toEqual([['scene-02', 'speech']]);
     console.log(
       `commit-then-drop: speech ledger at review ${JSON.stringify(atReview.speech)}, after approval ${JSON.stringify(bills.speech)}; video ${JSON.stringify(bills.video)}`,

@@ -5,7 +5,13 @@
 // Prints READY, and SETTLED <jobId> <outcome> per finished job.
 import { truncateSync, statSync } from 'node:fs';
 import { createLocalBlobStore, openDatabase } from '@sluice/storage';
-import { createEmbeddedRuntime, createStderrLogger, createWorker, installShutdown, type CrashPoint } from '@sluice/worker';
+import {
+  createEmbeddedRuntime,
+  createStderrLogger,
+  createWorker,
+  installShutdown,
+  type CrashPoint,
+} from '@sluice/worker';
 import { createVideoHandlers } from '../src/handlers.js';
 import { jobs } from '../src/jobs.js';
 import { optionsFromEnv } from '../src/options.js';

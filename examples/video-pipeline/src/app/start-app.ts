@@ -2,7 +2,13 @@
 // (download, page), and optionally a worker beside it. The tests run the worker in a child
 // process instead, so it can be killed.
 import { createApiKeyAuth, createEmbeddedDispatcher, createGateway, serve } from '@sluice/gateway';
-import { createLocalBlobStore, migrate, openDatabase, type BlobStore, type SluiceDatabase } from '@sluice/storage';
+import {
+  createLocalBlobStore,
+  migrate,
+  openDatabase,
+  type BlobStore,
+  type SluiceDatabase,
+} from '@sluice/storage';
 import { createEmbeddedRuntime, createWorker, type Worker } from '@sluice/worker';
 import { createVideoHandlers } from '../handlers.js';
 import { jobs } from '../jobs.js';

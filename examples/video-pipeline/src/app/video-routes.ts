@@ -16,13 +16,19 @@ export function addVideoRoutes(app: Hono, deps: VideoRoutesDeps): void {
   app.get('/video', (c) => c.html(PAGE_HTML));
   app.get('/video/jobs/:jobId/final.mp4', async (c) => {
     const principal = await deps.auth.verify(bearerToken(c.req.header('authorization')));
-    if (!principal) return c.json({ error: { code: 'UNAUTHORIZED', message: 'a valid API key is required' } }, 401);
-    const notFound = () => c.json({ error: { code: 'NOT_FOUND', message: 'video not found' } }, 404);
+    if (!principal)
+      return c.json(
+        { error: { code: 'UNAUTHORIZED', message: 'a valid API key is required' } },
+        401,
+      );
+    const notFound = () =>
+      c.json({ error: { code: 'NOT_FOUND', message: 'video not found' } }, 404);
     const job = await getJob(deps.database.db, principal.tenantId, c.req.param('jobId'));
     // Only a succeeded job's result names a verified file.
     if (!job || job.state !== 'succeeded') return notFound();
     const asset = (await assetsForJob(deps.database.db, job.id)).find(
-      (a) => a.tenantId === principal.tenantId && a.unitKey === 'finalize' && a.name === 'final.mp4',
+      (a) =>
+        a.tenantId === principal.tenantId && a.unitKey === 'finalize' && a.name === 'final.mp4',
     );
     const body = asset && (await deps.blobs.get(asset.finalKey));
     if (!asset || !body) return notFound();

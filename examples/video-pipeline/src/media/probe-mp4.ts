@@ -19,9 +19,7 @@ export const Probe = z.object({
       }),
     )
     .default([]),
-  format: z
-    .object({ format_name: z.string().optional(), duration: num, size: num })
-    .default({}),
+  format: z.object({ format_name: z.string().optional(), duration: num, size: num }).default({}),
 });
 export type Probe = z.infer<typeof Probe>;
 
@@ -49,7 +47,11 @@ export async function probeMp4(path: string, signal?: AbortSignal): Promise<Prob
       ],
       { signal },
     );
-    return { probe: Probe.parse(JSON.parse(run.stdout)), warnings: run.stderr.trim(), failed: undefined };
+    return {
+      probe: Probe.parse(JSON.parse(run.stdout)),
+      warnings: run.stderr.trim(),
+      failed: undefined,
+    };
   } catch (error) {
     return { probe: undefined, warnings: '', failed: (error as Error).message };
   }

@@ -21,7 +21,9 @@ export function runTool(
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-8000)));
+    child.stderr
+      .setEncoding('utf8')
+      .on('data', (s: string) => (stderr = (stderr + s).slice(-8000)));
     const onAbort = () => child.kill('SIGKILL');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.once('error', (error) => {

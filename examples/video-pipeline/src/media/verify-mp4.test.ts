@@ -10,8 +10,22 @@ const good = (): ProbeRun => ({
   probe: {
     format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: 4.3, size: 50_000 },
     streams: [
-      { codec_type: 'video', codec_name: 'h264', width: 320, height: 180, duration: 4.2, nb_frames: 42, nb_read_frames: 42 },
-      { codec_type: 'audio', codec_name: 'aac', duration: 4.3, nb_frames: 187, nb_read_frames: 187 },
+      {
+        codec_type: 'video',
+        codec_name: 'h264',
+        width: 320,
+        height: 180,
+        duration: 4.2,
+        nb_frames: 42,
+        nb_read_frames: 42,
+      },
+      {
+        codec_type: 'audio',
+        codec_name: 'aac',
+        duration: 4.3,
+        nb_frames: 187,
+        nb_read_frames: 187,
+      },
     ],
   },
 });
@@ -23,7 +37,12 @@ const problems = (run: ProbeRun) => {
 
 describe('verifyMp4', () => {
   it('accepts one h264 and one aac stream whose length matches the speech', () => {
-    expect(verifyMp4(good(), expectation)).toEqual({ ok: true, durationSec: 4.3, videoFrames: 42, audioFrames: 187 });
+    expect(verifyMp4(good(), expectation)).toEqual({
+      ok: true,
+      durationSec: 4.3,
+      videoFrames: 42,
+      audioFrames: 187,
+    });
   });
   it('refuses what ffprobe cannot read', () => {
     expect(problems({ probe: undefined, warnings: '', failed: 'moov atom not found' })).toEqual([
@@ -43,13 +62,21 @@ describe('verifyMp4', () => {
   it('refuses a missing audio stream, a second video stream and another codec', () => {
     const run = good();
     const video = run.probe?.streams[0] as NonNullable<ProbeRun['probe']>['streams'][number];
-    (run.probe as NonNullable<ProbeRun['probe']>).streams = [video, { ...video, codec_name: 'vp9' }];
-    expect(problems(run)).toEqual(['video streams: h264,vp9 (want one h264)', 'audio streams: none (want one aac)']);
+    (run.probe as NonNullable<ProbeRun['probe']>).streams = [
+      video,
+      { ...video, codec_name: 'vp9' },
+    ];
+    expect(problems(run)).toEqual([
+      'video streams: h264,vp9 (want one h264)',
+      'audio streams: none (want one aac)',
+    ]);
   });
   it('refuses a duration more than 5 % off the speech', () => {
     const run = good();
     (run.probe as NonNullable<ProbeRun['probe']>).format.duration = 4.6;
-    expect(problems(run)).toEqual([expect.stringMatching(/^duration 4\.600 s is 7\.7 % off the speech's 4\.270 s/)]);
+    expect(problems(run)).toEqual([
+      expect.stringMatching(/^duration 4\.600 s is 7\.7 % off the speech's 4\.270 s/),
+    ]);
   });
   it('refuses another container and a partial-file warning', () => {
     const run = good();

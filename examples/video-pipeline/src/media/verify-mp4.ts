@@ -15,7 +15,8 @@ export type Mp4Verdict =
   | { ok: false; problems: string[] };
 
 export function verifyMp4(run: ProbeRun, expect: Mp4Expectation): Mp4Verdict {
-  if (run.failed || !run.probe) return { ok: false, problems: [`ffprobe refused it: ${run.failed}`] };
+  if (run.failed || !run.probe)
+    return { ok: false, problems: [`ffprobe refused it: ${run.failed}`] };
   const { streams, format } = run.probe;
   const problems: string[] = [];
   if (!(format.format_name ?? '').split(',').includes('mp4'))
@@ -23,16 +24,22 @@ export function verifyMp4(run: ProbeRun, expect: Mp4Expectation): Mp4Verdict {
   const video = streams.filter((s) => s.codec_type === 'video');
   const audio = streams.filter((s) => s.codec_type === 'audio');
   if (video.length !== 1 || video[0]?.codec_name !== 'h264')
-    problems.push(`video streams: ${video.map((s) => s.codec_name).join(',') || 'none'} (want one h264)`);
+    problems.push(
+      `video streams: ${video.map((s) => s.codec_name).join(',') || 'none'} (want one h264)`,
+    );
   if (audio.length !== 1 || audio[0]?.codec_name !== 'aac')
-    problems.push(`audio streams: ${audio.map((s) => s.codec_name).join(',') || 'none'} (want one aac)`);
+    problems.push(
+      `audio streams: ${audio.map((s) => s.codec_name).join(',') || 'none'} (want one aac)`,
+    );
   if (streams.length !== video.length + audio.length)
     problems.push(`${streams.length - video.length - audio.length} unexpected other stream(s)`);
   for (const s of [...video, ...audio]) {
     const read = s.nb_read_frames ?? 0;
     if (read <= 0) problems.push(`${s.codec_type} stream has no decodable frames`);
     else if (s.nb_frames !== undefined && read < s.nb_frames)
-      problems.push(`${s.codec_type} stream: ${read} of ${s.nb_frames} declared frames decode (truncated?)`);
+      problems.push(
+        `${s.codec_type} stream: ${read} of ${s.nb_frames} declared frames decode (truncated?)`,
+      );
   }
   const duration = format.duration ?? Number.NaN;
   const off = Math.abs(duration - expect.audioSec) / expect.audioSec;

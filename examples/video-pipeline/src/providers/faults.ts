@@ -7,7 +7,12 @@
 //                              after a restart it finishes the render it had accepted
 import { z } from 'zod';
 
-export const FAULT_NAMES = ['commit-then-drop', 'render-fail', 'slow-render', 'crash-mid-render'] as const;
+export const FAULT_NAMES = [
+  'commit-then-drop',
+  'render-fail',
+  'slow-render',
+  'crash-mid-render',
+] as const;
 
 export const FaultRule = z.object({
   fault: z.enum(FAULT_NAMES),

@@ -1,7 +1,15 @@
 // A provider's billing ledger: one JSON line per billable request, fsync'd before the provider
 // answers, so the evidence of a bill survives a SIGKILL of the worker (or of the provider).
 // Tests count bills from this file, never from anything the worker says.
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface BillRecord {

@@ -23,4 +23,5 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`PROVIDER_READY ${kind} port=${port}\n`);
 });
-for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => server.close(() => process.exit(0)));
+for (const sig of ['SIGTERM', 'SIGINT'] as const)
+  process.once(sig, () => server.close(() => process.exit(0)));

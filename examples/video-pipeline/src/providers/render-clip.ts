@@ -38,7 +38,10 @@ export function clipFilter(spec: ClipSpec, hasImage: boolean): string {
     `drawtext=${font()}:textfile=${file}:fontcolor=white:fontsize=${size}:line_spacing=${Math.round(size / 4)}:x=(w-text_w)/2:y=${y}`;
   const parts =
     spec.layout === 'card'
-      ? [text('title.txt', small, `${Math.round(h / 14)}`), text('caption.txt', caption, '(h-text_h)/2')]
+      ? [
+          text('title.txt', small, `${Math.round(h / 14)}`),
+          text('caption.txt', caption, '(h-text_h)/2'),
+        ]
       : [
           `drawbox=x=0:y=0:w=iw:h=${Math.round(h / 7)}:color=black@0.6:t=fill`,
           text('title.txt', small, `${Math.round(h / 28)}`),
@@ -67,11 +70,28 @@ export async function renderClip(
     'ffmpeg',
     [
       ...['-hide_banner', '-loglevel', 'error', '-y', ...video, '-i', audioFile],
-      ...['-filter_complex', clipFilter(spec, imageFile !== undefined), '-map', '[v]', '-map', '1:a'],
+      ...[
+        '-filter_complex',
+        clipFilter(spec, imageFile !== undefined),
+        '-map',
+        '[v]',
+        '-map',
+        '1:a',
+      ],
       ...['-t', spec.audioSec.toFixed(3), '-r', String(spec.fps), '-g', String(spec.fps * 2)],
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'stillimage', '-threads', '1'],
       ...['-c:a', 'aac', '-b:a', '64k', '-ar', '44100', '-ac', '1'],
-      ...['-movflags', '+faststart', '-fflags', '+bitexact', '-map_metadata', '-1', '-f', 'mp4', out],
+      ...[
+        '-movflags',
+        '+faststart',
+        '-fflags',
+        '+bitexact',
+        '-map_metadata',
+        '-1',
+        '-f',
+        'mp4',
+        out,
+      ],
     ],
     { cwd: dir, signal },
   );

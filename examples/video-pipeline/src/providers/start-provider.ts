@@ -34,18 +34,22 @@ export interface StartProviderOptions {
 const entry = join(fileURLToPath(new URL('.', import.meta.url)), 'provider-main.ts');
 
 function launch(kind: ProviderKind, opts: StartProviderOptions, port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@sluice/source', entry, kind], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PROVIDER_DATA_DIR: join(opts.dataDir, kind),
-      PROVIDER_LEDGER: join(opts.dataDir, `${kind}-ledger.jsonl`),
-      PROVIDER_FAULTS: JSON.stringify(opts.faults ?? []),
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@sluice/source', entry, kind],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PROVIDER_DATA_DIR: join(opts.dataDir, kind),
+        PROVIDER_LEDGER: join(opts.dataDir, `${kind}-ledger.jsonl`),
+        PROVIDER_FAULTS: JSON.stringify(opts.faults ?? []),
+      },
+      // `--import tsx` resolves from the working directory: this package's.
+      cwd: fileURLToPath(new URL('.', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    // `--import tsx` resolves from the working directory: this package's.
-    cwd: fileURLToPath(new URL('.', import.meta.url)),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
@@ -75,7 +79,10 @@ const gone = (child: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((r) => child.once('exit', () => r()));
 
-export async function startProvider(kind: ProviderKind, opts: StartProviderOptions): Promise<StartedProvider> {
+export async function startProvider(
+  kind: ProviderKind,
+  opts: StartProviderOptions,
+): Promise<StartedProvider> {
   let current = launch(kind, opts, opts.port ?? 0);
   const port = await current.ready;
   const url = `http://127.0.0.1:${port}`;

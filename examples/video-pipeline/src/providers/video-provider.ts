@@ -8,7 +8,17 @@
 // Accepted renders are kept on disk: a provider killed mid-render finishes them after a restart
 // (without billing again), so the worker's recorded external id stays good.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -29,7 +39,10 @@ const RenderRequest = z.object({
   width: z.number().int().min(64).max(1920).multipleOf(2),
   height: z.number().int().min(64).max(1080).multipleOf(2),
   fps: z.number().int().min(1).max(30),
-  background: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  background: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 type RenderRequest = z.infer<typeof RenderRequest>;
 
@@ -69,12 +82,17 @@ export function createVideoProvider(opts: VideoProviderOptions): Server {
     const dir = join(rendersDir, job.id);
     mkdirSync(dir, { recursive: true });
     try {
-      if (job.fault?.fault === 'slow-render') await new Promise((r) => setTimeout(r, job.fault?.delayMs));
+      if (job.fault?.fault === 'slow-render')
+        await new Promise((r) => setTimeout(r, job.fault?.delayMs));
       if (job.fault?.fault === 'render-fail') throw new Error('render failed (fault knob)');
       const audio = join(dir, 'audio.wav');
       const res = await fetch(job.request.audioUrl);
-      if (!res.ok || !res.body) throw new Error(`audio ${job.request.audioUrl}: HTTP ${res.status}`);
-      await pipeline(Readable.fromWeb(res.body as NodeWebStream<Uint8Array>), createWriteStream(audio));
+      if (!res.ok || !res.body)
+        throw new Error(`audio ${job.request.audioUrl}: HTTP ${res.status}`);
+      await pipeline(
+        Readable.fromWeb(res.body as NodeWebStream<Uint8Array>),
+        createWriteStream(audio),
+      );
       const audioSec = wavDurationSec(readFileSync(audio));
       const image = job.request.background ? join(uploadsDir, job.request.background) : undefined;
       if (image && !existsSync(image)) throw new Error('background image was never uploaded');
@@ -111,7 +129,8 @@ export function createVideoProvider(opts: VideoProviderOptions): Server {
           const { id, status, durationSec, size, error } = job;
           return sendJson(res, 200, { id, status, durationSec, size, error });
         }
-        if (job.status !== 'succeeded') return sendJson(res, 409, { error: `render is ${job.status}` });
+        if (job.status !== 'succeeded')
+          return sendJson(res, 409, { error: `render is ${job.status}` });
         res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': job.size });
         createReadStream(join(rendersDir, job.id, 'clip.mp4')).pipe(res);
         return;
@@ -152,7 +171,13 @@ export function createVideoProvider(opts: VideoProviderOptions): Server {
         };
         // Accepted = billed, whatever happens to the render afterwards.
         save(job);
-        ledger.append({ provider: 'video', ...caller, billed: true, workId: job.id, fault: job.fault?.fault ?? null });
+        ledger.append({
+          provider: 'video',
+          ...caller,
+          billed: true,
+          workId: job.id,
+          fault: job.fault?.fault ?? null,
+        });
         void run(job);
         return sendJson(res, 202, { id: job.id, status: 'running' });
       }

@@ -3,7 +3,7 @@ export function wavDurationSec(bytes: Buffer): number {
   if (bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE')
     throw new Error('not a WAV file');
   let byteRate = 0;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = bytes.toString('ascii', at, at + 4);
     const size = bytes.readUInt32LE(at + 4);
     if (id === 'fmt ') byteRate = bytes.readUInt32LE(at + 16);
