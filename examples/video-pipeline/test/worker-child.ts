@@ -42,7 +42,7 @@ const options = {
     VIDEO_WIDTH: '320',
     VIDEO_HEIGHT: '180',
     VIDEO_FPS: '10',
-    VIDEO_POLL_MS: '50',
+    VIDEO_POLL_MS: process.env.VIDEO_POLL_MS ?? '50',
   }),
   hooks: {
     afterConcat: process.env.CORRUPT_FINAL

@@ -103,8 +103,10 @@ export function createVideoProvider(opts: VideoProviderOptions): Server {
         setTimeout(() => process.kill(process.pid, 'SIGKILL'), 150);
       }
       const out = join(dir, 'clip.mp4');
-      await renderClip(dir, { ...job.request, audioSec }, audio, image, `${out}.part`);
-      renameSync(`${out}.part`, out);
+      // Its own part file: an ffmpeg orphaned by a crash may still be writing an older one.
+      const part = `${out}.${randomUUID()}.part`;
+      await renderClip(dir, { ...job.request, audioSec }, audio, image, part);
+      renameSync(part, out);
       save({ ...job, status: 'succeeded', durationSec: audioSec, size: statSync(out).size });
     } catch (error) {
       save({ ...job, status: 'failed', error: (error as Error).message });
