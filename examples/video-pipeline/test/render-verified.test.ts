@@ -68,7 +68,7 @@ describe('video.render on real media', () => {
     await worker.stop();
   });
 
-  it('the MP4 route answers only the job tenant’s key', async () => {
+  it('the MP4 route answers only the job tenant’s key; the page is served', async () => {
     const id = (await h.client.jobs.list({ kind: 'video.render', state: 'succeeded' })).items[0]
       ?.id;
     expect(id).toBeDefined();
@@ -76,6 +76,9 @@ describe('video.render on real media', () => {
     expect((await h.download(id as string, other.key)).status).toBe(404);
     expect((await h.download(id as string, 'sk_not_a_key')).status).toBe(401);
     expect((await h.download('v1-nosuchjob')).status).toBe(404);
+    const page = await fetch(`${h.app.url}/video`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/final.mp4');
   });
 
   it('a final MP4 cut short after assembly fails finalize and is never published', async () => {
