@@ -1,0 +1,39 @@
+// `@sluice/storage/d1`: what runs inside workerd — the job database on a D1 binding (same schema,
+// migrations and repositories as SQLite; every write one statement or one batch) and the write
+// model. No Node built-in, no database driver: the bundle test (workerd/bundle.test.ts's Node
+// twin, src/d1-bundle.test.ts) builds this entry for workerd and checks.
+//
+// Left out, because they need Node's crypto synchronously: `repos/api-keys.ts` (sha256 +
+// timingSafeEqual) and `blobs/blob-keys.ts` (`assetKey` hashes the unit key). A Workers gateway
+// or workflow needs WebCrypto-based twins of them (async).
+
+export type { Db, DialectName, NativeHandle, SluiceDatabase, DatabaseCapabilities } from './database.js';
+export * from './d1/d1-like.js';
+export * from './d1/open-d1.js';
+export * from './migrations.js';
+export * from './schema.js';
+export * from './json.js';
+export * from './dialect.js';
+export * from './repos/job-row.js';
+export * from './repos/jobs.js';
+export * from './repos/jobs-append.js';
+export * from './repos/jobs-finish.js';
+export * from './repos/events.js';
+export * from './repos/files.js';
+export * from './repos/queue.js';
+export * from './repos/outbox.js';
+export * from './repos/locks.js';
+export * from './repos/transition-event.js';
+export * from './repos/served-versions.js';
+export * from './repos/job-queries.js';
+export * from './repos/units.js';
+export * from './repos/provider-calls.js';
+export * from './repos/assets.js';
+export * from './repos/bulk-transitions.js';
+export * from './repos/accept-jobs.js';
+export * from './repos/event-rows.js';
+export * from './write-model/attempt-write.js';
+export * from './write-model/job-snapshot.js';
+export * from './write-model/claim-jobs.js';
+export * from './write-model/sweep-exhausted.js';
+export * from './blobs/blob-store.js';

@@ -1,0 +1,46 @@
+// A job database on Cloudflare D1 (SQLite behind a binding). The same schema, migrations and SQL
+// as the SQLite dialect: kysely runs single statements through kysely-d1, and every write that
+// must land whole is ONE statement or ONE `batch()` (D1 has no interactive transactions: kysely's
+// `transaction()` and SQL `BEGIN` both fail). `native.dialect === 'd1'` is what the write model
+// and the batch-based repos branch on; `capabilities.interactiveTransactions` tells callers that
+// `transaction(fn)` is not available here.
+
+import { SluiceError } from '@sluice/contracts';
+import { Kysely, type Dialect } from 'kysely';
+import { D1Dialect } from 'kysely-d1';
+import type { SluiceDatabase } from '../database.js';
+import type { Database } from '../schema.js';
+import { D1Introspector } from './d1-introspector.js';
+import type { D1Like } from './d1-like.js';
+
+/** kysely-d1's dialect with an introspector D1 allows (d1-introspector.ts). */
+function d1Dialect(d1: D1Like): Dialect {
+  const base = new D1Dialect({ database: d1 as never });
+  return {
+    createAdapter: () => base.createAdapter(),
+    createDriver: () => base.createDriver(),
+    createQueryCompiler: () => base.createQueryCompiler(),
+    createIntrospector: (db) => new D1Introspector(db),
+  };
+}
+
+export function openD1Database(d1: D1Like): SluiceDatabase {
+  const db = new Kysely<Database>({ dialect: d1Dialect(d1) });
+  return {
+    db,
+    // The SQL flavour: repos and migrations write SQLite's SQL, which D1 runs unchanged.
+    dialect: 'sqlite',
+    native: { dialect: 'd1', d1 },
+    capabilities: { interactiveTransactions: false },
+    transaction: () =>
+      Promise.reject(
+        new SluiceError(
+          'INTERNAL',
+          'D1 has no interactive transactions: use the statement or batch() form of this write',
+        ),
+      ),
+    pgPool: undefined,
+    sqliteFile: undefined,
+    close: () => db.destroy(),
+  };
+}
