@@ -7,7 +7,13 @@
 // timingSafeEqual) and `blobs/blob-keys.ts` (`assetKey` hashes the unit key). A Workers gateway
 // or workflow needs WebCrypto-based twins of them (async).
 
-export type { Db, DialectName, NativeHandle, SluiceDatabase, DatabaseCapabilities } from './database.js';
+export type {
+  Db,
+  DialectName,
+  NativeHandle,
+  SluiceDatabase,
+  DatabaseCapabilities,
+} from './database.js';
 export * from './d1/d1-like.js';
 export * from './d1/open-d1.js';
 export * from './migrations.js';

@@ -1,6 +1,6 @@
 // The migration set that SQLite and PostgreSQL run applies to D1 unchanged (per statement: D1
 // has no transactional DDL here either), and a second run applies nothing.
-import { env } from 'cloudflare:workers';
+import { bindings as env } from './bindings.js';
 import { expect, it } from 'vitest';
 import { openD1Database } from '../src/d1/open-d1.js';
 import { migrate, migrationsFor } from '../src/migrations.js';

@@ -22,5 +22,10 @@ export interface D1Like {
 
 /** Rows of a statement run on its own. */
 export async function d1All<T>(d1: D1Like, query: string, ...values: unknown[]): Promise<T[]> {
-  return (await d1.prepare(query).bind(...values).all<T>()).results;
+  return (
+    await d1
+      .prepare(query)
+      .bind(...values)
+      .all<T>()
+  ).results;
 }
