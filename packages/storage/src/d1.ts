@@ -1,6 +1,6 @@
 // `@sluice/storage/d1`: what runs inside workerd — the job database on a D1 binding (same schema,
-// migrations and repositories as SQLite; every write one statement or one batch) and the write
-// model. No Node built-in, no database driver: the bundle test (workerd/bundle.test.ts's Node
+// migrations and repositories as SQLite; every write one statement or one batch), the write
+// model, and the R2 blob store. No Node built-in, no database driver: the bundle test (workerd/bundle.test.ts's Node
 // twin, src/d1-bundle.test.ts) builds this entry for workerd and checks.
 //
 // Left out, because they need Node's crypto synchronously: `repos/api-keys.ts` (sha256 +
@@ -43,3 +43,6 @@ export * from './write-model/job-snapshot.js';
 export * from './write-model/claim-jobs.js';
 export * from './write-model/sweep-exhausted.js';
 export * from './blobs/blob-store.js';
+export * from './blobs/blob-key-pattern.js';
+export * from './blobs/r2-like.js';
+export * from './blobs/r2-blob-store.js';

@@ -33,3 +33,5 @@ export * from './write-model/work-signal.js';
 export * from './write-model/sweep-exhausted.js';
 export * from './d1/d1-like.js';
 export * from './d1/open-d1.js';
+export * from './blobs/r2-like.js';
+export * from './blobs/r2-blob-store.js';
