@@ -1,7 +1,7 @@
 // `@sluice/storage/d1`: what runs inside workerd — the job database on a D1 binding (same schema,
 // migrations and repositories as SQLite; every write one statement or one batch), the write
-// model, and the R2 blob store. No Node built-in, no database driver: the bundle test (workerd/bundle.test.ts's Node
-// twin, src/d1-bundle.test.ts) builds this entry for workerd and checks.
+// model, and the R2 blob store. No Node built-in, no database driver: src/d1-bundle.test.ts
+// builds this entry for workerd and checks.
 //
 // Left out, because they need Node's crypto synchronously: `repos/api-keys.ts` (sha256 +
 // timingSafeEqual) and `blobs/blob-keys.ts` (`assetKey` hashes the unit key). A Workers gateway
