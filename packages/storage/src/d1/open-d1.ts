@@ -6,18 +6,42 @@
 // `transaction(fn)` is not available here.
 
 import { SluiceError } from '@sluice/contracts';
-import { Kysely, type Dialect } from 'kysely';
+import { Kysely, SqliteAdapter, type CompiledQuery, type Dialect, type QueryResult } from 'kysely';
+import type { AtomicBatch } from '../dialect.js';
 import { D1Dialect } from 'kysely-d1';
 import type { SluiceDatabase } from '../database.js';
 import type { Database } from '../schema.js';
 import { D1Introspector } from './d1-introspector.js';
 import type { D1Like } from './d1-like.js';
 
+/** SQLite's adapter, plus the capability repositories branch on (dialect.ts `atomicBatchOf`). */
+class D1Adapter extends SqliteAdapter {
+  readonly atomicBatch: AtomicBatch;
+  constructor(d1: D1Like) {
+    super();
+    this.atomicBatch = {
+      async run<R>(queries: readonly CompiledQuery[]): Promise<QueryResult<R>[]> {
+        if (queries.length === 0) return [];
+        const results = await d1.batch<R>(
+          queries.map((q) => d1.prepare(q.sql).bind(...q.parameters)),
+        );
+        return results.map((r) => {
+          const changes = r.meta.changes;
+          return {
+            rows: r.results,
+            ...(changes !== undefined ? { numAffectedRows: BigInt(changes) } : {}),
+          };
+        });
+      },
+    };
+  }
+}
+
 /** kysely-d1's dialect with an introspector D1 allows (d1-introspector.ts). */
 function d1Dialect(d1: D1Like): Dialect {
   const base = new D1Dialect({ database: d1 as never });
   return {
-    createAdapter: () => base.createAdapter(),
+    createAdapter: () => new D1Adapter(d1),
     createDriver: () => base.createDriver(),
     createQueryCompiler: () => base.createQueryCompiler(),
     createIntrospector: (db) => new D1Introspector(db),

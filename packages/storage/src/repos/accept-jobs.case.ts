@@ -4,7 +4,7 @@
 // one row. It also must skip, not fail, a job whose idempotency key is taken.
 import { formatJobId } from '@sluice/contracts';
 import { expect } from 'vitest';
-import { fixtureWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
+import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
 import {
   acceptJobs,
   findByIdempotencyKeys,
@@ -50,7 +50,7 @@ export function acceptJobsCases(
       const b = job({ ...a, id: formatJobId('v1'), tenantId: 'other' });
       const written = await acceptJobs(database, [a], now);
       expect([...written.inserted]).toEqual([a.id]);
-      await fixtureWrite(database, async (tx) => {
+      await repoWrite(database, async (tx) => {
         await insertJob(tx, b, now);
         if (outcome.to === 'queued') await transitionJob(tx, { id: b.id, event: 'dispatch' }, now);
         else

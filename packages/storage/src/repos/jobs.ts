@@ -14,10 +14,15 @@ import {
 } from '@sluice/contracts';
 import type { Updateable } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import { atomicBatchOf, isPostgres } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type StoredEvent } from './events.js';
+import {
+  appendAttemptEventsBatched,
+  insertJobBatched,
+  transitionJobBatched,
+} from './jobs-batched.js';
 import { toJobRow, type JobRow } from './job-row.js';
 import { transitionEvent, type TransitionDetails } from './transition-event.js';
 
@@ -39,6 +44,8 @@ export async function insertJob(
   job: NewJob,
   now = Date.now(),
 ): Promise<{ job: JobRow; event: StoredEvent }> {
+  const batch = atomicBatchOf(tx);
+  if (batch) return insertJobBatched(tx, batch, job, now);
   const at = isoNow(now);
   const row = await tx
     .insertInto('jobs')
@@ -135,13 +142,16 @@ export type TransitionOutcome =
  * Compare-and-set: moves the job only if it is in a state the event may leave from (and, when
  * given, still at `epoch`). `start` and `reclaim` open a new attempt: attempts + 1, epoch + 1,
  * a fresh attempt id, a lease of `leaseMs`; `reclaim` only once the previous attempt's lease has
- * passed. Leaving `running` clears the lease. Run it inside a transaction.
+ * passed. Leaving `running` clears the lease. Run it inside a transaction; on a database without
+ * interactive transactions (D1) it is a read and one fenced batch (jobs-batched.ts).
  */
 export async function transitionJob(
   tx: Db,
   req: TransitionRequest,
   now = Date.now(),
 ): Promise<TransitionOutcome> {
+  const batch = atomicBatchOf(tx);
+  if (batch) return transitionJobBatched(tx, batch, req, now);
   const sources = sourceStates(req.event);
   // With one possible source state the update itself is the whole check; with several, the
   // observed state is read first and the update is conditional on exactly it.
@@ -156,6 +166,25 @@ export async function transitionJob(
       return { ok: false, job: await getJobById(tx, req.id) };
     from = cur.state as JobState;
   }
+  const at = isoNow(now);
+  const to = TRANSITIONS[req.event].to as JobState;
+  const q = transitionUpdate(tx, req, from, now);
+  const row = await q.returningAll().executeTakeFirst();
+  if (!row) return { ok: false, job: await getJobById(tx, req.id) };
+  const job = toJobRow(row);
+  const event = transitionEvent(job.id, job.lastSeq, at, from, to, job.attempts, {
+    ...req,
+    error: req.error ?? undefined,
+  });
+  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
+  return { ok: true, job, event: stored as StoredEvent };
+}
+
+/**
+ * The compare-and-set UPDATE of a transition from `from` (no RETURNING yet): shared by the
+ * transaction form above and the batch form (jobs-batched.ts), which adds its own fence.
+ */
+export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState, now: number) {
   const to = TRANSITIONS[req.event].to as JobState;
   const at = isoNow(now);
   const opensAttempt = req.event === 'start' || req.event === 'reclaim';
@@ -171,7 +200,7 @@ export async function transitionJob(
   } else if (to !== 'running') {
     set.lease_until = null;
   }
-  let q = tx
+  let q = db
     .updateTable('jobs')
     .set(set)
     .set((eb) => ({
@@ -185,15 +214,7 @@ export async function transitionJob(
   if (req.epoch !== undefined) q = q.where('epoch', '=', req.epoch);
   if (req.event === 'reclaim')
     q = q.where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]));
-  const row = await q.returningAll().executeTakeFirst();
-  if (!row) return { ok: false, job: await getJobById(tx, req.id) };
-  const job = toJobRow(row);
-  const event = transitionEvent(job.id, job.lastSeq, at, from, to, job.attempts, {
-    ...req,
-    error: req.error ?? undefined,
-  });
-  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
-  return { ok: true, job, event: stored as StoredEvent };
+  return q;
 }
 
 export type AttemptEvent =
@@ -212,6 +233,8 @@ export async function appendAttemptEvents(
   now = Date.now(),
 ): Promise<StoredEvent[] | undefined> {
   if (events.length === 0) return [];
+  const batch = atomicBatchOf(tx);
+  if (batch) return appendAttemptEventsBatched(tx, batch, id, epoch, events, now);
   const at = isoNow(now);
   const row = await tx
     .updateTable('jobs')

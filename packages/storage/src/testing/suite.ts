@@ -36,10 +36,12 @@ export function suiteIt(label: string, notApplicable: NotApplicable = {}) {
 }
 
 /**
- * A test FIXTURE's multi-statement write (seeding rows through the row-by-row repos): in one
- * transaction where there is one; statement by statement on D1, where nothing else writes while
- * a test seeds. Production code never does this: it uses the batch paths.
+ * A repository write as callers make it: inside one transaction where there is one; on D1 the
+ * call itself, which the repositories make ONE statement or ONE batch there (`atomicBatchOf`).
+ * A `fn` that makes several calls is atomic only where transactions exist: on D1 it runs call
+ * by call, which is fine for seeding fixtures (nothing else writes meanwhile), never for code
+ * under test.
  */
-export function fixtureWrite<T>(database: SluiceDatabase, fn: (tx: Db) => Promise<T>): Promise<T> {
+export function repoWrite<T>(database: SluiceDatabase, fn: (tx: Db) => Promise<T>): Promise<T> {
   return database.capabilities.interactiveTransactions ? database.transaction(fn) : fn(database.db);
 }

@@ -9,13 +9,13 @@ import { eventsByIds, eventsSince, listEvents } from '../repos/events.js';
 import { getJobById, insertJob, transitionJob } from '../repos/jobs.js';
 import { transitionEvent } from '../repos/transition-event.js';
 import { getUnits } from '../repos/units.js';
-import { fixtureWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
+import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
 import { writeAttempts, type AttemptWrite } from './attempt-write.js';
 import { loadSnapshots, type JobSnapshot } from './job-snapshot.js';
 
 async function queued(database: SluiceDatabase, kind = 'w.job'): Promise<JobSnapshot> {
   const id = formatJobId('v1');
-  await fixtureWrite(database, async (tx) => {
+  await repoWrite(database, async (tx) => {
     await insertJob(tx, {
       id,
       tenantId: 'acme',
@@ -145,7 +145,7 @@ export function attemptWriteCases(
         fence: spoil === 'epoch' ? { ...w.fence, epoch: w.fence.epoch + 1 } : w.fence,
       };
       if (spoil === 'cancelled')
-        await fixtureWrite(database, (tx) => transitionJob(tx, { id: job.id, event: 'cancel' }));
+        await repoWrite(database, (tx) => transitionJob(tx, { id: job.id, event: 'cancel' }));
       if (spoil === 'lastSeq')
         await database.db
           .updateTable('jobs')

@@ -7,7 +7,7 @@ import type { SluiceDatabase } from '../database.js';
 import { isoIn } from '../json.js';
 import { getJobById, insertJob, transitionJob } from '../repos/jobs.js';
 import { queueStats } from '../repos/queue.js';
-import { fixtureWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
+import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
 import { claimJobs, type ClaimOptions } from './claim-jobs.js';
 
 export async function queuedJobs(
@@ -18,7 +18,7 @@ export async function queuedJobs(
 ): Promise<string[]> {
   const version = opts.version ?? 'v1';
   const ids = Array.from({ length: n }, () => formatJobId(version));
-  await fixtureWrite(database, async (tx) => {
+  await repoWrite(database, async (tx) => {
     for (const id of ids) {
       await insertJob(tx, {
         id,
