@@ -35,3 +35,4 @@ export * from './d1/d1-like.js';
 export * from './d1/open-d1.js';
 export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';
+export * from './repos/assets-single.js';

@@ -3,6 +3,7 @@
 // reason (printed and reported as skipped), never dropped.
 import { acceptJobsCases } from '../src/repos/accept-jobs.case.js';
 import { jobsCases } from '../src/repos/jobs.case.js';
+import { retrySafetyCases } from '../src/repos/retry-safety.case.js';
 import { attemptWriteCases } from '../src/write-model/attempt-write.case.js';
 import { claimJobsCases } from '../src/write-model/claim-jobs.case.js';
 import { describeD1 } from '../src/testing/d1.js';
@@ -20,3 +21,5 @@ describeD1('claimJobs (the jobs table is the embedded queue)', bindings.DB, (ctx
 describeD1('acceptJobs', bindings.DB, (ctx) => acceptJobsCases('d1', ctx));
 
 describeD1('jobs repository', bindings.DB, (ctx) => jobsCases('d1', ctx));
+
+describeD1('units, provider ledger and assets', bindings.DB, (ctx) => retrySafetyCases('d1', ctx));
