@@ -2,6 +2,7 @@
 // applies to SQLite and PostgreSQL (`*.case.ts`). A case that cannot apply is listed with its
 // reason (printed and reported as skipped), never dropped.
 import { acceptJobsCases } from '../src/repos/accept-jobs.case.js';
+import { bulkTransitionsCases } from '../src/repos/bulk-transitions.case.js';
 import { jobsCases } from '../src/repos/jobs.case.js';
 import { retrySafetyCases } from '../src/repos/retry-safety.case.js';
 import { attemptWriteCases } from '../src/write-model/attempt-write.case.js';
@@ -23,3 +24,7 @@ describeD1('acceptJobs', bindings.DB, (ctx) => acceptJobsCases('d1', ctx));
 describeD1('jobs repository', bindings.DB, (ctx) => jobsCases('d1', ctx));
 
 describeD1('units, provider ledger and assets', bindings.DB, (ctx) => retrySafetyCases('d1', ctx));
+
+describeD1('bulk transitions and job leases', bindings.DB, (ctx) =>
+  bulkTransitionsCases('d1', ctx),
+);
