@@ -27,6 +27,23 @@ export function atomicBatchOf(db: {
   return (db.getExecutor().adapter as { readonly atomicBatch?: AtomicBatch }).atomicBatch;
 }
 
+/**
+ * Rows per statement for a statement binding `perRow` parameters a row (plus `fixed` once):
+ * `preferred`, or fewer where the database binds fewer parameters (D1: 100 per statement; its
+ * adapter declares `maxBoundParameters`). Always at least 1.
+ */
+export function rowsPerStatement(
+  db: { getExecutor(): { readonly adapter: unknown } },
+  preferred: number,
+  perRow: number,
+  fixed = 0,
+): number {
+  const limit = (db.getExecutor().adapter as { readonly maxBoundParameters?: number })
+    .maxBoundParameters;
+  if (limit === undefined) return preferred;
+  return Math.max(1, Math.min(preferred, Math.floor((limit - fixed) / perRow)));
+}
+
 /** The better-sqlite3 statement as far as the cache needs it: `busy` while an iterator is open. */
 interface CacheableStatement extends SqliteStatement {
   readonly busy?: boolean;

@@ -16,6 +16,8 @@ import type { D1Like } from './d1-like.js';
 
 /** SQLite's adapter, plus the capability repositories branch on (dialect.ts `atomicBatchOf`). */
 class D1Adapter extends SqliteAdapter {
+  /** D1 binds at most 100 parameters per statement (dialect.ts `rowsPerStatement`). */
+  readonly maxBoundParameters = 100;
   readonly atomicBatch: AtomicBatch;
   constructor(d1: D1Like) {
     super();

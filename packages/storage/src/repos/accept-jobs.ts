@@ -10,7 +10,7 @@
 import type { JobState } from '@sluice/contracts';
 import { CompiledQuery } from 'kysely';
 import type { Db, SluiceDatabase } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import { isPostgres, rowsPerStatement } from '../dialect.js';
 import { isoNow, toJson } from '../json.js';
 import { insertAcceptedJobsD1 } from './accept-jobs-d1.js';
 import { eventRowColumns } from './event-rows.js';
@@ -242,8 +242,9 @@ export async function findByIdempotencyKeys(
 ): Promise<Map<string, JobRow>> {
   const out = new Map<string, JobRow>();
   const unique = [...new Map(refs.map((r) => [idempotencyRefKey(r), r])).values()];
-  for (let c = 0; c < unique.length; c += CHUNK) {
-    const chunk = unique.slice(c, c + CHUNK);
+  const perStatement = rowsPerStatement(db, CHUNK, 2);
+  for (let c = 0; c < unique.length; c += perStatement) {
+    const chunk = unique.slice(c, c + perStatement);
     // An OR of (tenant, key) equalities: both dialects answer it from the unique index.
     const rows = await db
       .selectFrom('jobs')
@@ -275,11 +276,12 @@ export async function ownedFileRefs(
 ): Promise<Set<string>> {
   const owned = new Set<string>();
   const ids = [...new Set(refs.map((r) => r.fileId))];
-  for (let c = 0; c < ids.length; c += 500) {
+  const perStatement = rowsPerStatement(db, 500, 1);
+  for (let c = 0; c < ids.length; c += perStatement) {
     const rows = await db
       .selectFrom('files')
       .select(['id', 'tenant_id'])
-      .where('id', 'in', ids.slice(c, c + 500))
+      .where('id', 'in', ids.slice(c, c + perStatement))
       .execute();
     for (const r of rows) owned.add(`${r.tenant_id}\u0000${r.id}`);
   }

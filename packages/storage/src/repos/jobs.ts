@@ -14,7 +14,7 @@ import {
 } from '@sluice/contracts';
 import type { Updateable } from 'kysely';
 import type { Db } from '../database.js';
-import { atomicBatchOf, isPostgres } from '../dialect.js';
+import { atomicBatchOf, isPostgres, rowsPerStatement } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type StoredEvent } from './events.js';
@@ -100,8 +100,12 @@ export async function getJobById(db: Db, id: string): Promise<JobRow | undefined
 export async function getJobsByIds(db: Db, ids: readonly string[]): Promise<Map<string, JobRow>> {
   const out = new Map<string, JobRow>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
-  for (const r of rows) out.set(r.id, toJobRow(r));
+  const perStatement = rowsPerStatement(db, ids.length, 1);
+  for (let c = 0; c < ids.length; c += perStatement) {
+    const chunk = ids.slice(c, c + perStatement);
+    const rows = await db.selectFrom('jobs').selectAll().where('id', 'in', chunk).execute();
+    for (const r of rows) out.set(r.id, toJobRow(r));
+  }
   return out;
 }
 

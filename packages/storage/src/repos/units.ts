@@ -4,7 +4,7 @@
 
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import { isPostgres, rowsPerStatement } from '../dialect.js';
 import { fromJson, isoNow, toJson } from '../json.js';
 
 export interface UnitCheckpoint {
@@ -93,11 +93,12 @@ export async function getUnitsOfJobs(
 ): Promise<Map<string, Map<string, UnitCheckpoint>>> {
   const byJob = new Map<string, Map<string, UnitCheckpoint>>(jobIds.map((id) => [id, new Map()]));
   const ids = [...byJob.keys()];
-  for (let i = 0; i < ids.length; i += STORE_CHUNK) {
+  const chunk = rowsPerStatement(db, STORE_CHUNK, 1);
+  for (let i = 0; i < ids.length; i += chunk) {
     const rows = await db
       .selectFrom('units')
       .selectAll()
-      .where('job_id', 'in', ids.slice(i, i + STORE_CHUNK))
+      .where('job_id', 'in', ids.slice(i, i + chunk))
       .execute();
     for (const r of rows) byJob.get(r.job_id)?.set(r.unit_key, toCheckpoint(r));
   }
@@ -120,8 +121,9 @@ export async function storeUnitResults(
   const key = (jobId: string, unitKey: string) => JSON.stringify([jobId, unitKey]);
   /** (job, unit) → the epoch of the row this call inserted. */
   const stored = new Map<string, number>();
-  for (let c = 0; c < units.length; c += STORE_CHUNK) {
-    const rows = units.slice(c, c + STORE_CHUNK).map((u) => {
+  const perStatement = rowsPerStatement(db, STORE_CHUNK, 6, 1);
+  for (let c = 0; c < units.length; c += perStatement) {
+    const rows = units.slice(c, c + perStatement).map((u) => {
       const result = u.result === undefined ? null : toJson(u.result);
       return sql`(${u.jobId}, ${u.unitKey}, ${pg ? sql`cast(${result} as jsonb)` : result},
         ${u.assetKey ?? null}, ${u.attemptId}, cast(${u.epoch} as integer))`;
@@ -142,11 +144,12 @@ export async function storeUnitResults(
   const existing = new Set<string>();
   if (missing.length > 0) {
     const jobIds = [...new Set(missing.map((u) => u.jobId))];
-    for (let c = 0; c < jobIds.length; c += STORE_CHUNK) {
+    const idsPer = rowsPerStatement(db, STORE_CHUNK, 1);
+    for (let c = 0; c < jobIds.length; c += idsPer) {
       const rows = await db
         .selectFrom('units')
         .select(['job_id', 'unit_key'])
-        .where('job_id', 'in', jobIds.slice(c, c + STORE_CHUNK))
+        .where('job_id', 'in', jobIds.slice(c, c + idsPer))
         .execute();
       for (const r of rows) existing.add(key(r.job_id, r.unit_key));
     }
