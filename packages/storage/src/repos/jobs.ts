@@ -289,29 +289,36 @@ export async function extendLeases(
   now = Date.now(),
 ): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
-  const rows = await db
-    .updateTable('jobs')
-    .set({ lease_until: isoIn(leaseMs, now) })
-    .where('state', '=', 'running')
-    .where((eb) =>
-      eb.or(attempts.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
-    )
-    // Row locks in id order, like every multi-job write (see lockJobs).
-    .where('id', 'in', (eb) => {
-      const q = eb
-        .selectFrom('jobs')
-        .select('id')
-        .where(
-          'id',
-          'in',
-          attempts.map((a) => a.id),
-        )
-        .orderBy('id');
-      return isPostgres(db) ? q.forUpdate() : q;
-    })
-    .returning('id')
-    .execute();
-  return new Set(rows.map((r) => r.id));
+  const out = new Set<string>();
+  // One statement here; chunks only where the database binds few parameters (D1).
+  const per = rowsPerStatement(db, attempts.length, 3, 2);
+  for (let c = 0; c < attempts.length; c += per) {
+    const chunk = attempts.slice(c, c + per);
+    const rows = await db
+      .updateTable('jobs')
+      .set({ lease_until: isoIn(leaseMs, now) })
+      .where('state', '=', 'running')
+      .where((eb) =>
+        eb.or(chunk.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
+      )
+      // Row locks in id order, like every multi-job write (see lockJobs).
+      .where('id', 'in', (eb) => {
+        const q = eb
+          .selectFrom('jobs')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            chunk.map((a) => a.id),
+          )
+          .orderBy('id');
+        return isPostgres(db) ? q.forUpdate() : q;
+      })
+      .returning('id')
+      .execute();
+    for (const r of rows) out.add(r.id);
+  }
+  return out;
 }
 
 /** Which of these (id, epoch) attempts still own a running job: renewal and cancellation check. */
@@ -321,17 +328,21 @@ export async function stillRunning(
 ): Promise<Set<string>> {
   const owned = new Set<string>();
   if (attempts.length === 0) return owned;
-  const rows = await db
-    .selectFrom('jobs')
-    .select(['id', 'epoch'])
-    .where(
-      'id',
-      'in',
-      attempts.map((a) => a.id),
-    )
-    .where('state', '=', 'running')
-    .execute();
-  const epochs = new Map(rows.map((r) => [r.id, Number(r.epoch)]));
+  const epochs = new Map<string, number>();
+  const per = rowsPerStatement(db, attempts.length, 1, 1);
+  for (let c = 0; c < attempts.length; c += per) {
+    const rows = await db
+      .selectFrom('jobs')
+      .select(['id', 'epoch'])
+      .where(
+        'id',
+        'in',
+        attempts.slice(c, c + per).map((a) => a.id),
+      )
+      .where('state', '=', 'running')
+      .execute();
+    for (const r of rows) epochs.set(r.id, Number(r.epoch));
+  }
   for (const a of attempts) if (epochs.get(a.id) === a.epoch) owned.add(a.id);
   return owned;
 }

@@ -5,7 +5,7 @@ import { formatJobId } from '@sluice/contracts';
 import { expect } from 'vitest';
 import type { SluiceDatabase } from '../database.js';
 import { isoIn } from '../json.js';
-import { getJobById, insertJob, transitionJob } from '../repos/jobs.js';
+import { extendLeases, getJobById, insertJob, stillRunning, transitionJob } from '../repos/jobs.js';
 import { queueStats } from '../repos/queue.js';
 import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
 import { claimJobs, type ClaimOptions } from './claim-jobs.js';
@@ -140,6 +140,16 @@ export function claimJobsCases(
     const [a, b] = claimed as [string[], string[]];
     expect(a.filter((id) => b.includes(id))).toEqual([]);
     expect([...a, ...b].sort()).toEqual([...ids].sort());
+  });
+  it('renews and checks more leases than one statement binds (D1: 100 parameters)', async () => {
+    const { database } = ctx();
+    await queuedJobs(database, 'c.many', 150);
+    const claimed = await claim(database, 'c.many', { limit: 150, leaseMs: 60_000 });
+    expect(claimed).toHaveLength(150);
+    const attempts = claimed.map((c) => ({ id: c.job.id, epoch: c.job.epoch }));
+    const stale = attempts.map((a, i) => (i % 10 === 0 ? { ...a, epoch: a.epoch - 1 } : a));
+    expect((await extendLeases(database.db, stale, 120_000)).size).toBe(135);
+    expect((await stillRunning(database.db, stale)).size).toBe(135);
   });
   done();
 }
