@@ -4,8 +4,8 @@
 // builds this entry for workerd and checks.
 //
 // Left out, because they need Node's crypto synchronously: `repos/api-keys.ts` (sha256 +
-// timingSafeEqual) and `blobs/blob-keys.ts` (`assetKey` hashes the unit key). A Workers gateway
-// or workflow needs WebCrypto-based twins of them (async).
+// timingSafeEqual; a Workers gateway needs a WebCrypto twin) and `blobs/blob-keys.ts` (use
+// `assetKeyWeb` here, pinned to `assetKey`; the other key builders move over when needed).
 
 export type {
   Db,
@@ -45,5 +45,6 @@ export * from './write-model/claim-jobs.js';
 export * from './write-model/sweep-exhausted.js';
 export * from './blobs/blob-store.js';
 export * from './blobs/blob-key-pattern.js';
+export * from './blobs/asset-key-web.js';
 export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';
