@@ -6,7 +6,14 @@
 // `transaction(fn)` is not available here.
 
 import { SluiceError } from '@sluice/contracts';
-import { Kysely, SqliteAdapter, type CompiledQuery, type Dialect, type QueryResult } from 'kysely';
+import {
+  Kysely,
+  SqliteAdapter,
+  type CompiledQuery,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import type { AtomicBatch } from '../dialect.js';
 import { D1Dialect } from 'kysely-d1';
 import type { SluiceDatabase } from '../database.js';
@@ -39,12 +46,33 @@ class D1Adapter extends SqliteAdapter {
   }
 }
 
+/**
+ * kysely-d1's driver, minus the deprecated `numUpdatedOrDeletedRows` it still returns next to
+ * `numAffectedRows` (kysely prints an "outdated driver" warning for it on every process).
+ */
+function quietDriver(driver: Driver): Driver {
+  const acquireConnection = driver.acquireConnection.bind(driver);
+  driver.acquireConnection = async () => {
+    const connection = await acquireConnection();
+    const executeQuery = connection.executeQuery.bind(connection);
+    connection.executeQuery = async <R>(query: CompiledQuery) => {
+      const result = (await executeQuery<R>(query)) as QueryResult<R> & {
+        numUpdatedOrDeletedRows?: bigint;
+      };
+      delete result.numUpdatedOrDeletedRows;
+      return result;
+    };
+    return connection;
+  };
+  return driver;
+}
+
 /** kysely-d1's dialect with an introspector D1 allows (d1-introspector.ts). */
 function d1Dialect(d1: D1Like): Dialect {
   const base = new D1Dialect({ database: d1 as never });
   return {
     createAdapter: () => new D1Adapter(d1),
-    createDriver: () => base.createDriver(),
+    createDriver: () => quietDriver(base.createDriver()),
     createQueryCompiler: () => base.createQueryCompiler(),
     createIntrospector: (db) => new D1Introspector(db),
   };
