@@ -25,6 +25,7 @@ import {
   startSqliteCheckpointer,
 } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
+import type { D1Like } from './d1/d1-like.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -36,13 +37,22 @@ export type Db = Kysely<Database>;
  */
 export type NativeHandle =
   | { readonly dialect: 'postgres'; readonly pool: pg.Pool }
-  | { readonly dialect: 'sqlite'; readonly handle: SQLite.Database };
+  | { readonly dialect: 'sqlite'; readonly handle: SQLite.Database }
+  /** Cloudflare D1 (`d1/open-d1.ts`): SQLite's SQL, no interactive transactions, atomic batches. */
+  | { readonly dialect: 'd1'; readonly d1: D1Like };
+
+/** What a database can do, read by callers instead of its name. */
+export interface DatabaseCapabilities {
+  /** `transaction(fn)` works; false on D1, where writes are single statements or batches. */
+  readonly interactiveTransactions: boolean;
+}
 
 export interface SluiceDatabase {
   readonly db: Db;
   readonly dialect: DialectName;
   readonly native: NativeHandle;
-  /** A write transaction (IMMEDIATE on SQLite). */
+  readonly capabilities: DatabaseCapabilities;
+  /** A write transaction (IMMEDIATE on SQLite). Rejects on D1 (capabilities). */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** The PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
   readonly pgPool: pg.Pool | undefined;
@@ -123,6 +133,7 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
     db,
     dialect: 'sqlite',
     native: { dialect: 'sqlite', handle: sqlite },
+    capabilities: { interactiveTransactions: true },
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: undefined,
     sqliteFile: file === ':memory:' ? undefined : file,
@@ -162,6 +173,7 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
     db,
     dialect: 'postgres',
     native: { dialect: 'postgres', pool },
+    capabilities: { interactiveTransactions: true },
     transaction: (fn) => db.transaction().execute(fn),
     pgPool: pool,
     sqliteFile: undefined,

@@ -6,8 +6,8 @@ import { isJobId, isTenantId, SluiceError } from '@sluice/contracts';
 
 const ID = /^[a-z0-9_]{1,64}$/;
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/** Allowed shape of any key: lowercase segments, no `..`, no leading slash. */
-export const BLOB_KEY_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+// The key check itself has no Node dependency (the R2 store in workerd uses it too).
+export { BLOB_KEY_PATTERN, assertBlobKey } from './blob-key-pattern.js';
 
 function tenant(tenantId: string): string {
   if (!isTenantId(tenantId))
@@ -46,15 +46,4 @@ export function stagingKey(
 
 export function stagingPrefix(tenantId: string, jobId: string, attemptId?: string): string {
   return `staging/t/${tenant(tenantId)}/j/${job(jobId)}/${attemptId ?? ''}`;
-}
-
-export function assertBlobKey(key: string): string {
-  if (
-    key.length > 512 ||
-    !BLOB_KEY_PATTERN.test(key) ||
-    key.split('/').some((s) => s === '.' || s === '..')
-  ) {
-    throw new SluiceError('BAD_REQUEST', `invalid blob key "${key}"`);
-  }
-  return key;
 }

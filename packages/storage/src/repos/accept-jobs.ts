@@ -9,9 +9,10 @@
 
 import type { JobState } from '@sluice/contracts';
 import { CompiledQuery } from 'kysely';
-import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import type { Db, SluiceDatabase } from '../database.js';
+import { isPostgres, rowsPerStatement } from '../dialect.js';
 import { isoNow, toJson } from '../json.js';
+import { insertAcceptedJobsD1 } from './accept-jobs-d1.js';
 import { eventRowColumns } from './event-rows.js';
 import type { EventToInsert, StoredEvent } from './events.js';
 import type { NewJob } from './jobs.js';
@@ -99,7 +100,7 @@ function jobsInsert(q: Statement, jobs: readonly AcceptedJob[], at: string): str
 
 const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, payload, created_at';
 
-type EventIdRow = { job_id: string; event_id: number | string | null; seq: number | null };
+export type EventIdRow = { job_id: string; event_id: number | string | null; seq: number | null };
 
 /** A job's events as one row: both accept events share it (seq 1, seq_end 2). */
 function rowsOf(events: readonly EventToInsert[]) {
@@ -118,7 +119,7 @@ function rowsOf(events: readonly EventToInsert[]) {
 }
 
 /** Stored events in insertion order, row ids matched by job (RETURNING order is unspecified). */
-function storedEvents(events: readonly EventToInsert[], rows: readonly EventIdRow[]) {
+export function storedAcceptEvents(events: readonly EventToInsert[], rows: readonly EventIdRow[]) {
   const ids = new Map<string, number>();
   for (const r of rows) if (r.event_id !== null) ids.set(r.job_id, Number(r.event_id));
   const out: StoredEvent[] = [];
@@ -130,6 +131,27 @@ function storedEvents(events: readonly EventToInsert[], rows: readonly EventIdRo
 }
 
 type Statement = ReturnType<typeof statement>;
+
+/** The accept events of these jobs and their event rows (one row per job). */
+export function acceptEventRows(jobs: readonly AcceptedJob[], at: string) {
+  const events = jobs.flatMap((job) => eventsOf(job, at));
+  return { events, rows: rowsOf(events) };
+}
+
+/**
+ * Accepts the jobs atomically on any database: inside one transaction where there is one, as
+ * ONE `batch()` per chunk on D1 (accept-jobs-d1.ts). Same rows and events either way.
+ */
+export async function acceptJobs(
+  database: SluiceDatabase,
+  jobs: readonly AcceptedJob[],
+  now = Date.now(),
+): Promise<AcceptedWrite> {
+  if (jobs.length === 0) return { inserted: new Set(), events: [] };
+  const native = database.native;
+  if (native.dialect === 'd1') return insertAcceptedJobsD1(native.d1, jobs, isoNow(now));
+  return database.transaction((tx) => insertAcceptedJobs(tx, jobs, now));
+}
 
 /** Inserts the jobs with both events; returns what was written. Run it inside a transaction. */
 export async function insertAcceptedJobs(
@@ -174,7 +196,7 @@ export async function insertAcceptedJobs(
       );
     }
     for (const r of rows) if (r.event_id === null) written.inserted.add(r.job_id);
-    written.events.push(...storedEvents(events, rows));
+    written.events.push(...storedAcceptEvents(events, rows));
   }
   return written;
 }
@@ -220,8 +242,9 @@ export async function findByIdempotencyKeys(
 ): Promise<Map<string, JobRow>> {
   const out = new Map<string, JobRow>();
   const unique = [...new Map(refs.map((r) => [idempotencyRefKey(r), r])).values()];
-  for (let c = 0; c < unique.length; c += CHUNK) {
-    const chunk = unique.slice(c, c + CHUNK);
+  const perStatement = rowsPerStatement(db, CHUNK, 2);
+  for (let c = 0; c < unique.length; c += perStatement) {
+    const chunk = unique.slice(c, c + perStatement);
     // An OR of (tenant, key) equalities: both dialects answer it from the unique index.
     const rows = await db
       .selectFrom('jobs')
@@ -253,11 +276,12 @@ export async function ownedFileRefs(
 ): Promise<Set<string>> {
   const owned = new Set<string>();
   const ids = [...new Set(refs.map((r) => r.fileId))];
-  for (let c = 0; c < ids.length; c += 500) {
+  const perStatement = rowsPerStatement(db, 500, 1);
+  for (let c = 0; c < ids.length; c += perStatement) {
     const rows = await db
       .selectFrom('files')
       .select(['id', 'tenant_id'])
-      .where('id', 'in', ids.slice(c, c + 500))
+      .where('id', 'in', ids.slice(c, c + perStatement))
       .execute();
     for (const r of rows) owned.add(`${r.tenant_id}\u0000${r.id}`);
   }

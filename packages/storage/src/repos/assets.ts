@@ -1,12 +1,15 @@
 // Asset ownership and publication. The protocol (worker): ownership row → stream bytes to this
 // attempt's staging key → in ONE transaction, if the ownership row is still this attempt's, the
 // attempt still owns the job, and no asset row exists: publish the blob write-if-absent and insert
-// the asset row. These are the conditional steps; the worker runs them in that order.
+// the asset row. These are the conditional steps; the worker runs them in that order. Without
+// interactive transactions (D1) each step is one conditional statement (assets-single.ts).
 
 import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
+import { atomicBatchOf } from '../dialect.js';
 import { isoNow } from '../json.js';
 import type { AssetsTable } from '../schema.js';
+import { claimAssetOwnershipOnce } from './assets-single.js';
 
 export interface AssetRow {
   finalKey: string;
@@ -21,7 +24,7 @@ export interface AssetRow {
   createdAt: string;
 }
 
-function toAssetRow(r: Selectable<AssetsTable>): AssetRow {
+export function toAssetRow(r: Selectable<AssetsTable>): AssetRow {
   return {
     finalKey: r.final_key,
     jobId: r.job_id,
@@ -68,6 +71,8 @@ export async function claimAssetOwnership(
   o: Ownership,
   now = Date.now(),
 ): Promise<'owned' | 'published' | 'fenced'> {
+  // No transaction around the checks (D1): the checks go into the write itself.
+  if (atomicBatchOf(tx)) return claimAssetOwnershipOnce(tx, o, now);
   if (await getAsset(tx, o.finalKey)) return 'published';
   if (!(await ownsJob(tx, o.jobId, o.attemptId, o.epoch))) return 'fenced';
   const values = {

@@ -11,7 +11,7 @@ import {
 } from '@sluice/contracts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import { atomicBatchOf, isPostgres } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type EventToInsert } from './events.js';
@@ -27,6 +27,13 @@ export async function transitionJobs(
   requests: readonly TransitionRequest[],
   now = Date.now(),
 ): Promise<TransitionOutcome[]> {
+  // Without interactive transactions (D1) each transition is its own fenced batch: every
+  // outcome is per request anyway, so the group needs no atomicity, only each row's.
+  if (atomicBatchOf(tx)) {
+    const out: TransitionOutcome[] = [];
+    for (const r of requests) out.push(await transitionJob(tx, r, now));
+    return out;
+  }
   const results = new Array<TransitionOutcome>(requests.length);
   const groups = new Map<string, number[]>();
   const single: number[] = [];

@@ -8,6 +8,7 @@
 import type { JobEvent } from '@sluice/contracts';
 import type { Db } from '../database.js';
 import { toJson } from '../json.js';
+import { rowsPerStatement } from '../dialect.js';
 import { eventsOfRow } from './event-rows.js';
 
 export const EVENTS_CHANNEL = 'sluice_events';
@@ -37,8 +38,9 @@ export async function insertEvents(
   events: readonly EventToInsert[],
 ): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  for (let c = 0; c < events.length; c += INSERT_CHUNK) {
-    const chunk = events.slice(c, c + INSERT_CHUNK);
+  const perStatement = rowsPerStatement(tx, INSERT_CHUNK, 7);
+  for (let c = 0; c < events.length; c += perStatement) {
+    const chunk = events.slice(c, c + perStatement);
     const rows = await tx
       .insertInto('job_events')
       .values(
@@ -107,13 +109,20 @@ export async function eventsSince(db: Db, afterId: number, limit = 1000): Promis
 
 export async function eventsByIds(db: Db, ids: readonly number[]): Promise<StoredEvent[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('job_events')
-    .select(['id', 'tenant_id', 'kind', 'payload', 'seq_end'])
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
-  return rows.flatMap(toStored);
+  // In id order: chunks of sorted ids (D1 binds 100 parameters a statement), each ordered.
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const perStatement = rowsPerStatement(db, sorted.length, 1);
+  const out: StoredEvent[] = [];
+  for (let c = 0; c < sorted.length; c += perStatement) {
+    const rows = await db
+      .selectFrom('job_events')
+      .select(['id', 'tenant_id', 'kind', 'payload', 'seq_end'])
+      .where('id', 'in', sorted.slice(c, c + perStatement))
+      .orderBy('id')
+      .execute();
+    out.push(...rows.flatMap(toStored));
+  }
+  return out;
 }
 
 export async function maxEventId(db: Db): Promise<number> {

@@ -3,6 +3,7 @@
 import { randomToken } from '@sluice/contracts';
 import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
+import { rowsPerStatement } from '../dialect.js';
 import type { FilesTable } from '../schema.js';
 
 export interface FileRow {
@@ -70,13 +71,18 @@ export async function getFiles(
   ids: readonly string[],
 ): Promise<FileRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('files')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
-  return rows.map(toFileRow);
+  const per = rowsPerStatement(db, ids.length, 1, 1);
+  const out: FileRow[] = [];
+  for (let i = 0; i < ids.length; i += per) {
+    const rows = await db
+      .selectFrom('files')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', ids.slice(i, i + per))
+      .execute();
+    out.push(...rows.map(toFileRow));
+  }
+  return out;
 }
 
 export async function listFiles(db: Db, tenantId: string, limit = 100): Promise<FileRow[]> {
@@ -93,7 +99,13 @@ export async function listFiles(db: Db, tenantId: string, limit = 100): Promise<
 /** Attaching a file to a job stops it from expiring. */
 export async function attachFiles(tx: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.updateTable('files').set({ expires_at: null }).where('id', 'in', ids).execute();
+  const per = rowsPerStatement(tx, ids.length, 1);
+  for (let i = 0; i < ids.length; i += per)
+    await tx
+      .updateTable('files')
+      .set({ expires_at: null })
+      .where('id', 'in', ids.slice(i, i + per))
+      .execute();
 }
 
 /** Deletes the row; the caller deletes the blob after. Returns the deleted row. */
@@ -126,7 +138,15 @@ export async function expiredFiles(db: Db, nowIso: string, limit = 100): Promise
 /** Worker check before running: which of a job's files are gone. */
 export async function missingFiles(db: Db, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('files').select('id').where('id', 'in', ids).execute();
-  const present = new Set(rows.map((r) => r.id));
+  const present = new Set<string>();
+  const per = rowsPerStatement(db, ids.length, 1);
+  for (let i = 0; i < ids.length; i += per) {
+    const rows = await db
+      .selectFrom('files')
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + per))
+      .execute();
+    for (const r of rows) present.add(r.id);
+  }
   return ids.filter((id) => !present.has(id));
 }

@@ -14,10 +14,15 @@ import {
 } from '@sluice/contracts';
 import type { Updateable } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres } from '../dialect.js';
+import { atomicBatchOf, isPostgres, rowsPerStatement } from '../dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 import { insertEvents, type StoredEvent } from './events.js';
+import {
+  appendAttemptEventsBatched,
+  insertJobBatched,
+  transitionJobBatched,
+} from './jobs-batched.js';
 import { toJobRow, type JobRow } from './job-row.js';
 import { transitionEvent, type TransitionDetails } from './transition-event.js';
 
@@ -39,6 +44,8 @@ export async function insertJob(
   job: NewJob,
   now = Date.now(),
 ): Promise<{ job: JobRow; event: StoredEvent }> {
+  const batch = atomicBatchOf(tx);
+  if (batch) return insertJobBatched(tx, batch, job, now);
   const at = isoNow(now);
   const row = await tx
     .insertInto('jobs')
@@ -93,8 +100,12 @@ export async function getJobById(db: Db, id: string): Promise<JobRow | undefined
 export async function getJobsByIds(db: Db, ids: readonly string[]): Promise<Map<string, JobRow>> {
   const out = new Map<string, JobRow>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('jobs').selectAll().where('id', 'in', ids).execute();
-  for (const r of rows) out.set(r.id, toJobRow(r));
+  const perStatement = rowsPerStatement(db, ids.length, 1);
+  for (let c = 0; c < ids.length; c += perStatement) {
+    const chunk = ids.slice(c, c + perStatement);
+    const rows = await db.selectFrom('jobs').selectAll().where('id', 'in', chunk).execute();
+    for (const r of rows) out.set(r.id, toJobRow(r));
+  }
   return out;
 }
 
@@ -135,13 +146,16 @@ export type TransitionOutcome =
  * Compare-and-set: moves the job only if it is in a state the event may leave from (and, when
  * given, still at `epoch`). `start` and `reclaim` open a new attempt: attempts + 1, epoch + 1,
  * a fresh attempt id, a lease of `leaseMs`; `reclaim` only once the previous attempt's lease has
- * passed. Leaving `running` clears the lease. Run it inside a transaction.
+ * passed. Leaving `running` clears the lease. Run it inside a transaction; on a database without
+ * interactive transactions (D1) it is a read and one fenced batch (jobs-batched.ts).
  */
 export async function transitionJob(
   tx: Db,
   req: TransitionRequest,
   now = Date.now(),
 ): Promise<TransitionOutcome> {
+  const batch = atomicBatchOf(tx);
+  if (batch) return transitionJobBatched(tx, batch, req, now);
   const sources = sourceStates(req.event);
   // With one possible source state the update itself is the whole check; with several, the
   // observed state is read first and the update is conditional on exactly it.
@@ -156,6 +170,25 @@ export async function transitionJob(
       return { ok: false, job: await getJobById(tx, req.id) };
     from = cur.state as JobState;
   }
+  const at = isoNow(now);
+  const to = TRANSITIONS[req.event].to as JobState;
+  const q = transitionUpdate(tx, req, from, now);
+  const row = await q.returningAll().executeTakeFirst();
+  if (!row) return { ok: false, job: await getJobById(tx, req.id) };
+  const job = toJobRow(row);
+  const event = transitionEvent(job.id, job.lastSeq, at, from, to, job.attempts, {
+    ...req,
+    error: req.error ?? undefined,
+  });
+  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
+  return { ok: true, job, event: stored as StoredEvent };
+}
+
+/**
+ * The compare-and-set UPDATE of a transition from `from` (no RETURNING yet): shared by the
+ * transaction form above and the batch form (jobs-batched.ts), which adds its own fence.
+ */
+export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState, now: number) {
   const to = TRANSITIONS[req.event].to as JobState;
   const at = isoNow(now);
   const opensAttempt = req.event === 'start' || req.event === 'reclaim';
@@ -171,7 +204,7 @@ export async function transitionJob(
   } else if (to !== 'running') {
     set.lease_until = null;
   }
-  let q = tx
+  let q = db
     .updateTable('jobs')
     .set(set)
     .set((eb) => ({
@@ -185,15 +218,7 @@ export async function transitionJob(
   if (req.epoch !== undefined) q = q.where('epoch', '=', req.epoch);
   if (req.event === 'reclaim')
     q = q.where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]));
-  const row = await q.returningAll().executeTakeFirst();
-  if (!row) return { ok: false, job: await getJobById(tx, req.id) };
-  const job = toJobRow(row);
-  const event = transitionEvent(job.id, job.lastSeq, at, from, to, job.attempts, {
-    ...req,
-    error: req.error ?? undefined,
-  });
-  const [stored] = await insertEvents(tx, [{ tenantId: job.tenantId, kind: job.kind, event }]);
-  return { ok: true, job, event: stored as StoredEvent };
+  return q;
 }
 
 export type AttemptEvent =
@@ -212,6 +237,8 @@ export async function appendAttemptEvents(
   now = Date.now(),
 ): Promise<StoredEvent[] | undefined> {
   if (events.length === 0) return [];
+  const batch = atomicBatchOf(tx);
+  if (batch) return appendAttemptEventsBatched(tx, batch, id, epoch, events, now);
   const at = isoNow(now);
   const row = await tx
     .updateTable('jobs')
@@ -262,29 +289,36 @@ export async function extendLeases(
   now = Date.now(),
 ): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
-  const rows = await db
-    .updateTable('jobs')
-    .set({ lease_until: isoIn(leaseMs, now) })
-    .where('state', '=', 'running')
-    .where((eb) =>
-      eb.or(attempts.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
-    )
-    // Row locks in id order, like every multi-job write (see lockJobs).
-    .where('id', 'in', (eb) => {
-      const q = eb
-        .selectFrom('jobs')
-        .select('id')
-        .where(
-          'id',
-          'in',
-          attempts.map((a) => a.id),
-        )
-        .orderBy('id');
-      return isPostgres(db) ? q.forUpdate() : q;
-    })
-    .returning('id')
-    .execute();
-  return new Set(rows.map((r) => r.id));
+  const out = new Set<string>();
+  // One statement here; chunks only where the database binds few parameters (D1).
+  const per = rowsPerStatement(db, attempts.length, 3, 2);
+  for (let c = 0; c < attempts.length; c += per) {
+    const chunk = attempts.slice(c, c + per);
+    const rows = await db
+      .updateTable('jobs')
+      .set({ lease_until: isoIn(leaseMs, now) })
+      .where('state', '=', 'running')
+      .where((eb) =>
+        eb.or(chunk.map((a) => eb.and([eb('id', '=', a.id), eb('epoch', '=', a.epoch)]))),
+      )
+      // Row locks in id order, like every multi-job write (see lockJobs).
+      .where('id', 'in', (eb) => {
+        const q = eb
+          .selectFrom('jobs')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            chunk.map((a) => a.id),
+          )
+          .orderBy('id');
+        return isPostgres(db) ? q.forUpdate() : q;
+      })
+      .returning('id')
+      .execute();
+    for (const r of rows) out.add(r.id);
+  }
+  return out;
 }
 
 /** Which of these (id, epoch) attempts still own a running job: renewal and cancellation check. */
@@ -294,17 +328,21 @@ export async function stillRunning(
 ): Promise<Set<string>> {
   const owned = new Set<string>();
   if (attempts.length === 0) return owned;
-  const rows = await db
-    .selectFrom('jobs')
-    .select(['id', 'epoch'])
-    .where(
-      'id',
-      'in',
-      attempts.map((a) => a.id),
-    )
-    .where('state', '=', 'running')
-    .execute();
-  const epochs = new Map(rows.map((r) => [r.id, Number(r.epoch)]));
+  const epochs = new Map<string, number>();
+  const per = rowsPerStatement(db, attempts.length, 1, 1);
+  for (let c = 0; c < attempts.length; c += per) {
+    const rows = await db
+      .selectFrom('jobs')
+      .select(['id', 'epoch'])
+      .where(
+        'id',
+        'in',
+        attempts.slice(c, c + per).map((a) => a.id),
+      )
+      .where('state', '=', 'running')
+      .execute();
+    for (const r of rows) epochs.set(r.id, Number(r.epoch));
+  }
   for (const a of attempts) if (epochs.get(a.id) === a.epoch) owned.add(a.id);
   return owned;
 }

@@ -3,6 +3,7 @@
 // The reconciler dispatches whatever a crash left here.
 
 import type { Db } from '../database.js';
+import { rowsPerStatement } from '../dialect.js';
 import { isoNow } from '../json.js';
 
 export async function addToOutbox(
@@ -23,7 +24,12 @@ export async function addToOutbox(
 
 export async function removeFromOutbox(db: Db, jobIds: readonly string[]): Promise<void> {
   if (jobIds.length === 0) return;
-  await db.deleteFrom('outbox').where('job_id', 'in', jobIds).execute();
+  const per = rowsPerStatement(db, jobIds.length, 1);
+  for (let i = 0; i < jobIds.length; i += per)
+    await db
+      .deleteFrom('outbox')
+      .where('job_id', 'in', jobIds.slice(i, i + per))
+      .execute();
 }
 
 /** Job ids due now (or before `nowIso`), oldest first. */
@@ -74,8 +80,9 @@ export async function dueOutboxRows(
 
 /** Deletes exactly these rows (job id and due time both unchanged). */
 export async function deleteOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 400) {
-    const chunk = rows.slice(i, i + 400);
+  const per = rowsPerStatement(db, 400, 2);
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
     await db
       .deleteFrom('outbox')
       .where(({ eb, refTuple, tuple }) =>
@@ -98,10 +105,11 @@ export async function deleteDispatchedOutbox(
   jobIds: readonly string[],
   dispatchedAtIso: string,
 ): Promise<void> {
-  for (let i = 0; i < jobIds.length; i += 400) {
+  const per = rowsPerStatement(db, 400, 1, 1);
+  for (let i = 0; i < jobIds.length; i += per) {
     await db
       .deleteFrom('outbox')
-      .where('job_id', 'in', jobIds.slice(i, i + 400))
+      .where('job_id', 'in', jobIds.slice(i, i + per))
       .where('due_at', '<=', dispatchedAtIso)
       .execute();
   }

@@ -5,6 +5,7 @@
 import type { MessagePointer } from '@sluice/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
+import { rowsPerStatement } from '../dialect.js';
 import { isoNow } from '../json.js';
 
 /**
@@ -17,16 +18,18 @@ export async function enqueue(
   availableAt?: string,
 ): Promise<void> {
   if (pointers.length === 0 || availableAt === undefined) return;
-  await tx
-    .updateTable('jobs')
-    .set({ run_after: availableAt })
-    .where(
-      'id',
-      'in',
-      pointers.map((p) => p.jobId),
-    )
-    .where('state', '=', 'queued')
-    .execute();
+  const per = rowsPerStatement(tx, pointers.length, 1, 2);
+  for (let i = 0; i < pointers.length; i += per)
+    await tx
+      .updateTable('jobs')
+      .set({ run_after: availableAt })
+      .where(
+        'id',
+        'in',
+        pointers.slice(i, i + per).map((p) => p.jobId),
+      )
+      .where('state', '=', 'queued')
+      .execute();
 }
 
 export interface QueueStats {

@@ -4,6 +4,7 @@
 
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
+import { rowsPerStatement } from '../dialect.js';
 import { fromJson, isoNow, toJson } from '../json.js';
 
 export interface UnitCheckpoint {
@@ -92,11 +93,12 @@ export async function getUnitsOfJobs(
 ): Promise<Map<string, Map<string, UnitCheckpoint>>> {
   const byJob = new Map<string, Map<string, UnitCheckpoint>>(jobIds.map((id) => [id, new Map()]));
   const ids = [...byJob.keys()];
-  for (let i = 0; i < ids.length; i += STORE_CHUNK) {
+  const chunk = rowsPerStatement(db, STORE_CHUNK, 1);
+  for (let i = 0; i < ids.length; i += chunk) {
     const rows = await db
       .selectFrom('units')
       .selectAll()
-      .where('job_id', 'in', ids.slice(i, i + STORE_CHUNK))
+      .where('job_id', 'in', ids.slice(i, i + chunk))
       .execute();
     for (const r of rows) byJob.get(r.job_id)?.set(r.unit_key, toCheckpoint(r));
   }

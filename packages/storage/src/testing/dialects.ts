@@ -56,7 +56,10 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
 }
 
 /** `describe` once per dialect with a migrated database shared by the suite. */
-export function describeEachDialect(name: string, body: (ctx: () => TestDatabase) => void): void {
+export function describeEachDialect(
+  name: string,
+  body: (ctx: () => TestDatabase, dialect: DialectName) => void,
+): void {
   for (const dialect of TEST_DIALECTS) {
     describe(`${name} [${dialect}]`, () => {
       let test: TestDatabase | undefined;
@@ -69,7 +72,7 @@ export function describeEachDialect(name: string, body: (ctx: () => TestDatabase
       body(() => {
         if (!test) throw new Error('test database not ready');
         return test;
-      });
+      }, dialect);
     });
   }
 }

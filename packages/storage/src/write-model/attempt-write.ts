@@ -12,13 +12,15 @@
 // Dialects (`writeAttempts`): PostgreSQL runs ONE prepared statement per call (arrays in, CTEs
 // for the events, outbox and units rows, each inserted only for rows the UPDATE moved); SQLite
 // runs cached prepared statements per row inside ONE immediate transaction. Neither holds an
-// interactive transaction open across a round trip, so the same write fits D1's atomic batch.
+// interactive transaction open across a round trip, so the same write fits D1's atomic batch
+// (attempt-write-d1.ts: each statement carries the fence, inserts before the UPDATE).
 
 import type { JobError, JobEvent, JobState } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
 import { isoNow } from '../json.js';
 import type { StoredEvent } from '../repos/events.js';
 import { writeAttemptsPg } from './attempt-write-pg.js';
+import { writeAttemptsD1 } from './attempt-write-d1.js';
 import { writeAttemptsSqlite } from './attempt-write-sqlite.js';
 import { assertWritable } from './write-columns.js';
 
@@ -78,7 +80,12 @@ export async function writeAttempts(
   for (const w of writes) assertWritable(w);
   const at = isoNow(now);
   const native = database.native;
-  return native.dialect === 'postgres'
-    ? writeAttemptsPg(native.pool, writes, at)
-    : writeAttemptsSqlite(database, native.handle, writes, at);
+  switch (native.dialect) {
+    case 'postgres':
+      return writeAttemptsPg(native.pool, writes, at);
+    case 'sqlite':
+      return writeAttemptsSqlite(database, native.handle, writes, at);
+    case 'd1':
+      return writeAttemptsD1(native.d1, writes, at);
+  }
 }

@@ -4,7 +4,7 @@
 // (a single writer: nothing to skip). A claimed row is `running` at a new epoch with a fresh
 // attempt id and a lease held by `owner`; its `running` event is not written here: the attempt
 // writes it with its first events (so a job that finishes fast writes ONE event row in all), and
-// `last_seq` is left alone until then.
+// `last_seq` is left alone until then. D1: a read, then one UPDATE fenced by epoch (claim-jobs-d1.ts).
 //
 // Candidates: queued rows that are due, then running rows whose lease lapsed (their holder died)
 // and, while the owner recovers after a restart, running rows it held itself. Rows with no
@@ -20,6 +20,7 @@ import {
   type JobSnapshot,
   type SnapshotRow,
 } from './job-snapshot.js';
+import { claimJobsD1, unclaimJobsD1 } from './claim-jobs-d1.js';
 import { immediately, prepared, withHandle } from './native-sqlite.js';
 
 export interface ClaimOptions {
@@ -103,6 +104,7 @@ export async function claimJobs(
     });
     return r.rows.map((row) => ({ job: toSnapshot(row), from: row.from_state as JobState }));
   }
+  if (native.dialect === 'd1') return claimJobsD1(native.d1, opts, at, lease, own);
   const handle = native.handle;
   const params = {
     served: JSON.stringify(opts.versions.map((v) => [v.kind, v.version])),
@@ -170,6 +172,7 @@ export async function unclaimJobs(
     });
     return r.rowCount ?? 0;
   }
+  if (native.dialect === 'd1') return unclaimJobsD1(native.d1, leases, due, at);
   const handle = native.handle;
   return immediately(database, handle, () => {
     const stmt = prepared(handle, SQLITE_UNCLAIM);

@@ -5,6 +5,7 @@
 import type { JobState } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
 import { fromJson } from '../json.js';
+import { d1All } from '../d1/d1-like.js';
 import { prepared, withHandle } from './native-sqlite.js';
 
 export interface JobSnapshot {
@@ -86,6 +87,8 @@ export async function loadSnapshots(
       values: [ids],
     });
     rows = r.rows;
+  } else if (native.dialect === 'd1') {
+    rows = await d1All<SnapshotRow>(native.d1, SQLITE_SQL, JSON.stringify(ids));
   } else {
     const handle = native.handle;
     rows = await withHandle(

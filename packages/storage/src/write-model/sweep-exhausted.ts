@@ -9,6 +9,7 @@ import type { SluiceDatabase } from '../database.js';
 import type { StoredEvent } from '../repos/events.js';
 import { isoNow } from '../json.js';
 import { writeAttempts, type AttemptWrite } from './attempt-write.js';
+import { d1All } from '../d1/d1-like.js';
 import { prepared, withHandle } from './native-sqlite.js';
 
 type Row = {
@@ -42,6 +43,8 @@ export async function sweepExhausted(
         values: [at, limit],
       })
     ).rows;
+  } else if (native.dialect === 'd1') {
+    rows = await d1All<Row>(native.d1, SELECT('?1', '?2'), at, limit);
   } else {
     const handle = native.handle;
     rows = await withHandle(

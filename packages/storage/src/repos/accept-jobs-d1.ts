@@ -1,0 +1,79 @@
+// The accept path's group commit on D1: ONE `batch()` per chunk, two statements, no read
+// between them. The jobs insert takes the rows as one JSON parameter (D1 binds at most 100
+// parameters per statement; one array fits any chunk) and skips a row whose idempotency key is
+// already stored (`on conflict do nothing`), as on the other dialects. The events insert then
+// writes the accept events of exactly the jobs that statement wrote: a job row always lands
+// together with its event row, so "the job exists and has no event row yet" names them, inside
+// the batch where nothing else interleaves.
+import { toJson } from '../json.js';
+import type { D1Like } from '../d1/d1-like.js';
+import type { AcceptedJob, AcceptedWrite } from './accept-jobs.js';
+import { acceptEventRows, storedAcceptEvents } from './accept-jobs.js';
+
+// Jobs per batch: keeps each JSON parameter well under D1's 2 MB per bound value for typical inputs.
+const CHUNK = 100;
+
+const JOBS = `insert into jobs (id, tenant_id, kind, version, state, input, output, error, reason,
+  idempotency_key, input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq,
+  run_after, lease_until, created_at, updated_at, finished_at)
+select j.value ->> 'id', j.value ->> 'tenant', j.value ->> 'kind', j.value ->> 'version',
+  j.value ->> 'state', j.value ->> 'input', null, null, j.value ->> 'reason', j.value ->> 'key',
+  j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, null, null, ?2, ?2, null
+from json_each(?1) j where true
+on conflict do nothing returning id`;
+
+const EVENTS = `insert into job_events (job_id, tenant_id, kind, seq, seq_end, type, payload, created_at)
+select e.value ->> 'job', e.value ->> 'tenant', e.value ->> 'kind', e.value ->> 'seq',
+  e.value ->> 'seqEnd', e.value ->> 'type', e.value ->> 'payload', ?2
+from json_each(?1) e
+where exists (select 1 from jobs where id = e.value ->> 'job')
+  and not exists (select 1 from job_events x where x.job_id = e.value ->> 'job')
+returning id, job_id, seq`;
+
+export async function insertAcceptedJobsD1(
+  d1: D1Like,
+  jobs: readonly AcceptedJob[],
+  at: string,
+): Promise<AcceptedWrite> {
+  const written: AcceptedWrite = { inserted: new Set(), events: [] };
+  for (let c = 0; c < jobs.length; c += CHUNK) {
+    const chunk = jobs.slice(c, c + CHUNK);
+    const rows = chunk.map((job) => ({
+      id: job.id,
+      tenant: job.tenantId,
+      kind: job.kind,
+      version: job.version,
+      state: job.outcome.to,
+      input: toJson(job.input),
+      reason: job.outcome.to === 'dead_lettered' ? job.outcome.reason : null,
+      key: job.idempotencyKey ?? null,
+      hash: job.inputHash,
+      files: toJson(job.fileIds ?? []),
+      max: job.maxAttempts,
+    }));
+    const { events, rows: eventRows } = acceptEventRows(chunk, at);
+    const [inserted, stored] = await d1.batch([
+      d1.prepare(JOBS).bind(JSON.stringify(rows), at),
+      d1.prepare(EVENTS).bind(
+        JSON.stringify(
+          eventRows.map((r) => ({
+            job: r.jobId,
+            tenant: r.tenantId,
+            kind: r.kind,
+            seq: r.seq,
+            seqEnd: r.seqEnd,
+            type: r.type,
+            payload: r.payload,
+          })),
+        ),
+        at,
+      ),
+    ]);
+    for (const r of (inserted?.results ?? []) as { id: string }[]) written.inserted.add(r.id);
+    const ids = ((stored?.results ?? []) as { id: number; job_id: string; seq: number }[]).map(
+      (r) => ({ job_id: r.job_id, event_id: r.id, seq: r.seq }),
+    );
+    written.events.push(...storedAcceptEvents(events, ids));
+  }
+  return written;
+}

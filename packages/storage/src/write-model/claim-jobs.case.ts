@@ -1,0 +1,155 @@
+// Catches a claim that hands one job to two holders, skips the fence (epoch, attempt id, lease),
+// starts a job that is not due, not served or out of attempts, or lets a restarted owner wait
+// for the lease it held itself.
+import { formatJobId } from '@sluice/contracts';
+import { expect } from 'vitest';
+import type { SluiceDatabase } from '../database.js';
+import { isoIn } from '../json.js';
+import { extendLeases, getJobById, insertJob, stillRunning, transitionJob } from '../repos/jobs.js';
+import { queueStats } from '../repos/queue.js';
+import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
+import { claimJobs, type ClaimOptions } from './claim-jobs.js';
+
+export async function queuedJobs(
+  database: SluiceDatabase,
+  kind: string,
+  n: number,
+  opts: { runAfter?: string; maxAttempts?: number; version?: string } = {},
+): Promise<string[]> {
+  const version = opts.version ?? 'v1';
+  const ids = Array.from({ length: n }, () => formatJobId(version));
+  await repoWrite(database, async (tx) => {
+    for (const id of ids) {
+      await insertJob(tx, {
+        id,
+        tenantId: 'acme',
+        kind,
+        version,
+        input: { id },
+        inputHash: 'h',
+        maxAttempts: opts.maxAttempts ?? 3,
+      });
+      await transitionJob(tx, { id, event: 'dispatch', runAfter: opts.runAfter ?? null });
+    }
+  });
+  return ids;
+}
+
+const claim = (database: SluiceDatabase, kind: string, o: Partial<ClaimOptions> = {}) =>
+  claimJobs(database, {
+    versions: [{ kind, version: 'v1' }],
+    owner: 'w1',
+    leaseMs: 1000,
+    limit: 10,
+    ...o,
+  });
+
+/** The suite, for every database (claim-jobs.test.ts: Node; workerd/storage-d1.test.ts: D1). */
+export function claimJobsCases(
+  label: string,
+  ctx: () => SuiteDatabase,
+  notApplicable: NotApplicable = {},
+): void {
+  const { it, done } = suiteIt(label, notApplicable);
+  it('starts queued jobs once: new epoch, attempt id and lease; last_seq left to the attempt', async () => {
+    const { database } = ctx();
+    const ids = await queuedJobs(database, 'c.once', 3);
+    const t0 = Date.now();
+    const first = await claim(database, 'c.once', { now: t0 });
+    expect(first.map((c) => c.job.id).sort()).toEqual([...ids].sort());
+    for (const c of first) {
+      expect(c.from).toBe('queued');
+      expect(c.job).toMatchObject({ state: 'running', epoch: 1, attempts: 1, lastSeq: 2 });
+      expect(c.job.leaseOwner).toBe('w1');
+      expect(c.job.leaseUntil).toBe(isoIn(1000, t0));
+      expect(c.job.attemptId).toMatch(/^[0-9a-z]{16,}$/);
+      expect(c.job.input).toEqual({ id: c.job.id });
+    }
+    expect(new Set(first.map((c) => c.job.attemptId)).size).toBe(3);
+    // held: nobody gets them, not even the same owner without includeOwn
+    expect(await claim(database, 'c.once', { owner: 'w2', now: t0 + 10 })).toEqual([]);
+    expect(await claim(database, 'c.once', { now: t0 + 10 })).toEqual([]);
+  });
+
+  it('a restarted owner takes its own running jobs back at once; others wait for the lease', async () => {
+    const { database } = ctx();
+    const ids = await queuedJobs(database, 'c.own', 2);
+    const t0 = Date.now();
+    await claim(database, 'c.own', { leaseMs: 60_000, now: t0 });
+    expect(await claim(database, 'c.own', { owner: 'w2', includeOwn: true, now: t0 })).toEqual([]);
+    const own = await claim(database, 'c.own', { includeOwn: true, now: t0 + 5 });
+    expect(own.map((c) => c.job.id).sort()).toEqual([...ids].sort());
+    expect(
+      own.every((c) => c.from === 'running' && c.job.epoch === 2 && c.job.attempts === 2),
+    ).toBe(true);
+    // past the lease another worker reclaims, with a new epoch
+    const stolen = await claim(database, 'c.own', { owner: 'w2', now: t0 + 120_000, limit: 1 });
+    expect(stolen).toHaveLength(1);
+    expect(stolen[0]?.job).toMatchObject({ epoch: 3, attempts: 3, leaseOwner: 'w2' });
+  });
+
+  it('claims nothing that is not due, not served or out of attempts', async () => {
+    const { database } = ctx();
+    const later = isoIn(60_000);
+    const [due] = await queuedJobs(database, 'c.due', 1);
+    await queuedJobs(database, 'c.due', 1, { runAfter: later });
+    await queuedJobs(database, 'c.due', 1, { version: 'v2' });
+    const [spent] = await queuedJobs(database, 'c.due', 1, { maxAttempts: 1 });
+    const t0 = Date.now();
+    const got = await claim(database, 'c.due', { now: t0, leaseMs: 10_000 });
+    expect(got.map((c) => c.job.id).sort()).toEqual([due, spent].sort());
+    // `spent` used its only attempt: once its lease lapses it is not started again (`due` is)
+    const lapsed = await claim(database, 'c.due', { now: t0 + 20_000, leaseMs: 120_000 });
+    expect(lapsed.map((c) => c.job.id)).toEqual([due]);
+    const atDue = await claim(database, 'c.due', { now: t0 + 61_000 });
+    expect(atDue).toHaveLength(1);
+    expect(atDue[0]?.job.id).not.toBe(due);
+    expect((await getJobById(database.db, spent as string))?.state).toBe('running');
+  });
+
+  it('reports queued + running depth, running and the oldest due age', async () => {
+    const { database } = ctx();
+    const before = await queueStats(database.db);
+    await queuedJobs(database, 'c.stats', 3);
+    await claim(database, 'c.stats', { limit: 1, leaseMs: 60_000 });
+    const stats = await queueStats(database.db, Date.now() + 1000);
+    expect(stats.depth - before.depth).toBe(3);
+    expect(stats.leased - before.leased).toBe(1);
+    expect(stats.oldestReadyAgeMs).toBeGreaterThanOrEqual(900);
+  });
+
+  it('two handles claiming the same jobs at once never share one', async () => {
+    const test = ctx();
+    const second = test.open();
+    const ids = await queuedJobs(test.database, 'c.handles', 40, { maxAttempts: 1 });
+    const claimed: string[][] = [[], []];
+    const drain = async (database: SluiceDatabase, out: string[]) => {
+      for (let empty = 0; empty < 2;) {
+        const got = await claim(database, 'c.handles', {
+          owner: `w${out === claimed[0]}`,
+          limit: 3,
+        });
+        if (got.length === 0) empty++;
+        out.push(...got.map((c) => c.job.id));
+      }
+    };
+    await Promise.all([
+      drain(test.database, claimed[0] as string[]),
+      drain(second, claimed[1] as string[]),
+    ]);
+    const [a, b] = claimed as [string[], string[]];
+    expect(a.filter((id) => b.includes(id))).toEqual([]);
+    expect([...a, ...b].sort()).toEqual([...ids].sort());
+  });
+  it('renews and checks more leases than one statement binds (D1: 100 parameters)', async () => {
+    const { database } = ctx();
+    await queuedJobs(database, 'c.many', 150);
+    const claimed = await claim(database, 'c.many', { limit: 150, leaseMs: 60_000 });
+    expect(claimed).toHaveLength(150);
+    const attempts = claimed.map((c) => ({ id: c.job.id, epoch: c.job.epoch }));
+    const stale = attempts.map((a, i) => (i % 10 === 0 ? { ...a, epoch: a.epoch - 1 } : a));
+    expect((await extendLeases(database.db, stale, 120_000)).size).toBe(135);
+    expect((await stillRunning(database.db, stale)).size).toBe(135);
+  });
+  done();
+}
