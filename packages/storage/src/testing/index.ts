@@ -1,1 +1,2 @@
 export * from './dialects.js';
+export * from '../blobs/testing/node-fixtures.js';
