@@ -1,10 +1,10 @@
-// Downloads end to end in a two-host shape: a gateway and a worker that share only PostgreSQL and
-// an S3-protocol server (s3rver on a free port, private folder): no shared disk, each with its
-// own S3 client. A job's worker streams assets to S3 (one larger than a multipart part); the typed
+// Downloads end to end in a two-host shape: a gateway (in this process) and a worker (its own OS
+// process) that share only PostgreSQL and an S3-protocol server (s3rver on a free port, private
+// folder): no shared disk, no shared memory. A job's worker streams assets to S3 (one larger than a multipart part); the typed
 // client lists and downloads them through the gateway, whole and ranged, and through presigned
 // links; another tenant gets NOT_FOUND for all of it.
 
-import { defineJob, defineJobs, formatJobId } from '@sluice/contracts';
+import { formatJobId } from '@sluice/contracts';
 import {
   createEmbeddedDispatcher,
   createGateway,
@@ -19,55 +19,12 @@ import {
   type TestDatabase,
 } from '@sluice/storage/testing';
 import { checkPattern, patternStream } from '@sluice/storage/testing/blobs';
-import {
-  createEmbeddedRuntime,
-  createWorker,
-  defineHandler,
-  silentLogger,
-  type Worker,
-} from '@sluice/worker';
+import { spawnNode, type ChildHandle } from '@sluice/testkit';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { z } from 'zod';
 import { createSluiceClient, type SluiceClient } from '../src/index.js';
-
-const render = defineJob({
-  kind: 'test.render',
-  versions: { current: 'v1' },
-  input: z
-    .object({
-      bytes: z
-        .number()
-        .int()
-        .min(1)
-        .max(64 * 1024 * 1024),
-    })
-    .strict(),
-  output: z.object({ size: z.number() }),
-});
-const jobs = defineJobs(render);
-type Jobs = typeof jobs;
-
-const renderHandler = defineHandler(render, {
-  prepare: () => [{ key: 'scene-1', input: null }],
-  execute: async (_unit, ctx) => {
-    await ctx.assets.write({
-      name: 'notes.txt',
-      body: 'scene one notes',
-      contentType: 'text/plain',
-    });
-    return null;
-  },
-  finalize: async (_results, ctx) => {
-    const written = await ctx.assets.write({
-      name: 'render.bin',
-      body: patternStream(ctx.input.bytes),
-      contentType: 'application/x-render',
-    });
-    return { size: written.size };
-  },
-});
+import { renderJobs, type RenderJobs } from './fixtures/render-jobs.js';
 
 /** The sha256 of `size` pattern bytes (what the worker streams). */
 async function patternSha256(size: number): Promise<string> {
@@ -79,27 +36,24 @@ async function patternSha256(size: number): Promise<string> {
 
 const SIZE = 6 * 1024 * 1024 + 123; // past one 5 MiB part: a multipart upload
 
-describe('downloads across hosts (gateway and worker share only PostgreSQL and S3)', () => {
+describe('downloads across hosts (gateway and worker processes share only PostgreSQL and S3)', () => {
   let s3: S3Server;
   let db: TestDatabase;
   let gatewayBlobs: BlobStore;
-  let workerBlobs: BlobStore;
   let server: RunningGateway;
-  let worker: Worker;
-  let a: SluiceClient<Jobs>;
-  let b: SluiceClient<Jobs>;
+  let worker: ChildHandle;
+  let a: SluiceClient<RenderJobs>;
+  let b: SluiceClient<RenderJobs>;
 
   beforeAll(async () => {
     s3 = await startS3Server();
     db = await createTestDatabase('postgres');
     const { database } = db;
-    // Each host opens its own store from the same configuration, as `sluice gateway` and
-    // `sluice worker` do on two machines.
+    // Each host opens its own store from the same configuration, as on two machines.
     const url = `s3://${s3.bucket}/sluice`;
     gatewayBlobs = await openBlobStore(url, { env: s3.env });
-    workerBlobs = await openBlobStore(url, { env: s3.env });
     const gateway = createGateway({
-      jobs,
+      jobs: renderJobs,
       database,
       blobs: gatewayBlobs,
       runtime: createEmbeddedDispatcher(database),
@@ -110,29 +64,23 @@ describe('downloads across hosts (gateway and worker share only PostgreSQL and S
     });
     server = await serve(gateway, { port: 0 });
     await gateway.hub.ready();
-    worker = createWorker({
-      jobs,
-      handlers: { 'test.render': { v1: renderHandler } },
-      database,
-      blobs: workerBlobs,
-      concurrency: 2,
-      logger: silentLogger,
-      runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
+    worker = await spawnNode(new URL('./fixtures/s3-worker-child.ts', import.meta.url), {
+      env: { ...s3.env, DATABASE_URL: db.url, SLUICE_BLOBS: url },
+      readyLine: /^READY$/,
+      readyTimeoutMs: 60_000,
     });
-    await worker.start();
     const keyA = (await createApiKey(database.db, 'acme')).key;
     const keyB = (await createApiKey(database.db, 'globex')).key;
-    a = createSluiceClient<Jobs>({ url: server.url, apiKey: keyA, WebSocket });
-    b = createSluiceClient<Jobs>({ url: server.url, apiKey: keyB, WebSocket });
+    a = createSluiceClient<RenderJobs>({ url: server.url, apiKey: keyA, WebSocket });
+    b = createSluiceClient<RenderJobs>({ url: server.url, apiKey: keyB, WebSocket });
   });
 
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await worker?.stop({ deadlineMs: 2_000 });
+    await worker?.kill();
     await server?.close();
     await gatewayBlobs?.close?.();
-    await workerBlobs?.close?.();
     await db?.dispose();
     await s3?.close();
   });
@@ -210,15 +158,15 @@ describe('downloads across hosts (gateway and worker share only PostgreSQL and S
     const file = await a.upload(new TextEncoder().encode('private'));
     const foreign = b.job(job.id, 'test.render');
     const refusals = [
-      foreign.assets(),
-      foreign.download('render.bin'),
-      foreign.download('render.bin', { range: { offset: 0, length: 1 } }),
-      foreign.assetUrl('render.bin'),
-      b.files.download(file.id),
-      b.files.signedUrl(file.id),
+      () => foreign.assets(),
+      () => foreign.download('render.bin'),
+      () => foreign.download('render.bin', { range: { offset: 0, length: 1 } }),
+      () => foreign.assetUrl('render.bin'),
+      () => b.files.download(file.id),
+      () => b.files.signedUrl(file.id),
     ];
     for (const call of refusals) {
-      expect(await call.catch((e: unknown) => e)).toMatchObject({ code: 'NOT_FOUND' });
+      expect(await call().catch((e: unknown) => e)).toMatchObject({ code: 'NOT_FOUND' });
     }
     // Exactly what a job or file that never existed answers.
     const ghost = b.job(formatJobId('v1'));
