@@ -99,6 +99,18 @@ describeEachDialect('downloads', (ctx) => {
     expect(cached.status).toBe(304);
   });
 
+  it('answers HEAD with the headers of the GET and no body', async () => {
+    const head = await fetch(`${f.url}/v1/files/${fileId}`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${f.keyA}`, range: 'bytes=4-8' },
+    });
+    expect(head.status).toBe(206);
+    expect(head.headers.get('content-length')).toBe('5');
+    expect(head.headers.get('content-range')).toBe(`bytes 4-8/${BODY.length}`);
+    expect(head.headers.get('etag')).toBe(`"${sha256}"`);
+    expect(await head.text()).toBe('');
+  });
+
   it("another tenant's file answers exactly like a missing one", async () => {
     const foreign = await get(`/v1/files/${fileId}`, {}, f.keyB);
     const missing = await get(`/v1/files/f_${'a'.repeat(26)}`, {}, f.keyB);
