@@ -62,6 +62,27 @@ describe('s3 blob store', () => {
     }
   });
 
+  it('emulated publish: once published, a key answers exists to every other store instance', async () => {
+    // Another process's store: its own client, same bucket and prefix.
+    const other = await openBlobStore(`s3://${server.bucket}/suite-prefix`, {
+      env: { ...server.env, SLUICE_S3_CONDITIONAL: 'emulated' },
+    });
+    try {
+      await store.put('emulated/mine', chunksOf('first'));
+      await other.put('emulated/theirs', chunksOf('second'));
+      expect(await store.publish('emulated/mine', 'emulated/final')).toBe('published');
+      expect(await other.publish('emulated/theirs', 'emulated/final')).toBe('exists');
+      expect(await textOf((await other.get('emulated/final'))!)).toBe('first');
+      // A publish whose source vanished fails typed and leaves the target alone.
+      await expect(other.publish('emulated/gone', 'emulated/final2')).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+      expect(await other.stat('emulated/final2')).toBeUndefined();
+    } finally {
+      await other.close?.();
+    }
+  });
+
   it('keeps every key under its prefix, and two prefixes apart', async () => {
     const other = await openBlobStore(`s3://${server.bucket}/other-prefix`, {
       env: { ...server.env, SLUICE_S3_CONDITIONAL: 'emulated' },
