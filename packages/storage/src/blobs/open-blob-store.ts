@@ -56,7 +56,7 @@ export async function openBlobStore(url: string, opts: { env?: BlobEnv } = {}): 
   if (!accessKeyId !== !secretAccessKey)
     throw invalid('set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither');
 
-  const s3 = await import('./s3-blob-store.js');
+  const s3 = await import('./s3.js');
   const client = s3.createS3Client({
     region: env.SLUICE_S3_REGION || env.AWS_REGION || 'us-east-1',
     ...(endpoint ? { endpoint } : {}),

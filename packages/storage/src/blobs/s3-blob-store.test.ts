@@ -5,7 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlobStore } from './blob-store.js';
 import { openBlobStore } from './open-blob-store.js';
-import { createS3BlobStore, probeS3Conditional } from './s3-blob-store.js';
+import { createS3BlobStore, probeS3Conditional } from './s3.js';
 import { describeBlobStore } from './testing/blob-store-suite.js';
 import { chunksOf, textOf } from './testing/blob-bytes.js';
 import { folderBytes, startS3Server, type S3Server } from './testing/node-fixtures.js';

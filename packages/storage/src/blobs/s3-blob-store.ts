@@ -13,7 +13,7 @@
 //   racing on one key at the same moment can both copy (the later copy wins). The asset
 //   protocol never races there: it publishes inside the database transaction that checks the
 //   ownership row and holds the job, so one attempt at a time publishes a given final key.
-// `openS3BlobStore` with mode 'auto' (the default) finds out which by trying, once, on probe keys.
+// `openBlobStore` with mode 'auto' (the default) finds out which by trying once (s3-conditional-probe.ts).
 
 import {
   CopyObjectCommand,
@@ -26,10 +26,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { SluiceError } from '@sluice/contracts';
-import { toAsyncIterable } from './blob-body.js';
+import { takeBytes, toAsyncIterable } from './blob-body.js';
 import { assertBlobKey } from './blob-keys.js';
 import {
   blobContentType,
@@ -79,27 +79,6 @@ export function createS3Client(config: S3ClientConfig): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     ...config,
-  });
-}
-
-/** The first `n` bytes of `source`; the rest is cancelled, not read. */
-function takeBytes(source: ReadableStream<Uint8Array>, n: number): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let left = n;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (left <= 0) {
-        controller.close();
-        await reader.cancel();
-        return;
-      }
-      const next = await reader.read();
-      if (next.done) return controller.close();
-      const chunk = next.value.byteLength > left ? next.value.subarray(0, left) : next.value;
-      left -= chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-    cancel: (reason) => reader.cancel(reason),
   });
 }
 
@@ -320,36 +299,4 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       if (ownsClient) client.destroy();
     },
   };
-}
-
-/**
- * Tries, on probe keys under `<prefix>/sluice-probe/`, whether the server honours
- * `If-None-Match: *` on CopyObject and `If-Match` on DeleteObject; 'native' only if both hold.
- */
-export async function probeS3Conditional(
-  options: Omit<S3BlobStoreOptions, 'conditional' | 'client'> & { client: S3Client },
-): Promise<S3ConditionalMode> {
-  const store = createS3BlobStore({ ...options, conditional: 'native' });
-  const dir = `sluice-probe/${randomUUID()}`;
-  const bytes = async function* () {
-    yield new TextEncoder().encode('probe');
-  };
-  try {
-    await store.put(`${dir}/a`, bytes());
-    await store.put(`${dir}/target`, bytes());
-    // A server that ignores If-None-Match copies over the target and the source goes.
-    await store.publish(`${dir}/a`, `${dir}/target`).catch(() => 'failed');
-    const copyHonoured = (await store.stat(`${dir}/a`)) !== undefined;
-    // A server that ignores If-Match deletes the key despite the wrong etag.
-    await store.put(`${dir}/b`, bytes());
-    const base = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
-    const Key = base ? `${base}/${dir}/b` : `${dir}/b`;
-    await options.client
-      .send(new DeleteObjectCommand({ Bucket: options.bucket, Key, IfMatch: '"not-this-one"' }))
-      .catch(() => undefined);
-    const deleteHonoured = (await store.stat(`${dir}/b`)) !== undefined;
-    return copyHonoured && deleteHonoured ? 'native' : 'emulated';
-  } finally {
-    for await (const key of store.list(`${dir}/`)) await store.delete(key).catch(() => false);
-  }
 }
