@@ -3,8 +3,8 @@
 // `sluice dev` shares this one between its gateway and its worker.
 
 import {
-  createLocalBlobStore,
   migrate,
+  openBlobStore,
   openDatabase,
   type BlobStore,
   type SluiceDatabase,
@@ -17,7 +17,14 @@ export interface Resources {
   close(): Promise<void>;
 }
 
-export async function openResources(settings: Settings): Promise<Resources> {
+/**
+ * Blobs: `SLUICE_BLOBS` (`s3://bucket/prefix`, with SLUICE_S3_* and AWS_* as storage's
+ * open-blob-store.ts lists) or the local folder `settings.blobsDir`.
+ */
+export async function openResources(
+  settings: Settings,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Resources> {
   // With Valkey Streams the events travel on the events stream: PostgreSQL NOTIFY would only cost.
   const database = openDatabase({
     url: settings.database,
@@ -29,9 +36,19 @@ export async function openResources(settings: Settings): Promise<Resources> {
     await database.close();
     throw error;
   }
+  let blobs: BlobStore;
+  try {
+    blobs = await openBlobStore(env.SLUICE_BLOBS || settings.blobsDir, { env });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return {
     database,
-    blobs: createLocalBlobStore(settings.blobsDir),
-    close: () => database.close(),
+    blobs,
+    async close() {
+      await blobs.close?.();
+      await database.close();
+    },
   };
 }

@@ -13,6 +13,13 @@ import {
   type inferJobKind,
 } from '@sluice/contracts/wire';
 import type { ReconnectOptions } from './backoff.js';
+import {
+  downloadFile,
+  fileSignedUrl,
+  type Download,
+  type DownloadOptions,
+  type SignedUrl,
+} from './download.js';
 import { createJobHandle } from './job-handle.js';
 import { mutate, query } from './rpc.js';
 import { createTransport, type ApiKey, type WebSocketClass } from './transport.js';
@@ -74,6 +81,10 @@ export interface SluiceClient<R extends JobRegistry> {
     /** The newest files first (default limit 100). */
     list(opts?: { limit?: number | undefined }): Promise<{ items: FileView[] }>;
     delete(id: string): Promise<void>;
+    /** Streams an uploaded file, whole or a byte range (`{ range: { offset, length } }`). */
+    download(id: string, opts?: DownloadOptions): Promise<Download>;
+    /** A short-lived link that works without the API key (default 300 s, max 3600). */
+    signedUrl(id: string, opts?: { expiresInSeconds?: number | undefined }): Promise<SignedUrl>;
   };
   deadLetters: {
     list(opts?: PageOptions<R>): Promise<ListResult>;
@@ -142,6 +153,8 @@ export function createSluiceClient<R extends JobRegistry>(
       async delete(id) {
         await mutate(transport, API_PATHS.fileDelete, { id });
       },
+      download: (id, opts) => downloadFile(transport, id, opts),
+      signedUrl: (id, opts) => fileSignedUrl(transport, id, opts),
     },
     deadLetters: {
       list: (opts) => query(transport, API_PATHS.deadLetterList, page(opts)),

@@ -22,6 +22,8 @@ export type {
   WatchOptions,
 } from './types.js';
 export type { ReconnectOptions } from './backoff.js';
+export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
+export type { AssetView } from '@sluice/contracts/wire';
 export type { ApiKey, WebSocketClass } from './transport.js';
 export {
   JobCancelledError,

@@ -5,12 +5,22 @@ import {
   API_PATHS,
   isTerminalState,
   type AnyJobDefinition,
+  type AssetView,
+  type JobAssetsResult,
   type JobResult,
   type JobState,
   type JobView,
   type inferJobOutput,
 } from '@sluice/contracts/wire';
 import { abortReason, linkSignals } from './backoff.js';
+import {
+  assetSignedUrl,
+  downloadAsset,
+  type AssetRef,
+  type Download,
+  type DownloadOptions,
+  type SignedUrl,
+} from './download.js';
 import { mutate, query } from './rpc.js';
 import { settleResult } from './settle-result.js';
 import type { HandleKind, JobHandle, JobWatchEvent, UntypedJob, WatchOptions } from './types.js';
@@ -75,6 +85,27 @@ class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
 
   cancel(): Promise<{ id: string; state: JobState }> {
     return mutate(this.#deps.transport, API_PATHS.cancel, { id: this.id });
+  }
+
+  async assets(opts: { signal?: AbortSignal } = {}): Promise<AssetView[]> {
+    const r = await query<JobAssetsResult>(
+      this.#deps.transport,
+      API_PATHS.jobAssets,
+      { id: this.id },
+      opts.signal,
+    );
+    return r.items;
+  }
+
+  download(name: string, opts: DownloadOptions & AssetRef = {}): Promise<Download> {
+    return downloadAsset(this.#deps.transport, this.id, name, opts);
+  }
+
+  assetUrl(
+    name: string,
+    opts: AssetRef & { expiresInSeconds?: number | undefined } = {},
+  ): Promise<SignedUrl> {
+    return assetSignedUrl(this.#deps.transport, this.id, name, opts);
   }
 
   async #fetchResult(signal: AbortSignal): Promise<JobResult> {

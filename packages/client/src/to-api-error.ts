@@ -42,6 +42,8 @@ export function codeForStatus(status: number): ErrorCode {
       return 'CONFLICT';
     case 413:
       return 'PAYLOAD_TOO_LARGE';
+    case 416:
+      return 'RANGE_NOT_SATISFIABLE';
     case 429:
       return 'RATE_LIMITED';
     case 408:

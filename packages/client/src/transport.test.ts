@@ -4,11 +4,13 @@ import { createTransport, endpoints } from './transport.js';
 
 test('endpoints keep a base path and switch to ws(s) for the socket', () => {
   expect(endpoints('http://localhost:3000')).toEqual({
+    base: 'http://localhost:3000',
     trpc: 'http://localhost:3000/trpc',
     upload: 'http://localhost:3000/v1/uploads',
     ws: 'ws://localhost:3000/ws',
   });
   expect(endpoints('https://api.example.com/sluice/').ws).toBe('wss://api.example.com/sluice/ws');
+  expect(endpoints('https://api.example.com/sluice/').base).toBe('https://api.example.com/sluice');
   expect(() => endpoints('ftp://x')).toThrow(/http/);
 });
 

@@ -30,6 +30,8 @@ export interface TransportOptions {
 }
 
 export interface Endpoints {
+  /** The gateway's base URL without a trailing slash; HTTP routes (`/v1/…`) hang off it. */
+  base: string;
   trpc: string;
   upload: string;
   ws: string;
@@ -44,6 +46,7 @@ export function endpoints(url: string): Endpoints {
   const path = base.pathname.replace(/\/+$/, '');
   const wsProtocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
   return {
+    base: `${base.origin}${path}`,
     trpc: `${base.origin}${path}${TRPC_PATH}`,
     upload: `${base.origin}${path}${UPLOAD_PATH}`,
     ws: `${wsProtocol}//${base.host}${path}${WS_PATH}`,

@@ -4,6 +4,7 @@
 
 import type {
   AnyJobDefinition,
+  AssetView,
   FileView,
   JobDefinition,
   JobEvent,
@@ -14,6 +15,8 @@ import type {
   inferJobOutput,
   inferJobProgress,
 } from '@sluice/contracts/wire';
+
+import type { AssetRef, Download, DownloadOptions, SignedUrl } from './download.js';
 
 /** A job whose kind is not known to the types: output and progress are `unknown`. */
 export type UntypedJob = JobDefinition;
@@ -64,6 +67,15 @@ export interface JobHandle<J extends AnyJobDefinition = UntypedJob> {
    */
   watch(opts?: WatchOptions): AsyncIterableIterator<JobWatchEvent<J>>;
   cancel(): Promise<{ id: string; state: JobState }>;
+  /** The job's assets so far: its own (finalize) ones first, then each unit's, by name. */
+  assets(opts?: { signal?: AbortSignal }): Promise<AssetView[]>;
+  /** Streams one asset, whole or a byte range (`unit` for an asset a unit wrote). */
+  download(name: string, opts?: DownloadOptions & AssetRef): Promise<Download>;
+  /** A short-lived link to one asset that works without the API key (default 300 s, max 3600). */
+  assetUrl(
+    name: string,
+    opts?: AssetRef & { expiresInSeconds?: number | undefined },
+  ): Promise<SignedUrl>;
 }
 
 export interface SubmitOptions {

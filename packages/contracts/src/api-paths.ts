@@ -12,6 +12,9 @@ export const API_PATHS = {
   fileGet: 'files.get',
   fileList: 'files.list',
   fileDelete: 'files.delete',
+  fileUrl: 'files.signedUrl',
+  jobAssets: 'jobs.assets',
+  assetUrl: 'jobs.assetUrl',
   deadLetterList: 'deadLetters.list',
   deadLetterRequeue: 'deadLetters.requeue',
   reviewList: 'review.list',
@@ -20,5 +23,9 @@ export const API_PATHS = {
 } as const;
 
 export const UPLOAD_PATH = '/v1/uploads';
+/** `GET ${FILES_PATH}/:id` streams an uploaded file. */
+export const FILES_PATH = '/v1/files';
+/** `GET ${JOBS_PATH}/:id/assets/:name` streams a job's asset. */
+export const JOBS_PATH = '/v1/jobs';
 export const TRPC_PATH = '/trpc';
 export const WS_PATH = '/ws';

@@ -88,4 +88,32 @@ export const ReviewDecisionInput = z
   .object({ id: JobIdInput, note: z.string().min(1).max(2000) })
   .strict();
 
+// Downloads. A job's asset is named by `name` plus the unit that wrote it (`unit` null: the
+// job's finalize stage); the bytes come from `GET /v1/jobs/:id/assets/:name[?unit=…]`.
+export const AssetName = z
+  .string()
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'not an asset name');
+export const UnitKey = z.string().min(1).max(200);
+export const AssetView = z.object({
+  name: z.string(),
+  unit: z.string().nullable(),
+  size: z.number(),
+  sha256: z.string(),
+  contentType: z.string(),
+  createdAt: z.string(),
+});
+export type AssetView = z.infer<typeof AssetView>;
+export const JobAssetsResult = z.object({ items: z.array(AssetView) });
+export type JobAssetsResult = z.infer<typeof JobAssetsResult>;
+
+const expiresInSeconds = z.number().int().min(1).max(3600).default(300);
+export const FileUrlInput = z.object({ id: FileId, expiresInSeconds }).strict();
+export const AssetUrlInput = z
+  .object({ id: JobIdInput, name: AssetName, unit: UnitKey.nullish(), expiresInSeconds })
+  .strict();
+/** `url` is absolute (a presigned store URL) or a gateway path to resolve against its base URL. */
+export const SignedUrl = z.object({ url: z.string(), expiresAt: z.string() });
+export type SignedUrl = z.infer<typeof SignedUrl>;
+
 export * from './api-paths.js';

@@ -14,7 +14,17 @@ export type {
   inferJobOutput,
   inferJobProgress,
 } from './define-job.js';
-export type { FeedItem, FileView, JobResult, JobView, ListResult, SubmitResult } from './api.js';
+export type {
+  AssetView,
+  FeedItem,
+  FileView,
+  JobAssetsResult,
+  JobResult,
+  JobView,
+  ListResult,
+  SignedUrl,
+  SubmitResult,
+} from './api.js';
 export * from './api-paths.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';

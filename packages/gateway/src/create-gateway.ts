@@ -1,4 +1,4 @@
-// createGateway: the Hono app with tRPC at /trpc, uploads, probes and metrics, the WebSocket
+// createGateway: the Hono app with tRPC at /trpc, uploads, downloads, probes and metrics, the WebSocket
 // endpoint for subscriptions, the event hub with its tailer, and the upload sweeper. It owns no
 // database or blob store: the caller opens and closes those (after `close()`).
 //
@@ -13,6 +13,8 @@ import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createDispatchPath } from './dispatch.js';
+import { registerDownloads } from './downloads/register-downloads.js';
+import { createUrlSigner } from './downloads/signed-urls.js';
 import type { DispatchBatchOptions } from './dispatch-batcher.js';
 import { createEventHub, type EventHub, type EventTailer } from './events/event-hub.js';
 import { createPgTailer } from './events/pg-tailer.js';
@@ -58,6 +60,14 @@ export interface GatewayOptions<R extends JobRegistry> {
   dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
   uploads?: UploadOptions;
+  downloads?: {
+    /**
+     * Key (≥ 32 bytes) of the HMAC-signed download links the gateway issues when the blob store
+     * cannot presign. Default: random per process, so links work only on the gateway that made
+     * them: give replicas behind one load balancer the same secret.
+     */
+    signingSecret?: string | Uint8Array;
+  };
   /** Browser origins allowed to open WebSockets (`https://app.example.com`). */
   origins?: readonly string[];
   /** Per-kind override of `versions.rolloutPercent` (0–100). */
@@ -132,8 +142,9 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       ...options.acceptBatch,
     },
   });
+  const signer = createUrlSigner(options.downloads?.signingSecret);
   const router = createAppRouter(
-    { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger },
+    { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger, signer },
     auth,
   );
   let closing = false;
@@ -147,6 +158,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     runtime: options.runtimeProbes,
   });
   registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
+  registerDownloads(app, { database, blobs, auth, signer, metrics, logger });
   app.use(
     '/trpc/*',
     requestLimit({

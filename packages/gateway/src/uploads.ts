@@ -97,9 +97,11 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
     const id = newFileId();
     const key = uploadKey(principal.tenantId, id);
     const body = c.req.raw.body ?? new Blob([]).stream();
+    const contentType = parseContentType(c.req.header('content-type'));
     let stored: { size: number; sha256: string };
     try {
-      stored = await deps.blobs.put(key, body, { maxBytes, signal: c.req.raw.signal });
+      // The store keeps the type too: a presigned download then answers with it.
+      stored = await deps.blobs.put(key, body, { maxBytes, signal: c.req.raw.signal, contentType });
     } catch (error) {
       if (isSluiceError(error) && error.code === 'PAYLOAD_TOO_LARGE') {
         deps.metrics.reject('PAYLOAD_TOO_LARGE');
@@ -122,7 +124,7 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
         blobKey: key,
         size: stored.size,
         sha256: stored.sha256,
-        contentType: parseContentType(c.req.header('content-type')),
+        contentType,
         filename: sanitizeFilename(c.req.header('x-filename')),
         createdAt: isoNow(now),
         expiresAt: isoIn(ttlMs, now),

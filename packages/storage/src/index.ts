@@ -15,6 +15,7 @@ export * from './repos/transition-event.js';
 export * from './blobs/blob-store.js';
 export * from './blobs/blob-keys.js';
 export * from './blobs/local-blob-store.js';
+export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
 export * from './repos/units.js';

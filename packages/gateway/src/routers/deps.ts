@@ -4,6 +4,7 @@ import type { JobRegistry } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Acceptor } from '../accept.js';
 import type { DispatchPath } from '../dispatch.js';
+import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { GatewayLogger } from '../logger.js';
 
@@ -15,4 +16,6 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   accept: Acceptor;
   dispatch: DispatchPath;
   logger: GatewayLogger;
+  /** Signs gateway download links when the blob store cannot presign. */
+  signer: UrlSigner;
 }

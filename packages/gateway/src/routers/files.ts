@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { toFileView } from '../job-view.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
+import { createDownloadProcedures } from './downloads.js';
 
 export const FileListInput = z
   .object({ limit: z.number().int().min(1).max(100).default(100) })
@@ -51,5 +52,8 @@ export function createFilesRouter(p: Procedures, deps: RouterDeps) {
         }
         return { id: file.id };
       }),
+
+    // `signedUrl`
+    ...createDownloadProcedures(p, deps).files,
   });
 }

@@ -27,6 +27,7 @@ import { toJobResult, toJobView } from '../job-view.js';
 import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
+import { createDownloadProcedures } from './downloads.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 
@@ -102,5 +103,8 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
       .input(WatchAllInput)
       .output(feedOutput)
       .subscription(({ ctx, input, signal }) => watchTenant(hub, ctx.tenantId, input, signal)),
+
+    // `assets`, `assetUrl`
+    ...createDownloadProcedures(p, deps as RouterDeps).jobs,
   });
 }

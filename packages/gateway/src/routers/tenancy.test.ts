@@ -37,6 +37,8 @@ describeEachDialect('tenancy', (ctx) => {
       result: (id: string) => b.jobs.result.query({ id }),
       cancel: (id: string) => b.jobs.cancel.mutate({ id }),
       requeue: (id: string) => b.deadLetters.requeue.mutate({ id }),
+      assets: (id: string) => b.jobs.assets.query({ id }),
+      assetUrl: (id: string) => b.jobs.assetUrl.mutate({ id, name: 'out.txt' }),
     };
     for (const [name, call] of Object.entries(calls)) {
       const foreign = await errorOf(call(jobA));
@@ -91,6 +93,9 @@ describeEachDialect('tenancy', (ctx) => {
     const b = f.http(f.keyB);
     expect(await errorOf(b.files.get.query({ id: fileA }))).toEqual(
       await errorOf(b.files.get.query({ id: missingFile })),
+    );
+    expect(await errorOf(b.files.signedUrl.mutate({ id: fileA }))).toEqual(
+      await errorOf(b.files.signedUrl.mutate({ id: missingFile })),
     );
     expect(await errorOf(b.files.delete.mutate({ id: fileA }))).toEqual(
       await errorOf(b.files.delete.mutate({ id: missingFile })),

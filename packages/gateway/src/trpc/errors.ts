@@ -10,6 +10,7 @@ export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
   switch (code) {
     case 'BAD_REQUEST':
     case 'POINTER_TOO_LARGE':
+    case 'RANGE_NOT_SATISFIABLE':
       return 'BAD_REQUEST';
     case 'UNAUTHORIZED':
       return 'UNAUTHORIZED';

@@ -1,15 +1,37 @@
 // Blobs as files under one root folder. Writes go to a temporary file and are renamed into
 // place, so a reader never sees a partial blob; publish uses link(), which fails if the target
-// exists: an atomic write-if-absent.
+// exists: an atomic write-if-absent. Each file starts with its metadata (local-blob-header.ts).
+// deleteIfMatch reads the write id, then unlinks: two steps (capability `atomicDeleteIfMatch`
+// false); keys are never rewritten by the protocols that use it, so the gap is not reachable
+// through them.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { SluiceError } from '@sluice/contracts';
 import { assertBlobKey } from './blob-keys.js';
-import type { BlobBody, BlobStore, PutResult } from './blob-store.js';
+import {
+  blobContentType,
+  blobNotFound,
+  rangeNotSatisfiable,
+  resolveBlobRange,
+  type BlobBody,
+  type BlobObject,
+  type BlobRange,
+  type BlobStat,
+  type BlobStore,
+  type PutOptions,
+  type PutResult,
+} from './blob-store.js';
+import { toAsyncIterable } from './blob-body.js';
+import { encodeHeader, readHeader } from './local-blob-header.js';
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}
 
 export function createLocalBlobStore(root: string): BlobStore {
   const base = resolve(root);
@@ -22,12 +44,36 @@ export function createLocalBlobStore(root: string): BlobStore {
     return p;
   }
 
-  async function put(
+  /** Metadata and where the body starts, or undefined when the key is missing. */
+  async function inspect(
     key: string,
-    body: BlobBody,
-    opts: { maxBytes?: number; signal?: AbortSignal } = {},
-  ): Promise<PutResult> {
+  ): Promise<{ path: string; stat: BlobStat; bodyStart: number } | undefined> {
+    const path = pathOf(key);
+    let file;
+    try {
+      file = await open(path, 'r');
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    try {
+      const s = await file.stat();
+      if (!s.isFile()) return undefined;
+      const { header, bodyStart } = await readHeader(file, s);
+      return {
+        path,
+        bodyStart,
+        stat: { size: s.size - bodyStart, contentType: header.contentType, etag: header.etag },
+      };
+    } finally {
+      await file.close();
+    }
+  }
+
+  async function put(key: string, body: BlobBody, opts: PutOptions = {}): Promise<PutResult> {
     const target = pathOf(key);
+    const contentType = blobContentType(opts.contentType);
+    const etag = `"${randomUUID()}"`;
     await mkdir(tmpDir, { recursive: true });
     const tmp = join(tmpDir, randomUUID());
     const hash = createHash('sha256');
@@ -38,11 +84,9 @@ export function createLocalBlobStore(root: string): BlobStore {
       out.once('error', fail);
     });
     try {
-      const source =
-        Symbol.asyncIterator in body
-          ? (body as AsyncIterable<Uint8Array>)
-          : Readable.fromWeb(body as never);
-      for await (const chunk of source as AsyncIterable<Uint8Array>) {
+      opts.signal?.throwIfAborted();
+      out.write(encodeHeader({ contentType, etag }));
+      for await (const chunk of toAsyncIterable(body)) {
         opts.signal?.throwIfAborted();
         size += chunk.byteLength;
         if (opts.maxBytes !== undefined && size > opts.maxBytes) {
@@ -53,11 +97,12 @@ export function createLocalBlobStore(root: string): BlobStore {
         hash.update(chunk);
         if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       }
+      opts.signal?.throwIfAborted();
       out.end();
       await closed;
       await mkdir(dirname(target), { recursive: true });
       await rename(tmp, target);
-      return { size, sha256: hash.digest('hex') };
+      return { size, sha256: hash.digest('hex'), etag };
     } catch (error) {
       out.destroy();
       await closed.catch(() => {});
@@ -66,32 +111,58 @@ export function createLocalBlobStore(root: string): BlobStore {
     }
   }
 
+  async function openBlob(
+    key: string,
+    opts: { range?: BlobRange | undefined } = {},
+  ): Promise<BlobObject> {
+    const found = await inspect(key);
+    if (!found) throw blobNotFound(key);
+    const range = resolveBlobRange(opts.range, found.stat.size);
+    if (!range) throw rangeNotSatisfiable(found.stat.size);
+    const start = found.bodyStart + range.offset;
+    // createReadStream's `end` is inclusive; an empty range reads nothing.
+    const body =
+      range.length === 0
+        ? new Blob([]).stream()
+        : (Readable.toWeb(
+            createReadStream(found.path, { start, end: start + range.length - 1 }),
+          ) as ReadableStream<Uint8Array>);
+    return { ...found.stat, body, range };
+  }
+
   return {
-    capabilities: { atomicPublish: true },
+    capabilities: { atomicPublish: true, atomicDeleteIfMatch: false, presignGet: false },
     put,
+    open: openBlob,
     async get(key) {
-      const p = pathOf(key);
       try {
-        await stat(p);
-      } catch {
-        return undefined;
+        return (await openBlob(key)).body;
+      } catch (error) {
+        if ((error as SluiceError).code === 'NOT_FOUND') return undefined;
+        throw error;
       }
-      return Readable.toWeb(createReadStream(p)) as ReadableStream<Uint8Array>;
     },
     async stat(key) {
-      try {
-        const s = await stat(pathOf(key));
-        return s.isFile() ? { size: s.size } : undefined;
-      } catch {
-        return undefined;
-      }
+      return (await inspect(key))?.stat;
     },
     async delete(key) {
       try {
         await unlink(pathOf(key));
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+    },
+    async deleteIfMatch(key, etag) {
+      const found = await inspect(key);
+      if (!found) return 'missing';
+      if (found.stat.etag !== etag) return 'not_owner';
+      try {
+        await unlink(found.path);
+        return 'deleted';
+      } catch (error) {
+        if (isNotFound(error)) return 'missing';
         throw error;
       }
     },
@@ -103,6 +174,7 @@ export function createLocalBlobStore(root: string): BlobStore {
         await link(src, dst);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';
+        if (isNotFound(error)) throw blobNotFound(from);
         throw error;
       }
       await unlink(src);

@@ -13,6 +13,7 @@
 import { SluiceError } from '@sluice/contracts';
 import { assertBlobKey } from './blob-key-pattern.js';
 import type { BlobBody, BlobStat, BlobStore, PutResult } from './blob-store.js';
+import { rangeNotSatisfiable, resolveBlobRange } from './blob-store.js';
 import { workerdGlobals, type R2BucketLike, type R2ObjectLike } from './r2-like.js';
 
 /** R2's smallest multipart part (all parts but the last must have one size, at least this). */
@@ -51,7 +52,7 @@ export interface R2BlobStore extends BlobStore {
   };
   put(key: string, body: BlobBody, opts?: R2PutOptions): Promise<R2PutResult>;
   stat(key: string): Promise<R2BlobStat | undefined>;
-  /** The blob or a byte range of it, streamed. NOT_FOUND when missing; BAD_REQUEST past the end. */
+  /** The blob or a byte range of it, streamed. NOT_FOUND when missing; RANGE_NOT_SATISFIABLE past the end. */
   open(key: string, opts?: { range?: { offset: number; length?: number } }): Promise<R2BlobObject>;
   /** Deletes `key` only while it is still the write `etag` names. */
   deleteIfMatch(key: string, etag: string): Promise<'deleted' | 'missing' | 'not_owner'>;
@@ -217,9 +218,8 @@ export function createR2BlobStore(bucket: R2BucketLike): R2BlobStore {
       for (let tries = 0; tries < 3; tries++) {
         const head = await bucket.head(key);
         if (!head) throw new SluiceError('NOT_FOUND', `blob "${key}" does not exist`);
-        const range = resolveRange(opts.range, head.size);
-        if (!range)
-          throw new SluiceError('BAD_REQUEST', `range outside the blob's ${head.size} bytes`);
+        const range = resolveBlobRange(opts.range, head.size);
+        if (!range) throw rangeNotSatisfiable(head.size);
         if (range.length === 0)
           return {
             ...statOf(head),
@@ -279,18 +279,4 @@ export function createR2BlobStore(bucket: R2BucketLike): R2BlobStore {
       } while (cursor);
     },
   };
-}
-
-/** A range against `size` bytes, clamped to the end; undefined when it starts past the end. */
-function resolveRange(
-  range: { offset: number; length?: number } | undefined,
-  size: number,
-): { offset: number; length: number } | undefined {
-  if (!range) return { offset: 0, length: size };
-  const { offset } = range;
-  if (!Number.isSafeInteger(offset) || offset < 0) return undefined;
-  if (range.length !== undefined && (!Number.isSafeInteger(range.length) || range.length < 0))
-    return undefined;
-  if (offset > size || (offset === size && size > 0)) return undefined;
-  return { offset, length: Math.min(range.length ?? size - offset, size - offset) };
 }

@@ -1,2 +1,3 @@
 export * from './dialects.js';
 export * from './workerd.js';
+export * from '../blobs/testing/node-fixtures.js';
