@@ -31,3 +31,4 @@ export * from './write-model/claim-jobs.js';
 export { JOBS_CHANNEL } from './migration-write-model.js';
 export * from './write-model/work-signal.js';
 export * from './write-model/sweep-exhausted.js';
+export * from './require-optional.js';
