@@ -1,0 +1,45 @@
+// The flags of the commands that talk to a running gateway (jobs, dead-letters, review), and the
+// untyped client they use: an operator's command line knows job ids, not the job registry.
+
+import { Option, type Command } from 'commander';
+import { createSluiceClient, type SluiceClient } from '@sluice/client';
+import type { JobRegistry } from '@sluice/contracts';
+import WebSocket from 'ws';
+import { UsageError } from '../cli-errors.js';
+
+export interface GatewayFlags {
+  url: string;
+  apiKey?: string | undefined;
+  json?: boolean | undefined;
+}
+
+export function withGatewayOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--url <url>', 'gateway base URL')
+        .env('SLUICE_URL')
+        .default('http://127.0.0.1:3000'),
+    )
+    .addOption(new Option('--api-key <key>', 'API key (required)').env('SLUICE_API_KEY'))
+    .option('--json', 'print JSON instead of text');
+}
+
+export async function withClient<T>(
+  flags: GatewayFlags,
+  fn: (client: SluiceClient<JobRegistry>) => Promise<T>,
+): Promise<T> {
+  if (!flags.apiKey)
+    throw new UsageError('an API key is needed: pass --api-key or set SLUICE_API_KEY');
+  const client = createSluiceClient<JobRegistry>({
+    url: flags.url,
+    apiKey: flags.apiKey,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    // One short retry window: a command line should fail fast when the gateway is away.
+    reconnect: { minMs: 100, maxMs: 1000 },
+  });
+  try {
+    return await fn(client);
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
