@@ -39,7 +39,7 @@ export interface JobDefinition<
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
-export type AnyJobDefinition = JobDefinition<string, any, any, any>;
+export type AnyJobDefinition = JobDefinition<string, any, any, any, any>;
 export type JobRegistry = Readonly<Record<string, AnyJobDefinition>>;
 
 export type inferJobInput<J extends AnyJobDefinition> = z.input<J['input']>;
