@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SluiceError } from '@sluice/contracts';
-import { tsImport } from 'tsx/esm/api';
 import type { JobRegistry } from '@sluice/contracts';
 import type { SluiceConfig } from './define-config.js';
 
@@ -35,6 +34,7 @@ export function findConfig(cwd: string, explicit?: string): string {
 export async function loadConfig(path: string): Promise<SluiceConfig<JobRegistry, object>> {
   let mod: { default?: unknown };
   try {
+    const { tsImport } = await import('tsx/esm/api');
     mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
   } catch (error) {
     // A config that does not compile or throws while loading: its first line says why.

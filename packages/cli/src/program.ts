@@ -7,12 +7,18 @@ import type { CliIo } from './cli-io.js';
 import { addDeadLetterCommands } from './client-commands/dead-letters.js';
 import { addJobsCommands } from './client-commands/jobs.js';
 import { addReviewCommands } from './client-commands/review.js';
-import { runKeys } from './commands/keys.js';
-import { runMigrate } from './commands/migrate.js';
-import { runServe, type ServeMode } from './commands/serve.js';
+import type { KeysArgs } from './commands/keys.js';
+import type { ServeMode } from './commands/serve.js';
 import { resolveSettings, type Settings } from './define-config.js';
-import { findConfig, loadConfig } from './load-config.js';
+import { findConfig } from './load-config.js';
 import { envWithFlags, withDatabaseOptions, withServeOptions } from './server-options.js';
+
+// Command modules load when their command runs: `sluice --help` or a usage error should not wait
+// for the gateway, the worker and the database drivers to load.
+async function runKeys(settings: Settings, args: KeysArgs, out: (line: string) => void) {
+  const keys = await import('./commands/keys.js');
+  return keys.runKeys(settings, args, out);
+}
 
 export interface ProgramHooks {
   /** Resolves when the process is asked to stop (SIGTERM/SIGINT); injected for tests. */
@@ -51,13 +57,16 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
   async function settingsOf(flags: Record<string, unknown>): Promise<Settings> {
     const env = envWithFlags(io.env, flags);
     const path = findConfig(io.cwd, env.SLUICE_CONFIG || undefined);
+    const { loadConfig } = await import('./load-config.js');
     return resolveSettings(await loadConfig(path), env);
   }
 
   const serve = (mode: ServeMode, description: string) =>
     withServeOptions(program.command(mode).description(description)).action(
       async (flags: Record<string, unknown>) => {
-        const served = await runServe(mode, await settingsOf(flags), io.out);
+        const settings = await settingsOf(flags);
+        const { runServe } = await import('./commands/serve.js');
+        const served = await runServe(mode, settings, io.out);
         await hooks.untilStopped();
         io.out('draining…');
         await served.stop();
@@ -69,7 +78,11 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
   serve('worker', 'a worker: runs the jobs of the configured runtime');
 
   withDatabaseOptions(program.command('migrate').description('apply database migrations')).action(
-    async (flags: Record<string, unknown>) => runMigrate(await settingsOf(flags), io.out),
+    async (flags: Record<string, unknown>) => {
+      const settings = await settingsOf(flags);
+      const { runMigrate } = await import('./commands/migrate.js');
+      await runMigrate(settings, io.out);
+    },
   );
 
   const keys = program.command('keys').description('API keys: create, list, revoke');

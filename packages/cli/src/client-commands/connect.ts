@@ -2,9 +2,8 @@
 // untyped client they use: an operator's command line knows job ids, not the job registry.
 
 import { Option, type Command } from 'commander';
-import { createSluiceClient, type SluiceClient } from '@sluice/client';
+import type { SluiceClient } from '@sluice/client';
 import type { JobRegistry } from '@sluice/contracts';
-import WebSocket from 'ws';
 import { UsageError } from '../cli-errors.js';
 
 export interface GatewayFlags {
@@ -30,6 +29,10 @@ export async function withClient<T>(
 ): Promise<T> {
   if (!flags.apiKey)
     throw new UsageError('an API key is needed: pass --api-key or set SLUICE_API_KEY');
+  const [{ createSluiceClient }, { default: WebSocket }] = await Promise.all([
+    import('@sluice/client'),
+    import('ws'),
+  ]);
   const client = createSluiceClient<JobRegistry>({
     url: flags.url,
     apiKey: flags.apiKey,
