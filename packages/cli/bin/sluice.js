@@ -4,7 +4,8 @@
 // `@sluice/source` condition, so a stale `dist` left by a build is never what runs.
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const checkout = existsSync(fileURLToPath(new URL('../tsconfig.json', import.meta.url)));
 if (!checkout) {
@@ -12,9 +13,11 @@ if (!checkout) {
   process.exit(await main(process.argv.slice(2)));
 } else {
   const src = fileURLToPath(new URL('../src/run.ts', import.meta.url));
+  // tsx resolved from here, not from the working directory (which may be any folder).
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@sluice/source', src, ...process.argv.slice(2)],
+    ['--import', tsx, '--conditions=@sluice/source', src, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
   // SIGTERM is sent to one pid (a process manager): pass it on. Ctrl-C sends SIGINT to the whole

@@ -90,8 +90,15 @@ export function formatCliError(error: unknown): { line: string; exitCode: ExitCo
   }
   if (isSluiceError(error)) {
     if (error.code === 'INVALID_CONFIG') return fail(EXIT_CODES.config, error.message);
-    if (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT')
-      return fail(EXIT_CODES.unavailable, error.message);
+    if (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT') {
+      const why =
+        sys?.code === 'ECONNREFUSED'
+          ? ' (connection refused)'
+          : sys
+            ? ` (${String(sys.code)})`
+            : '';
+      return fail(EXIT_CODES.unavailable, `${error.message}${why}`);
+    }
     // Our own argument checks throw BAD_REQUEST without an HTTP status; the gateway's carry one.
     const remote = typeof error.details?.httpStatus === 'number';
     if (error.code === 'BAD_REQUEST' && !remote) return fail(EXIT_CODES.usage, error.message);

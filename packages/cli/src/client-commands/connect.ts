@@ -3,7 +3,7 @@
 
 import { Option, type Command } from 'commander';
 import type { SluiceClient } from '@sluice/client';
-import type { JobRegistry } from '@sluice/contracts';
+import { isSluiceError, SluiceError, type JobRegistry } from '@sluice/contracts';
 import { UsageError } from '../cli-errors.js';
 
 export interface GatewayFlags {
@@ -42,6 +42,13 @@ export async function withClient<T>(
   });
   try {
     return await fn(client);
+  } catch (error) {
+    // The client says "fetch failed"; say which gateway (the cause keeps the system error).
+    if (isSluiceError(error) && error.code === 'UNAVAILABLE' && error.details?.httpStatus === 0)
+      throw new SluiceError('UNAVAILABLE', `cannot reach the gateway at ${flags.url}`, {
+        cause: error,
+      });
+    throw error;
   } finally {
     await client.close().catch(() => {});
   }

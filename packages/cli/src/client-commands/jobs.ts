@@ -46,7 +46,12 @@ export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): 
       )
       .argument('<id>', 'job id'),
   ).action(async (id: string, flags: GatewayFlags) => {
-    const last = await withClient(flags, (c) => watch(c.job(id).watch(), io, flags.json));
+    const last = await withClient(flags, async (c) => {
+      // One HTTP read first: an unknown job or an unreachable gateway fails at once, where the
+      // subscription would keep reconnecting.
+      await c.jobs.get(id);
+      return watch(c.job(id).watch(), io, flags.json);
+    });
     setExit(last === 'succeeded' ? EXIT_CODES.ok : EXIT_CODES.failure);
   });
 }
