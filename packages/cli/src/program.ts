@@ -1,6 +1,7 @@
 // The `sluice` command line, on commander: every subcommand has --help, every flag an environment
 // variable. Actions never print errors or exit; they throw, and `main` formats (cli-errors.ts).
 
+import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { EXIT_CODES, type ExitCode } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
@@ -44,6 +45,8 @@ function applyEnv(cmd: Command, env: Record<string, string | undefined>): void {
 export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitCode) => void) {
   const program = new Command('sluice')
     .description('Retry-safe jobs: run the gateway and workers, manage keys, inspect jobs.')
+    // ../package.json from src/ and from dist/ alike.
+    .version((createRequire(import.meta.url)('../package.json') as { version: string }).version)
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({
