@@ -57,8 +57,8 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
     })
     .hook('preAction', (_program, action) => applyEnv(action, io.env));
 
-  async function settingsOf(flags: Record<string, unknown>): Promise<Settings> {
-    const env = envWithFlags(io.env, flags);
+  async function settingsOf(cmd: Command): Promise<Settings> {
+    const env = envWithFlags(io.env, cmd);
     const path = findConfig(io.cwd, env.SLUICE_CONFIG || undefined);
     const { loadConfig } = await import('./load-config.js');
     return resolveSettings(await loadConfig(path), env);
@@ -66,8 +66,8 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
 
   const serve = (mode: ServeMode, description: string) =>
     withServeOptions(program.command(mode).description(description)).action(
-      async (flags: Record<string, unknown>) => {
-        const settings = await settingsOf(flags);
+      async (_flags: unknown, cmd: Command) => {
+        const settings = await settingsOf(cmd);
         const { runServe } = await import('./commands/serve.js');
         const served = await runServe(mode, settings, io.out);
         await hooks.untilStopped();
@@ -81,8 +81,8 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
   serve('worker', 'a worker: runs the jobs of the configured runtime');
 
   withDatabaseOptions(program.command('migrate').description('apply database migrations')).action(
-    async (flags: Record<string, unknown>) => {
-      const settings = await settingsOf(flags);
+    async (_flags: unknown, cmd: Command) => {
+      const settings = await settingsOf(cmd);
       const { runMigrate } = await import('./commands/migrate.js');
       await runMigrate(settings, io.out);
     },
@@ -95,22 +95,22 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
       .description('create a key for a tenant (printed once; only its hash is stored)')
       .requiredOption('--tenant <name>', 'tenant the key acts for')
       .option('--label <text>', 'a note to recognise the key by'),
-  ).action(async (flags: { tenant: string; label?: string } & Record<string, unknown>) =>
+  ).action(async (flags: { tenant: string; label?: string }, cmd: Command) =>
     runKeys(
-      await settingsOf(flags),
+      await settingsOf(cmd),
       { action: 'create', tenant: flags.tenant, label: flags.label },
       io.out,
     ),
   );
   withDatabaseOptions(
     keys.command('list').description('list keys').option('--tenant <name>', 'only this tenant'),
-  ).action(async (flags: { tenant?: string } & Record<string, unknown>) =>
-    runKeys(await settingsOf(flags), { action: 'list', tenant: flags.tenant }, io.out),
+  ).action(async (flags: { tenant?: string }, cmd: Command) =>
+    runKeys(await settingsOf(cmd), { action: 'list', tenant: flags.tenant }, io.out),
   );
   withDatabaseOptions(
     keys.command('revoke').description('revoke a key').argument('<id>', 'key id'),
-  ).action(async (id: string, flags: Record<string, unknown>) =>
-    runKeys(await settingsOf(flags), { action: 'revoke', id }, io.out),
+  ).action(async (id: string, _flags: unknown, cmd: Command) =>
+    runKeys(await settingsOf(cmd), { action: 'revoke', id }, io.out),
   );
 
   addJobsCommands(program, io, setExit);

@@ -4,27 +4,6 @@
 
 import { Option, type Command } from 'commander';
 
-/** flag attribute → environment variable. */
-const DATABASE_FLAGS = {
-  config: 'SLUICE_CONFIG',
-  database: 'DATABASE_URL',
-} as const;
-
-const SERVE_FLAGS = {
-  runtime: 'SLUICE_RUNTIME',
-  redisUrl: 'REDIS_URL',
-  port: 'PORT',
-  host: 'HOST',
-  blobsDir: 'SLUICE_BLOBS_DIR',
-  workerPort: 'SLUICE_WORKER_PORT',
-  workerId: 'SLUICE_WORKER_ID',
-  concurrency: 'SLUICE_CONCURRENCY',
-  leaseMs: 'SLUICE_LEASE_MS',
-  apiKey: 'SLUICE_API_KEY',
-} as const;
-
-const ALL = { ...DATABASE_FLAGS, ...SERVE_FLAGS };
-
 function opt(flags: string, description: string, env: string): Option {
   return new Option(flags, description).env(env);
 }
@@ -75,15 +54,19 @@ export function withServeOptions(cmd: Command): Command {
     );
 }
 
-/** The environment with the given flags written over it. */
+/**
+ * The environment with the command's flags written over it: every option that has an environment
+ * variable contributes its value (given on the command line, or already taken from that variable).
+ */
 export function envWithFlags(
   env: Record<string, string | undefined>,
-  opts: Record<string, unknown>,
+  cmd: Command,
 ): Record<string, string | undefined> {
   const merged = { ...env };
-  for (const [attr, name] of Object.entries(ALL)) {
-    const value = opts[attr];
-    if (typeof value === 'string') merged[name] = value;
+  const values = cmd.opts<Record<string, unknown>>();
+  for (const option of cmd.options) {
+    const value = values[option.attributeName()];
+    if (option.envVar && typeof value === 'string') merged[option.envVar] = value;
   }
   return merged;
 }
