@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,9 +128,12 @@ beforeAll(async () => {
   copyFileSync(join(ROOT, addon), join(app, addon));
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
   dev?.kill();
+  await dev?.exited;
   console.log(`pack-install timings (ms): ${JSON.stringify(timings)}`);
+  // The app's node_modules is a few hundred MB: do not leave one per run in the temp folder.
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe('the packed packages installed outside the workspace', () => {
