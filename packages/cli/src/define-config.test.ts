@@ -58,7 +58,7 @@ describe('resolveSettings', () => {
   it.each([
     [{ PORT: 'abc' }, /PORT must be a non-negative integer/],
     [{ PORT: '-1' }, /PORT must be/],
-    [{ SLUICE_RUNTIME: 'kafka' }, /SLUICE_RUNTIME must be/],
+    [{ SLUICE_RUNTIME: 'kafka' }, /SLUICE_RUNTIME \(--runtime\) must be/],
     [{ SLUICE_RUNTIME: 'valkey-streams' }, /needs REDIS_URL/],
     [{ SLUICE_ROLLOUT_VIDEO_RENDER_SCENE: '101' }, /rolloutPercent must be 0–100/],
   ])('refuses %o', (env, message) => {

@@ -1,15 +1,32 @@
 // `sluice.config.ts`: what a deployment runs (job registry, handlers, storage, runtime), with
 // environment variables taking precedence so one config file serves every environment.
 
-import type { JobRegistry } from '@sluice/contracts';
+import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
 import { SluiceError, assertRolloutPercent } from '@sluice/contracts';
+import type { Handler } from '@sluice/worker';
 
 export type RuntimeName = 'embedded' | 'valkey-streams';
 
-export interface SluiceConfig<R extends JobRegistry = JobRegistry> {
+/** kind → version → handler, for the kinds and versions of registry `R`. */
+export type HandlerMap<R extends JobRegistry> = {
+  readonly [K in keyof R]?: { readonly [V in inferJobVersion<R[K]>]?: Handler<R[K]> };
+};
+
+/**
+ * `H` checked against `R`: a kind the registry lacks, or a version its kind does not declare,
+ * maps to `never`, so `defineConfig` fails to compile (a handler map held in a variable gets no
+ * excess-property check, hence the explicit one).
+ */
+export type CheckedHandlers<R extends JobRegistry, H> = {
+  readonly [K in keyof H]?: K extends keyof R
+    ? { readonly [V in keyof H[K]]?: V extends inferJobVersion<R[K]> ? Handler<R[K]> : never }
+    : never;
+};
+
+export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMap<R>> {
   jobs: R;
   /** kind → version → handler (from `@sluice/worker`'s `defineHandler`); needed by workers only. */
-  handlers?: Record<string, Record<string, unknown>>;
+  handlers?: H;
   /** `postgres://…` or a SQLite file (default `.sluice/sluice.db`). Env: DATABASE_URL. */
   database?: string;
   /** Blob folder for the local store (default `.sluice/blobs`). Env: SLUICE_BLOBS_DIR. */
@@ -38,7 +55,11 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry> {
   rollout?: Record<string, number>;
 }
 
-export function defineConfig<R extends JobRegistry>(config: SluiceConfig<R>): SluiceConfig<R> {
+/** Declares `sluice.config.ts`; the handler map is type-checked against the job registry. */
+export function defineConfig<
+  R extends JobRegistry,
+  H extends CheckedHandlers<R, H> = Record<never, never>,
+>(config: SluiceConfig<R, H>): SluiceConfig<R, H> {
   return config;
 }
 
@@ -80,17 +101,23 @@ export function rolloutEnvName(kind: string): string {
 }
 
 /** Config plus environment → the settings every command runs with. Throws INVALID_CONFIG. */
-export function resolveSettings(config: SluiceConfig, env: Env = process.env): Settings {
+export function resolveSettings(
+  config: SluiceConfig<JobRegistry, object>,
+  env: Env = process.env,
+): Settings {
   const runtime = (env.SLUICE_RUNTIME ?? config.runtime ?? 'embedded') as RuntimeName;
   if (runtime !== 'embedded' && runtime !== 'valkey-streams') {
     throw new SluiceError(
       'INVALID_CONFIG',
-      `SLUICE_RUNTIME must be embedded or valkey-streams, got "${runtime}"`,
+      `SLUICE_RUNTIME (--runtime) must be embedded or valkey-streams, got "${runtime}"`,
     );
   }
   const redisUrl = env.REDIS_URL ?? config.redisUrl;
   if (runtime === 'valkey-streams' && !redisUrl)
-    throw new SluiceError('INVALID_CONFIG', 'the valkey-streams runtime needs REDIS_URL');
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      'the valkey-streams runtime needs REDIS_URL (--redis-url)',
+    );
   const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
   for (const kind of Object.keys(config.jobs)) {
     const raw = env[rolloutEnvName(kind)];
@@ -103,7 +130,7 @@ export function resolveSettings(config: SluiceConfig, env: Env = process.env): S
   }
   return {
     jobs: config.jobs,
-    handlers: config.handlers ?? {},
+    handlers: (config.handlers ?? {}) as Settings['handlers'],
     database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
     blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     runtime,

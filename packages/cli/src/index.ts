@@ -1,6 +1,15 @@
 export { defineConfig, resolveSettings, rolloutEnvName } from './define-config.js';
-export type { RuntimeName, Settings, SluiceConfig } from './define-config.js';
+export type {
+  CheckedHandlers,
+  HandlerMap,
+  RuntimeName,
+  Settings,
+  SluiceConfig,
+} from './define-config.js';
 export { findConfig, loadConfig } from './load-config.js';
 export { runServe } from './commands/serve.js';
 export type { Served, ServeMode } from './commands/serve.js';
 export { main } from './main.js';
+export { EXIT_CODES, formatCliError, UsageError, isUsageError } from './cli-errors.js';
+export type { ExitCode } from './cli-errors.js';
+export type { CliIo } from './cli-io.js';

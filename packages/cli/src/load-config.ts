@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SluiceError } from '@sluice/contracts';
-import { tsImport } from 'tsx/esm/api';
+import type { JobRegistry } from '@sluice/contracts';
 import type { SluiceConfig } from './define-config.js';
 
 export const CONFIG_FILES = [
@@ -31,9 +31,17 @@ export function findConfig(cwd: string, explicit?: string): string {
   );
 }
 
-export async function loadConfig(path: string): Promise<SluiceConfig> {
-  const mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
-  const config = (mod.default ?? mod) as SluiceConfig;
+export async function loadConfig(path: string): Promise<SluiceConfig<JobRegistry, object>> {
+  let mod: { default?: unknown };
+  try {
+    const { tsImport } = await import('tsx/esm/api');
+    mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+  } catch (error) {
+    // A config that does not compile or throws while loading: its first line says why.
+    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new SluiceError('INVALID_CONFIG', `cannot load ${path}: ${why}`, { cause: error });
+  }
+  const config = (mod.default ?? mod) as SluiceConfig<JobRegistry, object>;
   if (!config || typeof config !== 'object' || !config.jobs || typeof config.jobs !== 'object') {
     throw new SluiceError(
       'INVALID_CONFIG',

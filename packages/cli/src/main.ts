@@ -1,89 +1,59 @@
-// The `sluice` command.
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { isSluiceError } from '@sluice/contracts';
-import { resolveSettings } from './define-config.js';
-import { findConfig, loadConfig } from './load-config.js';
-import { runKeys } from './commands/keys.js';
-import { runMigrate } from './commands/migrate.js';
-import { runServe, type ServeMode } from './commands/serve.js';
+// `main(argv)`: parse, run, and turn any failure into one line and a documented exit code.
+// Importing this module runs nothing: the bin (and `run.ts` from source) calls `main` once. A
+// module that ran itself when "executed directly" ran twice when sluice.config.ts imported
+// `@sluice/cli` (tsx loads the config's imports as a second module instance).
 
-const USAGE = `usage: sluice <command> [--config sluice.config.ts]
-  dev                       gateway and embedded worker in one process
-  gateway                   the gateway (PORT, DATABASE_URL, SLUICE_RUNTIME, REDIS_URL)
-  worker                    a worker (SLUICE_WORKER_PORT probes/metrics, SLUICE_WORKER_ID stable name)
-  migrate                   apply database migrations
-  keys create --tenant <t>  create an API key (shown once)
-  keys list [--tenant <t>]  list keys
-  keys revoke <id>          revoke a key`;
+import { CommanderError } from 'commander';
+import { EXIT_CODES, UsageError, formatCliError, type ExitCode } from './cli-errors.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { createProgram, type ProgramHooks } from './program.js';
 
-export async function main(
-  argv: string[],
-  out = (l: string) => process.stdout.write(`${l}\n`),
-): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      tenant: { type: 'string' },
-      label: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+/** Resolves on the first SIGTERM/SIGINT; a second one exits at once. */
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = () => {
+      if (stopping) process.exit(EXIT_CODES.failure);
+      stopping = true;
+      resolve();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   });
-  const [command, ...rest] = positionals;
-  if (!command || values.help) {
-    out(USAGE);
-    return command ? 0 : 1;
-  }
-  const settings = resolveSettings(await loadConfig(findConfig(process.cwd(), values.config)));
-  switch (command) {
-    case 'migrate':
-      await runMigrate(settings, out);
-      return 0;
-    case 'keys':
-      await runKeys(
-        settings,
-        { action: rest[0], tenant: values.tenant, label: values.label, id: rest[1] },
-        out,
-      );
-      return 0;
-    case 'dev':
-    case 'gateway':
-    case 'worker': {
-      const served = await runServe(command as ServeMode, settings, out);
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const onSignal = () => {
-          if (stopping) process.exit(1);
-          stopping = true;
-          out('draining…');
-          served.stop().then(resolve, (error: unknown) => {
-            process.stderr.write(`shutdown failed: ${String(error)}\n`);
-            process.exit(1);
-          });
-        };
-        process.on('SIGTERM', onSignal);
-        process.on('SIGINT', onSignal);
-      });
-      return 0;
-    }
+}
+
+function fromCommander(error: CommanderError): ExitCode | UsageError {
+  switch (error.code) {
+    case 'commander.helpDisplayed':
+    case 'commander.version':
+      return EXIT_CODES.ok;
+    // `sluice` or `sluice keys` alone: commander printed the usage on stderr.
+    case 'commander.help':
+    case 'commander.executeSubCommandAsync':
+      return EXIT_CODES.usage;
     default:
-      out(`unknown command "${command}"\n${USAGE}`);
-      return 1;
+      return new UsageError(
+        `${error.message.replace(/^error: /, '')} (see sluice --help or sluice <command> --help)`,
+      );
   }
 }
 
-// Run when executed directly (bin or tsx), not when imported.
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(
-        `sluice: ${isSluiceError(error) ? `${error.code}: ${error.message}` : String(error instanceof Error ? (error.stack ?? error) : error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
+export async function main(
+  argv: string[],
+  io: CliIo = processIo(),
+  hooks: ProgramHooks = { untilStopped: untilSignal },
+): Promise<number> {
+  let exitCode: ExitCode = EXIT_CODES.ok;
+  const program = createProgram(io, hooks, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (caught) {
+    const error = caught instanceof CommanderError ? fromCommander(caught) : caught;
+    if (typeof error === 'number') return error;
+    const { line, exitCode: code } = formatCliError(error);
+    io.err(line);
+    if (io.env.SLUICE_DEBUG && error instanceof Error && error.stack) io.err(error.stack);
+    return code;
+  }
 }

@@ -10,7 +10,7 @@ import { freePort, spawnNode, type ChildHandle } from '@sluice/testkit';
 import WebSocket from 'ws';
 import type { jobs } from './fixtures/e2e-jobs.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/run.ts', import.meta.url));
 const CONFIG = fileURLToPath(new URL('./fixtures/e2e.config.ts', import.meta.url));
 
 export interface Cluster {

@@ -24,9 +24,11 @@ export interface JobDefinition<
   TInput extends Schema = Schema,
   TOutput extends Schema = Schema,
   TProgress extends Schema = Schema,
+  TVersions extends JobVersions = JobVersions,
 > {
   readonly kind: TKind;
-  readonly versions: JobVersions;
+  /** Literal version names when defined with `defineJob`, so handler maps can be checked. */
+  readonly versions: TVersions;
   readonly input: TInput;
   readonly output: TOutput;
   readonly progress: TProgress;
@@ -37,13 +39,17 @@ export interface JobDefinition<
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
-export type AnyJobDefinition = JobDefinition<string, any, any, any>;
+export type AnyJobDefinition = JobDefinition<string, any, any, any, any>;
 export type JobRegistry = Readonly<Record<string, AnyJobDefinition>>;
 
 export type inferJobInput<J extends AnyJobDefinition> = z.input<J['input']>;
 export type inferJobOutput<J extends AnyJobDefinition> = z.output<J['output']>;
 export type inferJobProgress<J extends AnyJobDefinition> = z.output<J['progress']>;
 export type inferJobKind<R extends JobRegistry> = Extract<keyof R, string>;
+/** The versions a kind may have jobs in: `current`, and `next` during a rollout. */
+export type inferJobVersion<J extends AnyJobDefinition> =
+  | J['versions']['current']
+  | (J['versions'] extends { readonly next: infer N extends string } ? N : never);
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -52,9 +58,10 @@ export interface DefineJobOptions<
   TInput extends Schema,
   TOutput extends Schema,
   TProgress extends Schema,
+  TVersions extends JobVersions = JobVersions,
 > {
   kind: TKind;
-  versions: JobVersions;
+  versions: TVersions;
   input: TInput;
   output: TOutput;
   progress?: TProgress;
@@ -67,9 +74,10 @@ export function defineJob<
   TInput extends Schema,
   TOutput extends Schema,
   TProgress extends Schema = z.ZodUnknown,
+  const TVersions extends JobVersions = JobVersions,
 >(
-  options: DefineJobOptions<TKind, TInput, TOutput, TProgress>,
-): JobDefinition<TKind, TInput, TOutput, TProgress> {
+  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions>,
+): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> {
   const invalid = (message: string) =>
     new SluiceError('INVALID_CONFIG', `job "${options.kind}": ${message}`);
   if (!isJobKind(options.kind))
@@ -91,7 +99,11 @@ export function defineJob<
     throw invalid('maxAttempts must be an integer ≥ 1');
   return Object.freeze({
     kind: options.kind,
-    versions: Object.freeze({ current, next, rolloutPercent: rolloutPercent ?? 0 }),
+    versions: Object.freeze({
+      current,
+      next,
+      rolloutPercent: rolloutPercent ?? 0,
+    }) as JobVersions as TVersions,
     input: options.input,
     output: options.output,
     progress: (options.progress ?? z.unknown()) as TProgress,

@@ -107,6 +107,23 @@ export class UnitsFailedError extends SluiceError {
   }
 }
 
+/**
+ * An optional peer dependency (a database driver, the Valkey client) that the chosen setup needs
+ * is not installed. Names the package so the fix is one `npm install`.
+ */
+export class MissingDependencyError extends SluiceError {
+  override readonly name = 'MissingDependencyError';
+  readonly packageName: string;
+  constructor(packageName: string, neededFor: string, options?: { cause?: unknown }) {
+    super(
+      'INVALID_CONFIG',
+      `${neededFor} needs the package "${packageName}": install it (npm install ${packageName})`,
+      { ...options, details: { packageName } },
+    );
+    this.packageName = packageName;
+  }
+}
+
 function hasName(value: unknown, name: string): boolean {
   return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === name;
 }
@@ -132,6 +149,10 @@ export function isNeedsReviewError(value: unknown): value is NeedsReviewError {
 
 export function isUnitsFailedError(value: unknown): value is UnitsFailedError {
   return value instanceof UnitsFailedError || hasName(value, 'UnitsFailedError');
+}
+
+export function isMissingDependencyError(value: unknown): value is MissingDependencyError {
+  return value instanceof MissingDependencyError || hasName(value, 'MissingDependencyError');
 }
 
 /** Turns anything thrown into a serialisable `JobError`. Never throws. */

@@ -11,6 +11,7 @@ export type {
   JobRegistry,
   inferJobInput,
   inferJobKind,
+  inferJobVersion,
   inferJobOutput,
   inferJobProgress,
 } from './define-job.js';

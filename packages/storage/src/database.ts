@@ -3,8 +3,9 @@
 // read then write never hit SQLITE_BUSY in the middle of a transaction (STACK.md).
 
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
@@ -17,8 +18,9 @@ import {
   type Dialect,
   type SqliteDialectConfig,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { cachePreparedStatements } from './dialect.js';
+import { requireOptional } from './require-optional.js';
 import {
   BACKSTOP_AUTOCHECKPOINT_PAGES,
   JOURNAL_SIZE_LIMIT_BYTES,
@@ -110,9 +112,17 @@ function immediateSqliteDialect(config: SqliteDialectConfig): Dialect {
   };
 }
 
+// The drivers are optional peer dependencies: each loads only when its dialect is opened.
+const requireDriver = createRequire(import.meta.url);
+const loadSqlite = () =>
+  requireOptional<typeof SQLite>(requireDriver, 'better-sqlite3', 'a SQLite database');
+const loadPg = () =>
+  requireOptional<typeof pg>(requireDriver, 'pg', 'a PostgreSQL database (postgres:// URL)');
+
 function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
+  const Driver = loadSqlite();
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  const sqlite = new Driver(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
   // NORMAL in WAL mode: durable across a process crash; an OS crash may lose the last commits.
@@ -148,18 +158,21 @@ function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
 // way (pg would otherwise hand back a jsonb string scalar already parsed, indistinguishable from
 // JSON text). Per pool, not the global `pg.types`.
 const JSON_OIDS = new Set([114, 3802]);
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    JSON_OIDS.has(oid)
-      ? (value: string) => value
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
+function pgTypesOf(driver: typeof pg) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      JSON_OIDS.has(oid)
+        ? (value: string) => value
+        : driver.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  };
+}
 
 function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
-  const pool = new pg.Pool({
+  const driver = loadPg();
+  const pool = new driver.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
-    types: pgTypes,
+    types: pgTypesOf(driver),
     idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 5_000,
     ...(opts.notifyEvents === false ? { options: '-c sluice.notify=off' } : {}),
   });

@@ -36,3 +36,4 @@ export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';
 export * from './repos/assets-single.js';
 export * from './blobs/asset-key-web.js';
+export * from './require-optional.js';

@@ -10,7 +10,7 @@
 //                                   credentials; unset: the AWS SDK's default chain
 // The AWS SDK is loaded only for `s3://` URLs, so the local default never pays for it.
 
-import { SluiceError } from '@sluice/contracts';
+import { MissingDependencyError, SluiceError } from '@sluice/contracts';
 import type { BlobStore } from './blob-store.js';
 import { createLocalBlobStore } from './local-blob-store.js';
 
@@ -56,7 +56,13 @@ export async function openBlobStore(url: string, opts: { env?: BlobEnv } = {}): 
   if (!accessKeyId !== !secretAccessKey)
     throw invalid('set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither');
 
-  const s3 = await import('./s3.js');
+  const s3 = await import('./s3.js').catch((error: unknown) => {
+    // The AWS SDK is an optional peer: name what to install instead of a resolver stack.
+    const missing = /Cannot find (?:package|module) '(@aws-sdk\/[\w-]+)'/.exec(String(error));
+    if (missing?.[1])
+      throw new MissingDependencyError(missing[1], 's3:// blob stores', { cause: error });
+    throw error;
+  });
   const client = s3.createS3Client({
     region: env.SLUICE_S3_REGION || env.AWS_REGION || 'us-east-1',
     ...(endpoint ? { endpoint } : {}),

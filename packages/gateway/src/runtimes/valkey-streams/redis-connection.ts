@@ -4,7 +4,20 @@
 // and no resend of interrupted commands: a blocking command re-sent on reconnect can hang for
 // good (bullmq PR #4484, STACK.md); the tailer's loop retries it instead, under a watchdog.
 
-import { Redis, type RedisOptions } from 'iovalkey';
+import { createRequire } from 'node:module';
+import { requireOptional } from '@sluice/storage';
+import type { Redis, RedisOptions } from 'iovalkey';
+
+// iovalkey is an optional peer dependency: loaded only when the Streams runtime connects.
+const requirePeer = createRequire(import.meta.url);
+function newRedis(url: string, options: RedisOptions): Redis {
+  const { Redis: RedisClass } = requireOptional<{ Redis: typeof Redis }>(
+    requirePeer,
+    'iovalkey',
+    'the valkey-streams runtime',
+  );
+  return new RedisClass(url, options);
+}
 
 export interface ConnectionOptions {
   /** Called for connection errors (iovalkey emits them on every failed reconnect). */
@@ -36,7 +49,7 @@ export function createCommandConnection(url: string, opts: ConnectionOptions = {
     retryStrategy,
     connectionName: 'sluice-gateway',
   };
-  return attachErrors(new Redis(url, options), opts.onError);
+  return attachErrors(newRedis(url, options), opts.onError);
 }
 
 export function createBlockingConnection(url: string, opts: ConnectionOptions = {}): Redis {
@@ -47,7 +60,7 @@ export function createBlockingConnection(url: string, opts: ConnectionOptions = 
     retryStrategy,
     connectionName: 'sluice-gateway-tail',
   };
-  return attachErrors(new Redis(url, options), opts.onError);
+  return attachErrors(newRedis(url, options), opts.onError);
 }
 
 /** Resolves true once the connection is ready, false after `timeoutMs`. */

@@ -5,7 +5,15 @@
 // its callers at once (no offline queue): they learn fast that the server is away (readiness
 // turns unready within a few reads), and nothing is resent behind their back.
 
-import { Redis, type RedisOptions } from 'iovalkey';
+import { createRequire } from 'node:module';
+import { requireOptional } from '@sluice/storage';
+import type { Redis, RedisOptions } from 'iovalkey';
+
+// iovalkey is an optional peer dependency: loaded only when the Streams runtime connects.
+const requirePeer = createRequire(import.meta.url);
+const loadRedis = () =>
+  requireOptional<{ Redis: typeof Redis }>(requirePeer, 'iovalkey', 'the valkey-streams runtime')
+    .Redis;
 
 export function isCommandTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Command timed out';
@@ -58,7 +66,7 @@ export class ManagedConnection {
   private readonly wasReady = new WeakSet<Redis>();
 
   private make(): Redis {
-    const redis = new Redis(this.opts.url, this.opts.options);
+    const redis = new (loadRedis())(this.opts.url, this.opts.options);
     // Without a listener an 'error' event would crash the process (STACK.md).
     redis.on('error', (error: unknown) => this.opts.onError(error));
     redis.on('ready', () => this.wasReady.add(redis));

@@ -1,0 +1,100 @@
+// `sluice jobs list|get|cancel|watch`: a running gateway's jobs, as the API key's tenant sees them.
+
+import { Option, type Command } from 'commander';
+import { JOB_STATES, isTerminalState, type JobState } from '@sluice/contracts';
+import type { JobWatchEvent } from '@sluice/client';
+import { EXIT_CODES, type ExitCode } from '../cli-errors.js';
+import type { CliIo } from '../cli-io.js';
+import { withClient, withGatewayOptions, type GatewayFlags } from './connect.js';
+import { jobLine, printJobs } from './job-lines.js';
+import { pageOptions, withPageOptions, type PageFlags } from './page-options.js';
+import { progressFraction, renderProgressLine, type ProgressState } from './progress-bar.js';
+
+export type SetExit = (code: ExitCode) => void;
+
+export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): void {
+  const jobs = program.command('jobs').description('list, inspect, cancel and watch jobs');
+
+  withPageOptions(withGatewayOptions(jobs.command('list').description('list jobs, newest first')))
+    .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
+    .action(async (flags: GatewayFlags & PageFlags & { state?: JobState }) => {
+      const page = await withClient(flags, (c) =>
+        c.jobs.list({ ...pageOptions(flags), ...(flags.state ? { state: flags.state } : {}) }),
+      );
+      printJobs(io.out, page, flags.json, 'no jobs');
+    });
+
+  withGatewayOptions(jobs.command('get').description('one job').argument('<id>', 'job id')).action(
+    async (id: string, flags: GatewayFlags) => {
+      const job = await withClient(flags, (c) => c.jobs.get(id));
+      io.out(flags.json ? JSON.stringify(job) : jobLine(job));
+    },
+  );
+
+  withGatewayOptions(
+    jobs.command('cancel').description('cancel a job').argument('<id>', 'job id'),
+  ).action(async (id: string, flags: GatewayFlags) => {
+    const r = await withClient(flags, (c) => c.job(id).cancel());
+    io.out(flags.json ? JSON.stringify(r) : `${r.id}\t${r.state}`);
+  });
+
+  withGatewayOptions(
+    jobs
+      .command('watch')
+      .description(
+        'follow a job until it stops: a progress bar on a terminal, one line per event otherwise; exits 0 if it succeeded, 1 if it ended otherwise',
+      )
+      .argument('<id>', 'job id'),
+  ).action(async (id: string, flags: GatewayFlags) => {
+    const last = await withClient(flags, async (c) => {
+      // One HTTP read first: an unknown job or an unreachable gateway fails at once, where the
+      // subscription would keep reconnecting.
+      await c.jobs.get(id);
+      return watch(c.job(id).watch(), io, flags.json);
+    });
+    setExit(last === 'succeeded' ? EXIT_CODES.ok : EXIT_CODES.failure);
+  });
+}
+
+function eventLine(e: JobWatchEvent): string {
+  switch (e.type) {
+    case 'progress':
+      return `${e.seq}\tprogress\t${JSON.stringify(e.data)}`;
+    case 'unit_done':
+      return `${e.seq}\tunit_done\t${e.unitKey}${e.reused ? ' (reused)' : ''}`;
+    default:
+      return `${e.seq}\t${e.type}\t${'to' in e ? e.to : ''}${'reason' in e && e.reason ? `\t${e.reason}` : ''}`;
+  }
+}
+
+/** Prints the events; resolves with the state the job stopped in. */
+async function watch(
+  events: AsyncIterable<JobWatchEvent>,
+  io: CliIo,
+  json: boolean | undefined,
+): Promise<JobState | undefined> {
+  const bar = io.isTTY && !json;
+  const p: ProgressState = { state: 'waiting', fraction: undefined, unitsDone: 0 };
+  let state: JobState | undefined;
+  let lastLine = '';
+  let reason = '';
+  for await (const e of events) {
+    if ('to' in e) state = e.to;
+    if ('reason' in e && e.reason) reason = e.reason;
+    if (e.type === 'progress') p.fraction = progressFraction(e.data) ?? p.fraction;
+    if (e.type === 'unit_done') p.unitsDone += 1;
+    p.state = state ?? p.state;
+    if (!bar) {
+      io.out(json ? JSON.stringify(e) : eventLine(e));
+      continue;
+    }
+    if (state === 'succeeded') p.fraction = 1;
+    const line = renderProgressLine(p);
+    if (line !== lastLine) io.write(`\r\x1b[2K${line}`);
+    lastLine = line;
+  }
+  const why =
+    state && isTerminalState(state) && state !== 'succeeded' && reason ? `  ${reason}` : '';
+  if (bar) io.write(`\r\x1b[2K${lastLine}${why}\n`);
+  return state;
+}

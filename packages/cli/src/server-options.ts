@@ -1,0 +1,72 @@
+// The flags of the commands that open the database (dev, gateway, worker, migrate, keys). Each
+// flag has an environment variable; precedence is flag, then environment, then sluice.config.ts.
+// Flags are folded into the environment that `resolveSettings` reads, so there is one reader.
+
+import { Option, type Command } from 'commander';
+
+function opt(flags: string, description: string, env: string): Option {
+  return new Option(flags, description).env(env);
+}
+
+/** --config and --database: every command that opens the database. */
+export function withDatabaseOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      opt('-c, --config <file>', 'config file (default ./sluice.config.ts)', 'SLUICE_CONFIG'),
+    )
+    .addOption(
+      opt(
+        '--database <url>',
+        'postgres://… or a SQLite file (default .sluice/sluice.db)',
+        'DATABASE_URL',
+      ),
+    );
+}
+
+/** Everything `dev`, `gateway` and `worker` read. */
+export function withServeOptions(cmd: Command): Command {
+  return withDatabaseOptions(cmd)
+    .addOption(
+      opt('--runtime <name>', 'embedded | valkey-streams (default embedded)', 'SLUICE_RUNTIME'),
+    )
+    .addOption(opt('--redis-url <url>', 'Valkey/Redis for the valkey-streams runtime', 'REDIS_URL'))
+    .addOption(opt('--port <n>', 'gateway port (default 3000)', 'PORT'))
+    .addOption(opt('--host <host>', 'gateway interface (default 127.0.0.1)', 'HOST'))
+    .addOption(
+      opt('--blobs-dir <dir>', 'local blob folder (default .sluice/blobs)', 'SLUICE_BLOBS_DIR'),
+    )
+    .addOption(
+      opt(
+        '--worker-port <n>',
+        'worker probes/metrics port (0 = any free port)',
+        'SLUICE_WORKER_PORT',
+      ),
+    )
+    .addOption(
+      opt('--worker-id <id>', 'stable worker name (default hostname-pid)', 'SLUICE_WORKER_ID'),
+    )
+    .addOption(
+      opt('--concurrency <n>', 'jobs run at once per worker (default 16)', 'SLUICE_CONCURRENCY'),
+    )
+    .addOption(opt('--lease-ms <ms>', 'job lease length (default 30000)', 'SLUICE_LEASE_MS'))
+    .addOption(
+      opt('--api-key <key>', 'a dev API key the gateway accepts (tenant "dev")', 'SLUICE_API_KEY'),
+    );
+}
+
+/**
+ * The environment with the command's flags written over it: every option that has an environment
+ * variable contributes its value (given on the command line, or already taken from that variable).
+ */
+export function envWithFlags(
+  env: Record<string, string | undefined>,
+  cmd: Command,
+): Record<string, string | undefined> {
+  const merged = { ...env };
+  const values = cmd.opts<Record<string, unknown>>();
+  for (const option of cmd.options) {
+    const value = values[option.attributeName()];
+    if (option.envVar && typeof value === 'string') merged[option.envVar] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,142 @@
+// `sluice jobs | dead-letters | review` against a real gateway and worker (`runServe('dev')` on a
+// SQLite file, real HTTP and WebSocket): what an operator sees and the exit codes scripts read.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSluiceClient, type SluiceClient } from '@sluice/client';
+import { freePort, waitFor } from '@sluice/testkit';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../src/cli-errors.js';
+import { runServe, type Served } from '../src/commands/serve.js';
+import { resolveSettings } from '../src/define-config.js';
+import { main } from '../src/main.js';
+import { captureIo } from './capture-io.js';
+import config from './fixtures/ops.config.js';
+import type { jobs } from './fixtures/ops-jobs.js';
+
+const KEY = 'dev_operator_test_key';
+let served: Served;
+let url: string;
+let client: SluiceClient<typeof jobs>;
+
+async function sluice(args: string[], isTTY = false) {
+  const io = captureIo({ env: { SLUICE_URL: url, SLUICE_API_KEY: KEY }, isTTY });
+  const code = await main(args, io);
+  return { code, out: io.stdout, err: io.stderr, text: io.text() };
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-ops-'));
+  const port = await freePort();
+  const settings = resolveSettings(config, {
+    DATABASE_URL: join(dir, 'sluice.db'),
+    SLUICE_BLOBS_DIR: join(dir, 'blobs'),
+    PORT: String(port),
+    SLUICE_API_KEY: KEY,
+    SLUICE_LEASE_MS: '2000',
+  });
+  served = await runServe('dev', settings, () => {});
+  url = served.gatewayUrl as string;
+  client = createSluiceClient<typeof jobs>({
+    url,
+    apiKey: KEY,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+  });
+}, 60_000);
+afterAll(async () => {
+  await client?.close();
+  await served?.stop(5_000);
+});
+
+describe('sluice jobs', () => {
+  it('list, get and watch show a job until it succeeds; watch exits 0', async () => {
+    const job = await client.submit('ops.steps', { units: 3, unitMs: 20 });
+    const watched = await sluice(['jobs', 'watch', job.id]);
+    expect(watched.err).toEqual([]);
+    expect(watched.code).toBe(EXIT_CODES.ok);
+    // Plain lines off a terminal: one per event, the last one the final state.
+    expect(watched.out.filter((l) => l.includes('\tprogress\t'))).toHaveLength(3);
+    expect(watched.out.at(-1)).toMatch(/\tstate\tsucceeded$/);
+
+    const got = await sluice(['jobs', 'get', job.id]);
+    expect(got.out).toEqual([
+      expect.stringMatching(new RegExp(`^${job.id}\tops.steps@v1\tsucceeded\t`)),
+    ]);
+    const listed = await sluice(['jobs', 'list', '--state', 'succeeded', '--json']);
+    expect(JSON.parse(listed.out[0] as string).items.map((j: { id: string }) => j.id)).toContain(
+      job.id,
+    );
+  });
+
+  it('watch draws one progress bar line on a terminal', async () => {
+    const job = await client.submit('ops.steps', { units: 2, unitMs: 20 });
+    const watched = await sluice(['jobs', 'watch', job.id], true);
+    expect(watched.code).toBe(EXIT_CODES.ok);
+    // Redrawn in place with \r; the final frame is full and ends the line.
+    const frames = watched.text.split('\r\x1b[2K').filter(Boolean);
+    expect(frames.at(-1)).toMatch(/^\[#{30}\] 100% {2}succeeded {2}\(\d+ units? done\)\n$/);
+    expect(watched.text.split('\n')).toHaveLength(2);
+  });
+
+  it('cancel moves a queued job to cancelled', async () => {
+    const job = await client.submit('ops.steps', { units: 10, unitMs: 5_000 });
+    const cancelled = await sluice(['jobs', 'cancel', job.id]);
+    expect(cancelled).toMatchObject({ code: EXIT_CODES.ok, out: [`${job.id}\tcancelled`] });
+  });
+
+  it('a job the gateway does not know is refused with exit 5, in one line', async () => {
+    const r = await sluice(['jobs', 'get', 'v1-unknown0000000000000']);
+    expect(r.code).toBe(EXIT_CODES.refused);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/^sluice: (NOT_FOUND|BAD_REQUEST): /);
+  });
+
+  it('no API key is a usage error', async () => {
+    const io = captureIo({ env: { SLUICE_URL: url } });
+    expect(await main(['jobs', 'list'], io)).toBe(EXIT_CODES.usage);
+    expect(io.stderr).toEqual([
+      'sluice: an API key is needed: pass --api-key or set SLUICE_API_KEY',
+    ]);
+  });
+});
+
+describe('sluice dead-letters and review', () => {
+  it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
+    const job = await client.submit('ops.exhaust', {});
+    await waitFor(async () => (await client.jobs.get(job.id)).state === 'dead_lettered', {
+      timeoutMs: 15_000,
+    });
+    const listed = await sluice(['dead-letters']);
+    expect(listed.out.some((l) => l.startsWith(`${job.id}\tops.exhaust@v1\tdead_lettered\t`))).toBe(
+      true,
+    );
+    const retried = await sluice(['dead-letters', 'retry', job.id]);
+    expect(retried).toMatchObject({ code: EXIT_CODES.ok, out: [`${job.id}\tqueued`] });
+  });
+
+  it('review lists a parked job; discard needs a note and fails it for good', async () => {
+    const job = await client.submit('ops.park', {});
+    await waitFor(async () => (await client.jobs.get(job.id)).state === 'needs_review', {
+      timeoutMs: 15_000,
+    });
+    const listed = await sluice(['review', 'list']);
+    expect(listed.out.some((l) => l.startsWith(`${job.id}\tops.park@v1\tneeds_review\t`))).toBe(
+      true,
+    );
+
+    const noNote = await sluice(['review', 'discard', job.id]);
+    expect(noNote.code).toBe(EXIT_CODES.usage);
+    expect(noNote.err).toEqual([
+      expect.stringMatching(/^sluice: required option '--note <text>' not specified/),
+    ]);
+
+    const discarded = await sluice(['review', 'discard', job.id, '--note', 'checked by hand']);
+    expect(discarded).toMatchObject({ code: EXIT_CODES.ok, out: [`${job.id}\tfailed`] });
+    // Deciding twice: the gateway refuses (conflict), exit 5.
+    const again = await sluice(['review', 'approve', job.id, '--note', 'x']);
+    expect(again.code).toBe(EXIT_CODES.refused);
+    expect(again.err).toEqual([expect.stringMatching(/^sluice: CONFLICT: /)]);
+  });
+});
