@@ -3,6 +3,7 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 const conditions = ['@sluice/source', 'module', 'node', 'development|production'];
+const serverConditions = conditions.filter((c) => c !== 'module');
 
 /** Under Stryker the fast-check seed must be fixed, or every property mutant "survives". */
 const strykerSetup = process.env.STRYKER_MUTATOR_WORKER
@@ -12,7 +13,9 @@ const strykerSetup = process.env.STRYKER_MUTATOR_WORKER
 export function sluiceVitest(overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
   return defineConfig({
     resolve: { conditions },
-    ssr: { resolve: { conditions, externalConditions: ['@sluice/source'] } },
+    // Without `module` on the server side: through it vite picks bundler builds (the AWS SDK's
+    // dist-es) whose extensionless imports Node cannot load.
+    ssr: { resolve: { conditions: serverConditions, externalConditions: ['@sluice/source'] } },
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       testTimeout: 20_000,

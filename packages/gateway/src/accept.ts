@@ -20,7 +20,7 @@ import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.j
 import type { DispatchPath } from './dispatch.js';
 import { inputHash, pooledRandomBytes } from './input-hash.js';
 import type { EventHub } from './events/event-hub.js';
-import type { GatewayMetrics } from './metrics.js';
+import type { AcceptOutcome, GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
 
 export interface SubmitRequest {
@@ -106,5 +106,22 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     return answer.result;
   }
 
-  return Object.assign(accept, { flush: () => batcher.flush() });
+  // Accept latency by outcome: one clock read on each side, one observation.
+  async function timedAccept(tenantId: string, request: SubmitRequest): Promise<SubmitResult> {
+    const started = performance.now();
+    let outcome: AcceptOutcome = 'rejected';
+    try {
+      const result = await accept(tenantId, request);
+      outcome = result.isDuplicate
+        ? 'duplicate'
+        : result.state === 'dead_lettered'
+          ? 'unroutable'
+          : 'accepted';
+      return result;
+    } finally {
+      metrics.observeAccept(outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  return Object.assign(timedAccept, { flush: () => batcher.flush() });
 }

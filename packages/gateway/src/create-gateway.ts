@@ -9,6 +9,7 @@ import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
 import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
+import { Gauge } from 'prom-client';
 import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
@@ -19,7 +20,8 @@ import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
 import { registerHealth, type RuntimeProbes } from './health.js';
 import { consoleLogger, type GatewayLogger } from './logger.js';
-import { createMetrics, type GatewayMetrics } from './metrics.js';
+import { registerDatabaseMetrics } from './database-metrics.js';
+import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
@@ -63,6 +65,8 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Per-kind override of `versions.rolloutPercent` (0–100). */
   rollout?: Readonly<Record<string, number>>;
   logger?: GatewayLogger;
+  /** This gateway's metrics registry (default: a new one, with process metrics). */
+  metrics?: MetricsOptions;
   websocket?: WebSocketOptions;
   /**
    * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
@@ -106,7 +110,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const { database, blobs, runtime } = options;
   const logger = options.logger ?? consoleLogger;
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
-  const metrics = createMetrics();
+  const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
@@ -139,10 +143,19 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   let closing = false;
 
   const app = new Hono();
+  registerDatabaseMetrics(metrics.registry, database.db);
+  new Gauge({
+    name: 'sluice_gateway_active_subscriptions',
+    help: 'Open event subscriptions.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(hub.listenerCount());
+    },
+  });
+  options.runtimeProbes?.registerMetrics(metrics.registry);
   registerHealth(app, {
     database,
     metrics,
-    activeSubscriptions: () => hub.listenerCount(),
     closing: () => closing,
     runtime: options.runtimeProbes,
   });

@@ -34,6 +34,8 @@ export interface RunAttemptDeps<D extends Delivery> {
   /** Where step results too large for a units row go (the asset protocol's seam). */
   largeResults?: LargeResultStore | undefined;
   counters?: WorkerCounters | undefined;
+  /** The provider-call duration histogram (class, ledger outcome, seconds). */
+  observeProviderCall?: ((callClass: string, outcome: string, seconds: number) => void) | undefined;
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
@@ -118,6 +120,7 @@ export async function runAttempt<D extends Delivery>(
       signal,
       logger: deps.logger,
       counters,
+      observeCall: deps.observeProviderCall,
       onFenced: lose,
       hooks,
       beforeWrite: async (unitKey) => {

@@ -35,6 +35,8 @@ export interface GuardDeps {
   signal: AbortSignal;
   logger: WorkerLogger;
   counters?: GuardCounters | undefined;
+  /** Duration of each request sent (declaration class, ledger outcome, seconds). */
+  observeCall?: ((callClass: string, outcome: string, seconds: number) => void) | undefined;
   /** A ledger write was fenced: the attempt lost its job. */
   onFenced(): void;
   /**

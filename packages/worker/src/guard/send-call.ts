@@ -89,11 +89,17 @@ export async function sendCall(
     if (!row) throw fenced(deps);
     hooks.at('after-call-intent');
     if (counters) counters.providerCalls++;
+    const sentAt = performance.now();
     const res = await sendRequest(outgoing, {
       timeoutMs,
       signal,
       onSent: () => hooks.at('after-request-sent'),
     });
+    deps.observeCall?.(
+      id.callClass,
+      res.ok ? 'succeeded' : ledgerOutcome(res.failure),
+      (performance.now() - sentAt) / 1000,
+    );
     if (res.ok && opts.asyncJob) {
       let externalId: string;
       try {

@@ -11,7 +11,12 @@ import type { CheckpointStore } from '../attempt/step.js';
 import { sweepStaging } from '../assets/staging-sweeper.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
-import { createCounters, type WorkerMetrics } from '../metrics.js';
+import {
+  createCounters,
+  NO_OBSERVATIONS,
+  type WorkerMetrics,
+  type WorkerObservations,
+} from '../metrics.js';
 import type { SettledJob } from '../writers/finish-plan.js';
 import { admitBatch, type AdmitDeps } from './admit-batch.js';
 import { AttemptRunner } from './attempt-runner.js';
@@ -59,6 +64,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
+  /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
+  observe?: WorkerObservations | undefined;
   /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
   hooks: WorkerHooks;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
@@ -112,6 +119,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       checkpoints: opts.checkpoints,
       retryBackoff: opts.retryBackoff,
       counters: this.counters,
+      observe: opts.observe ?? NO_OBSERVATIONS,
       logger: opts.logger,
       hooks: opts.hooks,
       publish: this.publish,
