@@ -20,6 +20,8 @@ import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.j
 import type { DispatchPath } from './dispatch.js';
 import { inputHash, pooledRandomBytes } from './input-hash.js';
 import type { EventHub } from './events/event-hub.js';
+import { logJobStates } from './log-job-states.js';
+import type { GatewayLogger } from './logger.js';
 import type { AcceptOutcome, GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
 
@@ -39,6 +41,8 @@ export interface AcceptDeps {
   metrics: GatewayMetrics;
   /** Per-kind override of `versions.rolloutPercent`. */
   rollout?: Readonly<Record<string, number>> | undefined;
+  /** Where the job state lines go (`info`). */
+  logger?: GatewayLogger | undefined;
   /** Group commit of concurrent accepts. */
   batch?: AcceptBatchOptions | undefined;
 }
@@ -97,6 +101,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       return answer.result;
     }
     hub.publish(answer.events);
+    logJobStates(deps.logger, answer.events, { version, attempts: 0 });
     metrics.submits++;
     if (!route.ok) metrics.unroutable++;
     // Awaited for back-pressure; a failure is left to the reconciler (the outbox row stays).

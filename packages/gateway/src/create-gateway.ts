@@ -19,7 +19,7 @@ import { createEventHub, type EventHub, type EventTailer } from './events/event-
 import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
 import { registerHealth, type RuntimeProbes } from './health.js';
-import { consoleLogger, type GatewayLogger } from './logger.js';
+import { createLogger, type GatewayLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
@@ -108,7 +108,7 @@ function createTailer(
 
 export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>): Gateway<R> {
   const { database, blobs, runtime } = options;
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger();
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
@@ -130,6 +130,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     served: createServedVersionCheck(runtime, options.servedVersionsCacheMs),
     hub,
     metrics,
+    logger,
     rollout: options.rollout,
     batch: {
       maxInFlight: database.dialect === 'postgres' ? 2 : 1,

@@ -118,6 +118,6 @@ export type {
   WorkerMetricsRegistry,
   WorkerObservations,
 } from './metrics.js';
-export { createStderrLogger, silentLogger } from './logger.js';
-export type { LogFields, WorkerLogger } from './logger.js';
+export { createLogger, createStderrLogger, silentLogger } from './logger.js';
+export type { LogFields, LoggerOptions, WorkerLogger } from './logger.js';
 export type { SettledJob } from './writers/finish-plan.js';

@@ -1,4 +1,4 @@
-// The worker's `/metrics` on prom-client: the counters and gauges keep their names, the three
+// The worker's job state log lines, and its `/metrics` on prom-client: the counters and gauges keep their names, the three
 // histograms (dispatch→start, job duration, provider call) count what ran, process figures are
 // there, and two workers in one process each have their own registry (no "already registered"
 // collision, no figures of the other).
@@ -14,7 +14,7 @@ function sample(text: string, series: string): number | undefined {
 describeEachDialect('worker metrics', (ctx) => {
   const harness = usePaidHarness(ctx);
 
-  it('histograms count each job, start and provider call; two workers never share a registry', async () => {
+  it('logs each state change; histograms count each job, start and provider call; two workers never share a registry', async () => {
     const h = harness();
     const ids = await h.submit([
       { call: 'sync', units: 2 },
@@ -44,6 +44,14 @@ describeEachDialect('worker metrics', (ctx) => {
       sample(text, `sluice_worker_provider_call_seconds_count{class="${cls}",outcome="succeeded"}`);
     expect((calls('ambiguous') ?? 0) + (calls('retry_safe') ?? 0)).toBe(3);
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    // One log line per stored state change, with id, kind, version and attempt.
+    for (const id of ids) {
+      const states = h.logs.filter((l) => l.message === 'job state' && l.fields?.jobId === id);
+      expect(states.map((l) => l.fields)).toEqual([
+        expect.objectContaining({ kind: 'xp.paid', version: 'v1', attempt: 1, to: 'running' }),
+        expect.objectContaining({ kind: 'xp.paid', version: 'v1', attempt: 1, to: 'succeeded' }),
+      ]);
+    }
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 });

@@ -27,6 +27,7 @@ import { toJobResult, toJobView } from '../job-view.js';
 import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
+import { logJobStates } from '../log-job-states.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 
@@ -79,6 +80,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         );
         if (r.ok) {
           hub.publish([r.event]);
+          logJobStates(deps.logger, [r.event], r.job);
           return { id: job.id, state: r.job.state };
         }
         // It moved meanwhile (a worker finished it, another cancel won).

@@ -90,6 +90,11 @@ export class AttemptRunner<D extends Delivery> {
     return this.waiting.length;
   }
 
+  /** The job a held attempt runs (for log lines). */
+  jobOf(jobId: string): Attempt<D>['job'] | undefined {
+    return this.byJob.get(jobId)?.job;
+  }
+
   isLocal(jobId: string): boolean {
     return this.byJob.has(jobId);
   }

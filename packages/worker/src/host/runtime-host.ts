@@ -21,6 +21,7 @@ import type { SettledJob } from '../writers/finish-plan.js';
 import { admitBatch, type AdmitDeps } from './admit-batch.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { drainHeld } from './drain-held.js';
+import { createJobStateLog } from './log-job-states.js';
 import { every, type Periodic } from './periodic.js';
 import { createEventPublisher, type PublishEvents } from './publish-events.js';
 import { Readiness } from './readiness.js';
@@ -101,7 +102,12 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private quietReadFailures = 0;
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
-    this.publish = createEventPublisher(opts.consumer, opts.logger);
+    const publish = createEventPublisher(opts.consumer, opts.logger);
+    const logStates = createJobStateLog(opts.logger, (jobId) => this.runner.jobOf(jobId));
+    this.publish = (events) => {
+      logStates(events);
+      publish(events);
+    };
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 256));
     this.prefetch = Math.max(0, opts.prefetch ?? this.readBatch);
