@@ -18,3 +18,4 @@ export * from './stream-replies.js';
 export * from './runtime-capabilities.js';
 export * from './sleep.js';
 export * from './logging.js';
+export * from './trace-context.js';

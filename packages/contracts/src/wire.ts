@@ -18,3 +18,4 @@ export type { FeedItem, FileView, JobResult, JobView, ListResult, SubmitResult }
 export * from './api-paths.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';
+export * from './trace-context.js';

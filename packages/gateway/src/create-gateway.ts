@@ -10,6 +10,7 @@ import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
+import type { Tracer } from '@opentelemetry/api';
 import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
@@ -65,6 +66,8 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Per-kind override of `versions.rolloutPercent` (0–100). */
   rollout?: Readonly<Record<string, number>>;
   logger?: GatewayLogger;
+  /** Spans of the accept path (default: the global tracer provider's, when one is registered). */
+  tracer?: Tracer;
   /** This gateway's metrics registry (default: a new one, with process metrics). */
   metrics?: MetricsOptions;
   websocket?: WebSocketOptions;
@@ -131,6 +134,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     hub,
     metrics,
     logger,
+    tracer: options.tracer,
     rollout: options.rollout,
     batch: {
       maxInFlight: database.dialect === 'postgres' ? 2 : 1,
@@ -178,7 +182,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
       maxBatchSize: 50,
       createContext: (_opts, c) =>
-        createHttpContext(c.req.header('authorization')) satisfies GatewayContext,
+        createHttpContext(
+          c.req.header('authorization'),
+          c.req.header('traceparent'),
+        ) satisfies GatewayContext,
       onError: ({ error, path }) => {
         metrics.reject(error.code);
         if (error.code === 'INTERNAL_SERVER_ERROR') {

@@ -5,6 +5,7 @@
 
 import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { DEFAULT_LEASE_MS, defaultWorkerId } from './backends/create-embedded-runtime.js';
 import { resolveHandlers, type HandlerRegistry } from './attempt/handler-registry.js';
@@ -50,6 +51,8 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   workerId?: string | undefined;
   probes?: { port: number; hostname?: string | undefined } | undefined;
   logger?: WorkerLogger | undefined;
+  /** Spans of attempts and provider calls (default: the global provider's, when registered). */
+  tracer?: Tracer | undefined;
   /** This worker's metrics registry (default: a new one, with process metrics). */
   metrics?: WorkerMetricsOptions | undefined;
   unreadyAfterReadFailures?: number | undefined;
@@ -167,6 +170,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     retryBackoff: opts.retryBackoff,
     logger,
     observe: metrics.observe,
+    tracer: opts.tracer,
     hooks: resolveHooks(opts.hooks),
     onSettled: opts.onSettled,
   });

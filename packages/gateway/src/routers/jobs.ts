@@ -51,7 +51,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
     submit: p.authedProcedure
       .input(submitInput)
       .output(SubmitResult)
-      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input)),
+      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input, ctx.traceparent)),
 
     get: p.authedProcedure
       .input(GetInput)

@@ -6,6 +6,7 @@
 // grouped per flush, and only what the stored outcome asks.
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import {
   loadSnapshots,
   type BlobStore,
@@ -46,6 +47,7 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   counters: WorkerCounters;
   observe: WorkerObservations;
+  tracer?: Tracer | undefined;
   logger: WorkerLogger;
   hooks: WorkerHooks;
   publish(events: readonly StoredEvent[]): void;
@@ -178,6 +180,7 @@ export class AttemptRunner<D extends Delivery> {
           checkpoints: o.checkpoints,
           counters: o.counters,
           observeProviderCall: o.observe.providerCall,
+          tracer: o.tracer,
           unitConcurrency: o.unitConcurrency,
           retryBackoff: o.retryBackoff,
           logger: o.logger,

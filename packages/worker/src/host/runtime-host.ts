@@ -5,6 +5,7 @@
 // capability flags; nothing here knows a runtime by name.
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import type { CheckpointStore } from '../attempt/step.js';
@@ -67,6 +68,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   logger: WorkerLogger;
   /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
   observe?: WorkerObservations | undefined;
+  /** Spans of attempts and provider calls (default: the global tracer, when registered). */
+  tracer?: Tracer | undefined;
   /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
   hooks: WorkerHooks;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
@@ -126,6 +129,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       retryBackoff: opts.retryBackoff,
       counters: this.counters,
       observe: opts.observe ?? NO_OBSERVATIONS,
+      tracer: opts.tracer,
       logger: opts.logger,
       hooks: opts.hooks,
       publish: this.publish,
