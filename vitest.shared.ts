@@ -21,6 +21,9 @@ export function sluiceVitest(overrides: ViteUserConfig['test'] = {}): ViteUserCo
       testTimeout: 20_000,
       hookTimeout: 30_000,
       passWithNoTests: true,
+      // Job state lines (info) from every worker and gateway would bury test output; tests that
+      // check them pass their own level. Child processes inherit it.
+      env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
       ...overrides,
       setupFiles: [...strykerSetup, ...(overrides.setupFiles ? [overrides.setupFiles].flat() : [])],
     },

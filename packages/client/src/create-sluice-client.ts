@@ -35,6 +35,7 @@ import type {
 } from './types.js';
 import { upload } from './upload.js';
 import { watchFeed, type StreamDeps } from './watch-job.js';
+import { submitTraceparent } from './trace-context.js';
 
 export interface SluiceClientOptions {
   /** The gateway's base URL, e.g. `http://localhost:3000` (relative URLs work in browsers). */
@@ -134,7 +135,13 @@ export function createSluiceClient<R extends JobRegistry>(
         ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
         ...(opts.fileIds !== undefined ? { fileIds: opts.fileIds } : {}),
       };
-      const accepted = await mutate<SubmitResult>(transport, API_PATHS.submit, body, opts.signal);
+      const accepted = await mutate<SubmitResult>(
+        transport,
+        API_PATHS.submit,
+        body,
+        opts.signal,
+        submitTraceparent(),
+      );
       return createJobHandle(deps, { id: accepted.id, kind, isDuplicate: accepted.isDuplicate });
     },
     // Overloads cannot be checked against one implementation; the casts are where they meet.

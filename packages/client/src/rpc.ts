@@ -24,9 +24,15 @@ export async function mutate<T>(
   path: string,
   input: unknown,
   signal?: AbortSignal,
+  /** Sent as the request's `traceparent` header (the call then goes unbatched). */
+  traceparent?: string,
 ): Promise<T> {
   try {
-    return (await transport.trpc.mutation(path, input, signal ? { signal } : undefined)) as T;
+    const opts =
+      signal || traceparent
+        ? { ...(signal ? { signal } : {}), ...(traceparent ? { context: { traceparent } } : {}) }
+        : undefined;
+    return (await transport.trpc.mutation(path, input, opts)) as T;
   } catch (error) {
     if (signal?.aborted) throw abortReason(signal);
     throw toApiError(error);

@@ -6,6 +6,7 @@ import {
   createTRPCUntypedClient,
   createWSClient,
   httpBatchLink,
+  httpLink,
   splitLink,
   wsLink,
   type TRPCLink,
@@ -96,11 +97,23 @@ export function createTransport(options: TransportOptions): Transport {
       splitLink({
         condition: (op) => op.type === 'subscription',
         true: lazyWsLink,
-        false: httpBatchLink({
-          url: urls.trpc,
-          fetch: fetchImpl,
-          maxURLLength: 2_000,
-          headers: async () => ({ authorization: await authorization() }),
+        // A call with a trace context (a submit) goes alone: `traceparent` is one per request.
+        false: splitLink({
+          condition: (op) => typeof op.context.traceparent === 'string',
+          true: httpLink({
+            url: urls.trpc,
+            fetch: fetchImpl,
+            headers: async ({ op }) => ({
+              authorization: await authorization(),
+              traceparent: op.context.traceparent as string,
+            }),
+          }),
+          false: httpBatchLink({
+            url: urls.trpc,
+            fetch: fetchImpl,
+            maxURLLength: 2_000,
+            headers: async () => ({ authorization: await authorization() }),
+          }),
         }),
       }),
     ],

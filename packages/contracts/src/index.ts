@@ -17,3 +17,5 @@ export * from './stream-events.js';
 export * from './stream-replies.js';
 export * from './runtime-capabilities.js';
 export * from './sleep.js';
+export * from './logging.js';
+export * from './trace-context.js';

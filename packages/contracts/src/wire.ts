@@ -29,3 +29,4 @@ export type {
 export * from './api-paths.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';
+export * from './trace-context.js';

@@ -20,7 +20,11 @@ import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.j
 import type { DispatchPath } from './dispatch.js';
 import { inputHash, pooledRandomBytes } from './input-hash.js';
 import type { EventHub } from './events/event-hub.js';
-import type { GatewayMetrics } from './metrics.js';
+import { logJobStates } from './log-job-states.js';
+import { startAcceptTrace } from './tracing.js';
+import type { Tracer } from '@opentelemetry/api';
+import type { GatewayLogger } from './logger.js';
+import type { AcceptOutcome, GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
 
 export interface SubmitRequest {
@@ -39,6 +43,10 @@ export interface AcceptDeps {
   metrics: GatewayMetrics;
   /** Per-kind override of `versions.rolloutPercent`. */
   rollout?: Readonly<Record<string, number>> | undefined;
+  /** Spans of the accept path (default: the global provider's, when one is registered). */
+  tracer?: Tracer | undefined;
+  /** Where the job state lines go (`info`). */
+  logger?: GatewayLogger | undefined;
   /** Group commit of concurrent accepts. */
   batch?: AcceptBatchOptions | undefined;
 }
@@ -46,7 +54,8 @@ export interface AcceptDeps {
 export { canonicalJson, inputHash } from './input-hash.js';
 
 export interface Acceptor {
-  (tenantId: string, request: SubmitRequest): Promise<SubmitResult>;
+  /** `traceparent`: the caller's W3C trace context (ignored when invalid). */
+  (tenantId: string, request: SubmitRequest, traceparent?: string | null): Promise<SubmitResult>;
   /** Answers every accept still queued (shutdown). */
   flush(): Promise<void>;
 }
@@ -62,7 +71,11 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     rollouts.set(def.kind, { ...def.versions, rolloutPercent });
   }
 
-  async function accept(tenantId: string, request: SubmitRequest): Promise<SubmitResult> {
+  async function accept(
+    tenantId: string,
+    request: SubmitRequest,
+    traceContext: string | null,
+  ): Promise<SubmitResult> {
     const def = deps.jobs[request.kind];
     const rollout = rollouts.get(request.kind);
     if (!def || !rollout) throw new SluiceError('BAD_REQUEST', 'unknown job kind');
@@ -85,6 +98,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         idempotencyKey: key,
         fileIds,
         maxAttempts: def.maxAttempts,
+        traceContext,
         outcome: route.ok
           ? { to: 'queued' }
           : { to: 'dead_lettered', reason: route.reason, detail: route.detail },
@@ -97,6 +111,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       return answer.result;
     }
     hub.publish(answer.events);
+    logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });
     metrics.submits++;
     if (!route.ok) metrics.unroutable++;
     // Awaited for back-pressure; a failure is left to the reconciler (the outbox row stays).
@@ -106,5 +121,32 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     return answer.result;
   }
 
-  return Object.assign(accept, { flush: () => batcher.flush() });
+  // Accept latency by outcome: one clock read on each side, one observation.
+  async function timedAccept(
+    tenantId: string,
+    request: SubmitRequest,
+    traceparent?: string | null,
+  ): Promise<SubmitResult> {
+    const started = performance.now();
+    let outcome: AcceptOutcome = 'rejected';
+    const span = startAcceptTrace(deps.tracer, traceparent ?? null);
+    let result: SubmitResult | undefined;
+    try {
+      result = await accept(tenantId, request, span.stored);
+      outcome = result.isDuplicate
+        ? 'duplicate'
+        : result.state === 'dead_lettered'
+          ? 'unroutable'
+          : 'accepted';
+      return result;
+    } catch (error) {
+      span.end({ kind: request.kind }, error);
+      throw error;
+    } finally {
+      metrics.observeAccept(outcome, (performance.now() - started) / 1000);
+      if (result) span.end({ jobId: result.id, kind: request.kind });
+    }
+  }
+
+  return Object.assign(timedAccept, { flush: () => batcher.flush() });
 }

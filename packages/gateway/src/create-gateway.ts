@@ -9,6 +9,8 @@ import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
 import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
+import { Gauge } from 'prom-client';
+import type { Tracer } from '@opentelemetry/api';
 import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
@@ -20,8 +22,9 @@ import { createEventHub, type EventHub, type EventTailer } from './events/event-
 import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
 import { registerHealth, type RuntimeProbes } from './health.js';
-import { consoleLogger, type GatewayLogger } from './logger.js';
-import { createMetrics, type GatewayMetrics } from './metrics.js';
+import { createLogger, type GatewayLogger } from './logger.js';
+import { registerDatabaseMetrics } from './database-metrics.js';
+import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
@@ -73,6 +76,10 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Per-kind override of `versions.rolloutPercent` (0–100). */
   rollout?: Readonly<Record<string, number>>;
   logger?: GatewayLogger;
+  /** Spans of the accept path (default: the global tracer provider's, when one is registered). */
+  tracer?: Tracer;
+  /** This gateway's metrics registry (default: a new one, with process metrics). */
+  metrics?: MetricsOptions;
   websocket?: WebSocketOptions;
   /**
    * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
@@ -114,9 +121,9 @@ function createTailer(
 
 export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>): Gateway<R> {
   const { database, blobs, runtime } = options;
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger();
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
-  const metrics = createMetrics();
+  const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
@@ -136,6 +143,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     served: createServedVersionCheck(runtime, options.servedVersionsCacheMs),
     hub,
     metrics,
+    logger,
+    tracer: options.tracer,
     rollout: options.rollout,
     batch: {
       maxInFlight: database.dialect === 'postgres' ? 2 : 1,
@@ -150,10 +159,19 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   let closing = false;
 
   const app = new Hono();
+  registerDatabaseMetrics(metrics.registry, database.db);
+  new Gauge({
+    name: 'sluice_gateway_active_subscriptions',
+    help: 'Open event subscriptions.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(hub.listenerCount());
+    },
+  });
+  options.runtimeProbes?.registerMetrics(metrics.registry);
   registerHealth(app, {
     database,
     metrics,
-    activeSubscriptions: () => hub.listenerCount(),
     closing: () => closing,
     runtime: options.runtimeProbes,
   });
@@ -176,7 +194,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
       maxBatchSize: 50,
       createContext: (_opts, c) =>
-        createHttpContext(c.req.header('authorization')) satisfies GatewayContext,
+        createHttpContext(
+          c.req.header('authorization'),
+          c.req.header('traceparent'),
+        ) satisfies GatewayContext,
       onError: ({ error, path }) => {
         metrics.reject(error.code);
         if (error.code === 'INTERNAL_SERVER_ERROR') {

@@ -89,6 +89,13 @@ describeEachDialect('health and metrics', (ctx) => {
     expect(metric(text, 'sluice_gateway_upload_bytes_total')).toBe(5);
     expect(metric(text, 'sluice_gateway_active_subscriptions')).toBe(1);
     expect(text).toMatch(/# TYPE sluice_jobs gauge/);
+    // Histograms and process figures come from prom-client, on this gateway's own registry.
+    expect(metric(text, 'sluice_gateway_accept_seconds_count{outcome="accepted"}')).toBe(3);
+    expect(metric(text, 'sluice_gateway_accept_seconds_count{outcome="duplicate"}')).toBe(1);
+    expect(metric(text, 'sluice_gateway_accept_seconds_count{outcome="rejected"}')).toBe(undefined);
+    expect(text).toMatch(/# TYPE sluice_gateway_accept_seconds histogram/);
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     feed.stop();
   });
 });

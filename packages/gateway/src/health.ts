@@ -1,24 +1,23 @@
 // Probes and metrics. `/healthz` answers while the process lives; `/readyz` only while the
 // database answers `select 1` and the runtime (if it has probes: Redis for Valkey Streams) is
-// reachable, and not once shutdown began; `/metrics` is Prometheus text.
+// reachable, and not once shutdown began; `/metrics` is this gateway's prom-client registry.
 
 import type { SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
+import type { Registry } from 'prom-client';
 import type { GatewayMetrics } from './metrics.js';
-import { renderMetrics } from './metrics.js';
 
 /** What a runtime adds to the probes (Valkey Streams: Redis reachable, stream figures). */
 export interface RuntimeProbes {
   /** Why the runtime is not ready, or undefined when it is. */
   unready(): Promise<string | undefined>;
-  /** Extra Prometheus lines (with their HELP/TYPE). */
-  metrics(): Promise<string[]>;
+  /** Adds the runtime's collectors to the gateway's registry (once, at gateway creation). */
+  registerMetrics(registry: Registry): void;
 }
 
 export interface HealthDeps {
   database: SluiceDatabase;
   metrics: GatewayMetrics;
-  activeSubscriptions(): number;
   closing(): boolean;
   runtime?: RuntimeProbes | undefined;
   /** Bound on the readiness query (default 2000 ms). */
@@ -55,20 +54,7 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
     return why === undefined ? c.text('ready') : c.text(why, 503);
   });
   app.get('/metrics', async (c) => {
-    let text = await renderMetrics(deps.database.db, deps.metrics, deps.activeSubscriptions());
-    if (deps.runtime) {
-      // A runtime that cannot be read (Redis down) still leaves the rest of the page.
-      const up = await deps.runtime.metrics().then(
-        (lines) => lines,
-        () => undefined,
-      );
-      const head = ['# HELP sluice_runtime_metrics_up Runtime figures could be read.'];
-      head.push(
-        '# TYPE sluice_runtime_metrics_up gauge',
-        `sluice_runtime_metrics_up ${up ? 1 : 0}`,
-      );
-      text += `${[...head, ...(up ?? [])].join('\n')}\n`;
-    }
-    return c.body(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    const registry = deps.metrics.registry;
+    return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
   });
 }

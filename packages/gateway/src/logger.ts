@@ -1,23 +1,32 @@
-// The narrow logger the gateway writes to. Default: warnings and errors to stderr as one JSON
-// line each; pass `{ warn() {}, error() {} }` to silence it, or adapt pino/winston.
+// The narrow logger the gateway writes to: contracts' `SluiceLogger`, with `info` optional so a
+// `{ warn() {}, error() {} }` still silences it. Default: pino writing the shared JSON line shape
+// (the worker's too) to stderr at `LOG_LEVEL` (default info), secrets and inputs redacted.
 
-export interface GatewayLogger {
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
+import {
+  loggerFromPino,
+  parseLogLevel,
+  sluiceLogOptions,
+  type LogLevel,
+  type SluiceLogger,
+} from '@sluice/contracts';
+import { pino, type DestinationStream } from 'pino';
+
+export type GatewayLogger = Pick<SluiceLogger, 'warn' | 'error'> &
+  Partial<Pick<SluiceLogger, 'info' | 'isLevelEnabled'>>;
+
+export interface LoggerOptions {
+  /** Default: `LOG_LEVEL`, else info. */
+  level?: LogLevel | undefined;
+  /** The `service` field of every line (default `gateway`). */
+  service?: string | undefined;
+  /** Where lines go (default: stderr, synchronously). */
+  destination?: DestinationStream | undefined;
 }
 
-function describe(value: unknown): unknown {
-  return value instanceof Error ? { name: value.name, message: value.message } : value;
+export function createLogger(opts: LoggerOptions = {}): SluiceLogger {
+  const options = sluiceLogOptions({
+    service: opts.service ?? 'gateway',
+    level: opts.level ?? parseLogLevel(process.env.LOG_LEVEL),
+  });
+  return loggerFromPino(pino(options, opts.destination ?? pino.destination(2)));
 }
-
-function write(level: string, message: string, fields?: Record<string, unknown>): void {
-  const entries = Object.entries(fields ?? {}).map(([k, v]) => [k, describe(v)]);
-  process.stderr.write(
-    `${JSON.stringify({ level, at: new Date().toISOString(), msg: message, ...Object.fromEntries(entries) })}\n`,
-  );
-}
-
-export const consoleLogger: GatewayLogger = {
-  warn: (message, fields) => write('warn', message, fields),
-  error: (message, fields) => write('error', message, fields),
-};

@@ -1,8 +1,13 @@
-// Gateway counters and the Prometheus text exposition. Database figures (jobs by state, queue
-// depth and age) are read when scraped; counters live in memory per process.
+// Gateway metrics on a prom-client registry of its own (never the process-global default: two
+// gateways in one process must not collide). Counters the request path moves are plain fields
+// (one increment, no label hashing); prom-client reads them when scraped. Histograms observe
+// with one call. Database and runtime figures are collect() callbacks (database-metrics.ts,
+// the runtime's own registration), read when scraped.
 
-import { countJobsByState, queueStats, type Db } from '@sluice/storage';
-import { renderRetrySafetyMetrics } from './retry-safety-metrics.js';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** How a submit ended, for the accept-latency histogram. */
+export type AcceptOutcome = 'accepted' | 'duplicate' | 'unroutable' | 'rejected';
 
 export interface GatewayMetrics {
   submits: number;
@@ -13,11 +18,55 @@ export interface GatewayMetrics {
   /** Rejected calls by tRPC (or HTTP) error code. */
   rejects: Map<string, number>;
   reject(code: string): void;
+  /** Seconds from a submit's arrival to its answer (the accept transaction included). */
+  observeAccept(outcome: AcceptOutcome, seconds: number): void;
+  /** This gateway's registry: `/metrics` renders it; runtimes add their collectors to it. */
+  readonly registry: Registry;
 }
 
-export function createMetrics(): GatewayMetrics {
+export interface MetricsOptions {
+  /** Register on this registry instead of a new one (to serve several components on one page). */
+  registry?: Registry | undefined;
+  /** Process and Node.js figures (`process_*`, `nodejs_*`; default true). */
+  processMetrics?: boolean | undefined;
+}
+
+/** Accept latency buckets: group commit answers in milliseconds; a slow disk shows past 1 s. */
+const ACCEPT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** A counter whose value lives elsewhere (a plain field): prom-client adds the growth on scrape. */
+export function counterFrom(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => number,
+): void {
+  let last = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const value = read();
+      if (value < last) this.reset();
+      else if (value > last) this.inc(value - last);
+      last = value;
+    },
+  });
+}
+
+export function createMetrics(opts: MetricsOptions = {}): GatewayMetrics {
+  const registry = opts.registry ?? new Registry();
+  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const rejects = new Map<string, number>();
-  return {
+  const accept = new Histogram({
+    name: 'sluice_gateway_accept_seconds',
+    help: 'Submit latency: arrival to answer, by outcome.',
+    labelNames: ['outcome'],
+    buckets: ACCEPT_BUCKETS,
+    registers: [registry],
+  });
+  const metrics: GatewayMetrics = {
     submits: 0,
     duplicates: 0,
     unroutable: 0,
@@ -27,48 +76,61 @@ export function createMetrics(): GatewayMetrics {
     reject(code) {
       rejects.set(code, (rejects.get(code) ?? 0) + 1);
     },
+    observeAccept(outcome, seconds) {
+      accept.observe({ outcome }, seconds);
+    },
+    registry,
   };
+  counterFrom(
+    registry,
+    'sluice_gateway_submits_total',
+    'Accepted submits (new jobs).',
+    () => metrics.submits,
+  );
+  counterFrom(
+    registry,
+    'sluice_gateway_duplicates_total',
+    'Submits answered with an existing job.',
+    () => metrics.duplicates,
+  );
+  counterFrom(
+    registry,
+    'sluice_gateway_unroutable_total',
+    'Jobs dead-lettered at accept.',
+    () => metrics.unroutable,
+  );
+  counterFrom(registry, 'sluice_gateway_uploads_total', 'Stored uploads.', () => metrics.uploads);
+  counterFrom(
+    registry,
+    'sluice_gateway_upload_bytes_total',
+    'Bytes of stored uploads.',
+    () => metrics.uploadBytes,
+  );
+  const counted = new Map<string, number>();
+  new Counter({
+    name: 'sluice_gateway_rejects_total',
+    help: 'Rejected calls by error code.',
+    labelNames: ['code'],
+    registers: [registry],
+    collect() {
+      // Counted in the map, so the request path pays one Map update, never label hashing.
+      for (const [code, n] of rejects) {
+        const growth = n - (counted.get(code) ?? 0);
+        if (growth > 0) this.inc({ code }, growth);
+        counted.set(code, n);
+      }
+    },
+  });
+  return metrics;
 }
 
-function line(out: string[], name: string, type: 'gauge' | 'counter', help: string): void {
-  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-}
-
-export async function renderMetrics(
-  db: Db,
-  metrics: GatewayMetrics,
-  activeSubscriptions: number,
-): Promise<string> {
-  const [byState, queue, retrySafety] = await Promise.all([
-    countJobsByState(db),
-    queueStats(db),
-    renderRetrySafetyMetrics(db),
-  ]);
-  const out: string[] = [];
-  line(out, 'sluice_jobs', 'gauge', 'Jobs by state.');
-  for (const [state, n] of Object.entries(byState)) out.push(`sluice_jobs{state="${state}"} ${n}`);
-  line(out, 'sluice_queue_depth', 'gauge', 'Rows in the embedded queue.');
-  out.push(`sluice_queue_depth ${queue.depth}`);
-  line(out, 'sluice_queue_leased', 'gauge', 'Embedded queue rows under a live lease.');
-  out.push(`sluice_queue_leased ${queue.leased}`);
-  line(out, 'sluice_queue_oldest_ready_age_seconds', 'gauge', 'Age of the oldest ready row.');
-  out.push(`sluice_queue_oldest_ready_age_seconds ${queue.oldestReadyAgeMs / 1000}`);
-  line(out, 'sluice_gateway_submits_total', 'counter', 'Accepted submits (new jobs).');
-  out.push(`sluice_gateway_submits_total ${metrics.submits}`);
-  line(out, 'sluice_gateway_duplicates_total', 'counter', 'Submits answered with an existing job.');
-  out.push(`sluice_gateway_duplicates_total ${metrics.duplicates}`);
-  line(out, 'sluice_gateway_unroutable_total', 'counter', 'Jobs dead-lettered at accept.');
-  out.push(`sluice_gateway_unroutable_total ${metrics.unroutable}`);
-  line(out, 'sluice_gateway_rejects_total', 'counter', 'Rejected calls by error code.');
-  for (const [code, n] of [...metrics.rejects].sort()) {
-    out.push(`sluice_gateway_rejects_total{code="${code}"} ${n}`);
-  }
-  line(out, 'sluice_gateway_uploads_total', 'counter', 'Stored uploads.');
-  out.push(`sluice_gateway_uploads_total ${metrics.uploads}`);
-  line(out, 'sluice_gateway_upload_bytes_total', 'counter', 'Bytes of stored uploads.');
-  out.push(`sluice_gateway_upload_bytes_total ${metrics.uploadBytes}`);
-  line(out, 'sluice_gateway_active_subscriptions', 'gauge', 'Open event subscriptions.');
-  out.push(`sluice_gateway_active_subscriptions ${activeSubscriptions}`);
-  out.push(...retrySafety);
-  return `${out.join('\n')}\n`;
+/** One read shared by every collector of one scrape: prom-client collects them concurrently. */
+export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
 }

@@ -6,12 +6,7 @@
 // (the reconciler's data-loss re-dispatch and the tailers' resync must cover it).
 
 import { isTerminalState } from '@sluice/contracts';
-import {
-  createApiKey,
-  eventsOfRow,
-  type DialectName,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { createApiKey, eventsOfRow, type DialectName, type SluiceDatabase } from '@sluice/storage';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import {
   sleep,

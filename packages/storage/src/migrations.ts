@@ -279,6 +279,18 @@ function eventsNotifyTrigger(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * The W3C trace context a job was submitted under (nullable, additive): the worker continues the
+ * submit's trace from the job row, so the message pointer's wire format stays as it is.
+ */
+function traceContext(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable('jobs').addColumn('trace_context', 'text').execute();
+    },
+  };
+}
+
 /** Migrations by name, in order. Later issues append entries; never edit a shipped one. */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
@@ -287,6 +299,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0003_job_lease': jobLease(),
     '0004_events_notify_trigger': eventsNotifyTrigger(dialect),
     '0005_write_model': writeModel(dialect),
+    '0006_trace_context': traceContext(),
   };
 }
 

@@ -40,6 +40,8 @@ export interface JobsTable {
   lease_until: string | null;
   /** While running: the worker id of the attempt (a restarted worker takes its own jobs back). */
   lease_owner: string | null;
+  /** W3C `traceparent` the job was submitted under (its trace continues in the worker). */
+  trace_context: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;

@@ -5,15 +5,16 @@
 
 import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { DEFAULT_LEASE_MS, defaultWorkerId } from './backends/create-embedded-runtime.js';
 import { resolveHandlers, type HandlerRegistry } from './attempt/handler-registry.js';
 import { resolveHooks, type WorkerHooks } from './hooks.js';
 import { createStderrLogger, type WorkerLogger } from './logger.js';
-import type { WorkerMetrics } from './metrics.js';
+import { createWorkerMetrics, type WorkerMetrics, type WorkerMetricsOptions } from './metrics.js';
 import { startProbes, type ProbesServer } from './host/probes-server.js';
 import { RuntimeHost } from './host/runtime-host.js';
-import { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
+import { runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
 import type { SettledJob } from './writers/finish-plan.js';
 
@@ -50,6 +51,10 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   workerId?: string | undefined;
   probes?: { port: number; hostname?: string | undefined } | undefined;
   logger?: WorkerLogger | undefined;
+  /** Spans of attempts and provider calls (default: the global provider's, when registered). */
+  tracer?: Tracer | undefined;
+  /** This worker's metrics registry (default: a new one, with process metrics). */
+  metrics?: WorkerMetricsOptions | undefined;
   unreadyAfterReadFailures?: number | undefined;
   unroutableGraceMs?: number | undefined;
   sweepEveryMs?: number | undefined;
@@ -78,6 +83,8 @@ export interface Worker {
   stop(opts?: { deadlineMs?: number }): Promise<void>;
   isReady(): boolean;
   metrics(): WorkerMetrics;
+  /** The Prometheus text `/metrics` serves (this worker's own prom-client registry). */
+  scrapeMetrics(): Promise<string>;
   /** The runtime's transport figures (stream length, pending …), when it reports them. */
   runtimeStats(): Promise<RuntimeStats | undefined>;
   /** Set once `start()` has the probes server listening. */
@@ -120,6 +127,26 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
       `runtime "${consumer.name}" pushes work: it needs no worker process`,
     );
   }
+  // Best effort and bounded: a transport that does not answer must not hang `/metrics`.
+  const runtimeStats = async (): Promise<RuntimeStats | undefined> => {
+    if (!consumer.stats) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 2000)));
+    try {
+      return await Promise.race([consumer.stats(), timeout]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  // Read when scraped: `host` exists by then.
+  const metrics = createWorkerMetrics(
+    () => host.metrics(),
+    consumer.stats ? runtimeStats : undefined,
+    opts.metrics,
+  );
   const host = new RuntimeHost({
     consumer,
     database: opts.database,
@@ -142,24 +169,13 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     stagingSweepEveryMs: opts.stagingSweepEveryMs,
     retryBackoff: opts.retryBackoff,
     logger,
+    observe: metrics.observe,
+    tracer: opts.tracer,
     hooks: resolveHooks(opts.hooks),
     onSettled: opts.onSettled,
   });
   let probes: ProbesServer | undefined;
   let starting: Promise<void> | undefined;
-  // Best effort and bounded: a transport that does not answer must not hang `/metrics`.
-  const runtimeStats = async (): Promise<RuntimeStats | undefined> => {
-    if (!consumer.stats) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 2000)));
-    try {
-      return await Promise.race([consumer.stats(), timeout]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 
   return {
     workerId,
@@ -174,10 +190,8 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
             port: opts.probes.port,
             hostname: opts.probes.hostname,
             isReady: () => host.isReady(),
-            metrics: () => host.metrics(),
-            extraMetrics: consumer.stats
-              ? () => runtimeStats().then((s) => renderRuntimeStats(s))
-              : undefined,
+            metrics: () => metrics.scrape(),
+            contentType: metrics.registry.contentType,
           });
           logger.info('worker probes listening', { url: probes.url });
         }
@@ -191,6 +205,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     },
     isReady: () => host.isReady(),
     metrics: () => host.metrics(),
+    scrapeMetrics: () => metrics.scrape(),
     runtimeStats,
   };
 }

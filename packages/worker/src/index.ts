@@ -49,7 +49,7 @@ export type {
 } from './runtimes/valkey-streams/index.js';
 export { createValkeyConnections } from './backends/valkey/create-valkey-connections.js';
 export type { ValkeyConnectionOptions } from './backends/valkey/create-valkey-connections.js';
-export { renderRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
+export { registerRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
 export type {
   ClaimedDelivery,
   ClaimedJob,
@@ -109,8 +109,15 @@ export { startProbes } from './host/probes-server.js';
 export type { ProbesOptions, ProbesServer } from './host/probes-server.js';
 export { installShutdown } from './host/install-shutdown.js';
 export type { InstallShutdownOptions, Stoppable } from './host/install-shutdown.js';
-export { renderPrometheus } from './metrics.js';
-export type { WorkerCounters, WorkerGauges, WorkerMetrics } from './metrics.js';
-export { createStderrLogger, silentLogger } from './logger.js';
-export type { LogFields, WorkerLogger } from './logger.js';
+export { createWorkerMetrics, NO_OBSERVATIONS } from './metrics.js';
+export type {
+  WorkerCounters,
+  WorkerGauges,
+  WorkerMetrics,
+  WorkerMetricsOptions,
+  WorkerMetricsRegistry,
+  WorkerObservations,
+} from './metrics.js';
+export { createLogger, createStderrLogger, silentLogger } from './logger.js';
+export type { LogFields, LoggerOptions, WorkerLogger } from './logger.js';
 export type { SettledJob } from './writers/finish-plan.js';

@@ -1,35 +1,46 @@
-// The worker logs through this narrow shape (pino, console or a test spy all fit). The default
-// writes warnings and errors as JSON lines to stderr; job errors are stored on the job, and a
-// log line is never the only place an error goes.
+// The worker logs through the narrow `SluiceLogger` shape of contracts (pino, console or a test
+// spy all fit). The default is pino writing the shared JSON line shape to stderr at `LOG_LEVEL`
+// (default info), with credentials, inputs and provider request bodies redacted. Job errors are
+// stored on the job: a log line is never the only place an error goes.
 
-export type LogFields = Record<string, unknown>;
+import {
+  loggerFromPino,
+  parseLogLevel,
+  sluiceLogOptions,
+  type LogFields,
+  type LogLevel,
+  type SluiceLogger,
+} from '@sluice/contracts';
+import { pino, type DestinationStream } from 'pino';
 
-export interface WorkerLogger {
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
+export type { LogFields };
+export type WorkerLogger = SluiceLogger;
+
+export interface LoggerOptions {
+  /** Default: `LOG_LEVEL`, else info. */
+  level?: LogLevel | undefined;
+  /** The `service` field of every line (default `worker`). */
+  service?: string | undefined;
+  /** Where lines go (default: stderr, synchronously, so a crash loses none). */
+  destination?: DestinationStream | undefined;
 }
 
-function describe(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  return value;
+export function createLogger(opts: LoggerOptions = {}): WorkerLogger {
+  const options = sluiceLogOptions({
+    service: opts.service ?? 'worker',
+    level: opts.level ?? parseLogLevel(process.env.LOG_LEVEL),
+  });
+  return loggerFromPino(pino(options, opts.destination ?? pino.destination(2)));
 }
 
-function line(level: string, message: string, fields: LogFields | undefined): string {
-  const clean = fields
-    ? Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, describe(v)]))
-    : {};
-  return `${JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...clean })}\n`;
+/** The default worker logger (kept under its old name): pino to stderr at `LOG_LEVEL`. */
+export function createStderrLogger(opts: { level?: LogLevel | undefined } = {}): WorkerLogger {
+  return createLogger(opts);
 }
 
-export function createStderrLogger(opts: { info?: boolean } = {}): WorkerLogger {
-  return {
-    info: (message, fields) => {
-      if (opts.info) process.stderr.write(line('info', message, fields));
-    },
-    warn: (message, fields) => process.stderr.write(line('warn', message, fields)),
-    error: (message, fields) => process.stderr.write(line('error', message, fields)),
-  };
-}
-
-export const silentLogger: WorkerLogger = { info() {}, warn() {}, error() {} };
+export const silentLogger: WorkerLogger = {
+  info() {},
+  warn() {},
+  error() {},
+  isLevelEnabled: () => false,
+};

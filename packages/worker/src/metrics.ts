@@ -1,4 +1,9 @@
-// The worker's counters and gauges, and their Prometheus text form for `/metrics`.
+// The worker's counters and gauges, its timing histograms, and the prom-client registry that
+// serves them on `/metrics`.
+
+import type { RuntimeStats } from '@sluice/contracts';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { registerRuntimeStats } from './host/runtime-stats.js';
 
 export interface WorkerCounters {
   /** Deliveries read from the runtime. */
@@ -121,17 +126,117 @@ const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   ready: ['1 when the worker is ready', 'gauge'],
 };
 
-function snake(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Timings of the hot path, observed with one call each. `NO_OBSERVATIONS` when nobody reads
+ * them; `createWorkerMetrics` backs them with prom-client histograms.
+ */
+export interface WorkerObservations {
+  /** From the job's dispatch (created, or due again after a retry) to its handler's start. */
+  dispatchToStart(kind: string, seconds: number): void;
+  /** From the handler's start to the attempt's decided outcome. */
+  jobDuration(kind: string, outcome: string, seconds: number): void;
+  /** One request through the provider guard, by declaration class and ledger outcome. */
+  providerCall(callClass: string, outcome: string, seconds: number): void;
 }
 
-export function renderPrometheus(metrics: WorkerMetrics, prefix = 'sluice_worker'): string {
-  const lines: string[] = [];
+export const NO_OBSERVATIONS: WorkerObservations = {
+  dispatchToStart() {},
+  jobDuration() {},
+  providerCall() {},
+};
+
+export interface WorkerMetricsRegistry {
+  readonly registry: Registry;
+  readonly observe: WorkerObservations;
+  /** The Prometheus text of this worker (its runtime's figures read first, bounded). */
+  scrape(): Promise<string>;
+}
+
+export interface WorkerMetricsOptions {
+  /** Register on this registry instead of a new one. Never the process-global default. */
+  registry?: Registry | undefined;
+  /** Process and Node.js figures (`process_*`, `nodejs_*`; default true). */
+  processMetrics?: boolean | undefined;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+const PREFIX = 'sluice_worker';
+
+/**
+ * The worker's registry: its counters and gauges (read from the host's plain fields when
+ * scraped: the hot path pays one increment, no label hashing), three histograms, process
+ * figures, and the runtime's transport figures when the runtime reports them.
+ */
+export function createWorkerMetrics(
+  read: () => WorkerMetrics,
+  runtimeStats: (() => Promise<RuntimeStats | undefined>) | undefined,
+  opts: WorkerMetricsOptions = {},
+): WorkerMetricsRegistry {
+  const registry = opts.registry ?? new Registry();
+  const registers = [registry];
+  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   for (const key of Object.keys(HELP) as (keyof WorkerMetrics)[]) {
     const [help, type] = HELP[key];
-    const name = `${prefix}_${snake(key)}${type === 'counter' ? '_total' : ''}`;
-    const raw = metrics[key];
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${Number(raw)}`);
+    if (type === 'gauge') {
+      new Gauge({
+        name: `${PREFIX}_${snake(key)}`,
+        help,
+        registers,
+        collect() {
+          this.set(Number(read()[key]));
+        },
+      });
+      continue;
+    }
+    let last = 0;
+    new Counter({
+      name: `${PREFIX}_${snake(key)}_total`,
+      help,
+      registers,
+      collect() {
+        const value = Number(read()[key]);
+        if (value > last) this.inc(value - last);
+        last = value;
+      },
+    });
   }
-  return `${lines.join('\n')}\n`;
+  const dispatch = new Histogram({
+    name: `${PREFIX}_dispatch_to_start_seconds`,
+    help: 'From dispatch (or due again after a retry) to the handler start, by kind',
+    labelNames: ['kind'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const duration = new Histogram({
+    name: `${PREFIX}_job_duration_seconds`,
+    help: 'Attempt duration from handler start to decided outcome, by kind and outcome',
+    labelNames: ['kind', 'outcome'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const calls = new Histogram({
+    name: `${PREFIX}_provider_call_seconds`,
+    help: 'Provider requests through the guard, by declaration class and ledger outcome',
+    labelNames: ['class', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const observe: WorkerObservations = {
+    dispatchToStart: (kind, seconds) => dispatch.observe({ kind }, seconds),
+    jobDuration: (kind, outcome, seconds) => duration.observe({ kind, outcome }, seconds),
+    providerCall: (callClass, outcome, seconds) =>
+      calls.observe({ class: callClass, outcome }, seconds),
+  };
+  const runtime = runtimeStats ? registerRuntimeStats(registry) : undefined;
+  return {
+    registry,
+    observe,
+    async scrape() {
+      if (runtime && runtimeStats) runtime.update(await runtimeStats());
+      return registry.metrics();
+    },
+  };
 }

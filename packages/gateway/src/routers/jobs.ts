@@ -28,6 +28,7 @@ import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { createDownloadProcedures } from './downloads.js';
+import { logJobStates } from '../log-job-states.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 
@@ -51,7 +52,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
     submit: p.authedProcedure
       .input(submitInput)
       .output(SubmitResult)
-      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input)),
+      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input, ctx.traceparent)),
 
     get: p.authedProcedure
       .input(GetInput)
@@ -80,6 +81,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         );
         if (r.ok) {
           hub.publish([r.event]);
+          logJobStates(deps.logger, [r.event], r.job);
           return { id: job.id, state: r.job.state };
         }
         // It moved meanwhile (a worker finished it, another cancel won).

@@ -13,10 +13,15 @@ import { bearerToken, type ApiKeyAuth } from '../auth/api-key-auth.js';
 export type GatewayContext = {
   /** The credential as presented; resolved to a tenant by the `isAuthed` middleware. */
   apiKey: string | null;
+  /** The request's W3C `traceparent` header as sent (checked where it is used). */
+  traceparent: string | null;
 };
 
-export function createHttpContext(authorization: string | undefined): GatewayContext {
-  return { apiKey: bearerToken(authorization) };
+export function createHttpContext(
+  authorization: string | undefined,
+  traceparent?: string | undefined,
+): GatewayContext {
+  return { apiKey: bearerToken(authorization), traceparent: traceparent ?? null };
 }
 
 export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
@@ -33,6 +38,6 @@ export function createWsContextFactory(
       throw new TRPCError({ code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE });
     }
     onAuthenticated(res, apiKey);
-    return { apiKey };
+    return { apiKey, traceparent: null };
   };
 }

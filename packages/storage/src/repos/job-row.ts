@@ -28,6 +28,8 @@ export interface JobRow {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /** W3C `traceparent` the job was submitted under. */
+  traceContext: string | null;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -48,6 +50,7 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     maxAttempts: Number(row.max_attempts),
     epoch: Number(row.epoch),
     attemptId: row.attempt_id,
+    traceContext: row.trace_context ?? null,
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,

@@ -36,6 +36,8 @@ export interface NewJob {
   idempotencyKey?: string | null | undefined;
   fileIds?: readonly string[] | undefined;
   maxAttempts: number;
+  /** W3C `traceparent` of the submit (validated by the gateway). */
+  traceContext?: string | null | undefined;
 }
 
 /** Inserts a job in `accepted` with its first event (seq 1). */
@@ -72,6 +74,7 @@ export async function insertJob(
       created_at: at,
       updated_at: at,
       finished_at: null,
+      trace_context: job.traceContext ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

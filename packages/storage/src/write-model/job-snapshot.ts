@@ -24,6 +24,10 @@ export interface JobSnapshot {
   runAfter: string | null;
   leaseUntil: string | null;
   leaseOwner: string | null;
+  /** When the job was accepted (with `runAfter`: when it became due, for dispatch→start). */
+  createdAt: string;
+  /** W3C `traceparent` of the submit that created the job, when there was one. */
+  traceContext: string | null;
 }
 
 export interface SnapshotRow {
@@ -42,11 +46,13 @@ export interface SnapshotRow {
   run_after: string | null;
   lease_until: string | null;
   lease_owner: string | null;
+  created_at: string;
+  trace_context: string | null;
 }
 
 export const SNAPSHOT_COLUMNS =
   'id, tenant_id, kind, version, state, input, file_ids, attempts, max_attempts, epoch, ' +
-  'last_seq, attempt_id, run_after, lease_until, lease_owner';
+  'last_seq, attempt_id, run_after, lease_until, lease_owner, created_at, trace_context';
 
 export function toSnapshot(r: SnapshotRow): JobSnapshot {
   return {
@@ -65,6 +71,8 @@ export function toSnapshot(r: SnapshotRow): JobSnapshot {
     runAfter: r.run_after,
     leaseUntil: r.lease_until,
     leaseOwner: r.lease_owner,
+    createdAt: r.created_at,
+    traceContext: r.trace_context ?? null,
   };
 }
 

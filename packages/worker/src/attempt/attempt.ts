@@ -28,6 +28,10 @@ export interface AttemptJob {
   /** This attempt's number, counted in the database from 1. */
   readonly attempts: number;
   readonly attemptId: string;
+  /** When the job was dispatched or became due again (`run_after`, else `created_at`). */
+  readonly dueAt?: string | undefined;
+  /** W3C `traceparent` the job was submitted under (the attempt's span continues it). */
+  readonly traceContext?: string | null | undefined;
 }
 
 /** An event waiting to be written, with the time it happened. */
@@ -49,6 +53,8 @@ export interface Attempt<D extends Delivery = Delivery> {
   runningEventStored: boolean;
   /** When the handler started (the `running` event's time). */
   startedAt: string;
+  /** The same instant in epoch milliseconds (for the duration histogram). */
+  startedMs: number;
   /** Written by the next write of this attempt, in order. */
   readonly pending: { events: PendingEvent[]; units: UnitWrite[] };
   /**
@@ -111,6 +117,7 @@ export function createAttempt<D extends Delivery>(a: NewAttempt<D>): Attempt<D> 
     controller: new AbortController(),
     runningEventStored: false,
     startedAt: '', // set when its handler starts
+    startedMs: 0,
     pending: { events: [], units: [] },
     writeBehind: false,
     fenced: false,

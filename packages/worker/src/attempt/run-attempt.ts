@@ -22,6 +22,8 @@ import { decideOutcome, type AttemptResult, type Outcome } from './decide-outcom
 import type { ResolvedHandlers } from './handler-registry.js';
 import { createJobFiles } from './job-files.js';
 import { runStages } from './stage-runner.js';
+import { activeTracer, startAttemptTrace } from '../tracing/attempt-trace.js';
+import type { Tracer } from '@opentelemetry/api';
 import { createStep, type CheckpointStore } from './step.js';
 
 export interface RunAttemptDeps<D extends Delivery> {
@@ -34,6 +36,10 @@ export interface RunAttemptDeps<D extends Delivery> {
   /** Where step results too large for a units row go (the asset protocol's seam). */
   largeResults?: LargeResultStore | undefined;
   counters?: WorkerCounters | undefined;
+  /** The tracer of attempt and provider-call spans (default: the global one, when registered). */
+  tracer?: Tracer | undefined;
+  /** The provider-call duration histogram (class, ledger outcome, seconds). */
+  observeProviderCall?: ((callClass: string, outcome: string, seconds: number) => void) | undefined;
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
@@ -61,6 +67,8 @@ export async function runAttempt<D extends Delivery>(
   };
   const { hooks } = deps;
   hooks.at('after-claim');
+  const tracer = activeTracer(deps.tracer);
+  const traced = tracer ? startAttemptTrace(tracer, job) : undefined;
   let result: AttemptResult;
   try {
     // Only the job's own version runs it: never a silent fallback to another one.
@@ -118,6 +126,8 @@ export async function runAttempt<D extends Delivery>(
       signal,
       logger: deps.logger,
       counters,
+      observeCall: deps.observeProviderCall,
+      trace: traced?.parent,
       onFenced: lose,
       hooks,
       beforeWrite: async (unitKey) => {
@@ -161,6 +171,7 @@ export async function runAttempt<D extends Delivery>(
     maxAttempts: job.maxAttempts,
     backoff: (n) => backoffMs(n, deps.retryBackoff),
   });
+  traced?.end(outcome.kind, !result.ok);
   if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
     // Stored on the job by the outcome write; logged as well for operators.
     deps.logger.warn('attempt failed', {

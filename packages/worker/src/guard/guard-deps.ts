@@ -5,6 +5,7 @@ import type { ProviderCall } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
+import type { CallTraceParent } from '../tracing/attempt-trace.js';
 
 /** The worker counters the guard moves (a subset of `WorkerCounters`). */
 export interface GuardCounters {
@@ -25,6 +26,8 @@ export interface GuardJob {
   /** This attempt's number and the job's budget (from the database). */
   readonly attempts: number;
   readonly maxAttempts: number;
+  /** W3C `traceparent` the job was submitted under (sent on when there is no span of ours). */
+  readonly traceContext?: string | null | undefined;
 }
 
 export interface GuardDeps {
@@ -35,6 +38,10 @@ export interface GuardDeps {
   signal: AbortSignal;
   logger: WorkerLogger;
   counters?: GuardCounters | undefined;
+  /** The attempt's span, parent of each request's span (none: tracing is off). */
+  trace?: CallTraceParent | undefined;
+  /** Duration of each request sent (declaration class, ledger outcome, seconds). */
+  observeCall?: ((callClass: string, outcome: string, seconds: number) => void) | undefined;
   /** A ledger write was fenced: the attempt lost its job. */
   onFenced(): void;
   /**

@@ -15,9 +15,16 @@ import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { ledgerOutcome, pollExternal } from './poll-external.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
 import { sendRequest } from './send-request.js';
+import { startCallTrace } from '../tracing/attempt-trace.js';
 import type { CallInfo, CallOptions, ProviderAnswer, ProviderRequest } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A span attribute never carries a query string (some providers take keys there). */
+function withoutQuery(url: string): string {
+  const q = url.search(/[?#]/);
+  return q === -1 ? url : url.slice(0, q);
+}
 
 function intentOf(deps: GuardDeps, id: CallIdentity, requestKey: string | null): CallIntent {
   return {
@@ -83,17 +90,31 @@ export async function sendCall(
   const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
   if (decl.idempotencyKey !== 'none' && !hasKey) headers['idempotency-key'] = info.idempotencyKey;
   const outgoing = { ...request, headers };
+  // A traceparent the job code set itself is left alone.
+  const hasTraceparent = Object.keys(headers).some((h) => h.toLowerCase() === 'traceparent');
   for (let tries = 1; ; tries++) {
     // Durable BEFORE the request leaves: a crash from here on is visible to the next attempt.
     const row = await recordCallIntent(db, intentOf(deps, id, info.idempotencyKey));
     if (!row) throw fenced(deps);
     hooks.at('after-call-intent');
     if (counters) counters.providerCalls++;
-    const res = await sendRequest(outgoing, {
-      timeoutMs,
-      signal,
-      onSent: () => hooks.at('after-request-sent'),
+    const traced = startCallTrace(deps.trace, job.traceContext, {
+      name: id.callName,
+      callClass: id.callClass,
+      provider: id.provider,
+      method: outgoing.method ?? (outgoing.body === undefined ? 'GET' : 'POST'),
+      url: withoutQuery(outgoing.url),
     });
+    const sentAt = performance.now();
+    const res = await sendRequest(
+      traced.traceparent && !hasTraceparent
+        ? { ...outgoing, headers: { ...headers, traceparent: traced.traceparent } }
+        : outgoing,
+      { timeoutMs, signal, onSent: () => hooks.at('after-request-sent') },
+    );
+    const outcome = res.ok ? 'succeeded' : ledgerOutcome(res.failure);
+    deps.observeCall?.(id.callClass, outcome, (performance.now() - sentAt) / 1000);
+    traced.end(outcome, !res.ok);
     if (res.ok && opts.asyncJob) {
       let externalId: string;
       try {

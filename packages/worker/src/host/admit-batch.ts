@@ -78,6 +78,8 @@ function attemptFor<D extends Delivery>(
       epoch: row.epoch + 1,
       attempts: row.attempts + 1,
       attemptId: newAttemptId(),
+      dueAt: row.runAfter ?? row.createdAt,
+      traceContext: row.traceContext,
     },
     fence: {
       epoch: row.epoch,
@@ -94,7 +96,11 @@ function claimedAttempt<D extends Delivery>(delivery: D & ClaimedDelivery): Atte
   const { job, from } = delivery.claimed;
   return createAttempt({
     delivery,
-    job: { ...job, attemptId: job.attemptId ?? `epoch-${job.epoch}` },
+    job: {
+      ...job,
+      attemptId: job.attemptId ?? `epoch-${job.epoch}`,
+      dueAt: job.runAfter ?? job.createdAt,
+    },
     fence: { epoch: job.epoch, lastSeq: job.lastSeq, state: 'running' },
     started: true,
     startFrom: from,

@@ -6,6 +6,7 @@
 // grouped per flush, and only what the stored outcome asks.
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import {
   loadSnapshots,
   type BlobStore,
@@ -19,7 +20,7 @@ import { runAttempt } from '../attempt/run-attempt.js';
 import type { CheckpointStore } from '../attempt/step.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
-import type { WorkerCounters } from '../metrics.js';
+import type { WorkerCounters, WorkerObservations } from '../metrics.js';
 import { AttemptWriter, type FinishedWrite } from '../writers/attempt-writer.js';
 import {
   emptyPlan,
@@ -45,6 +46,8 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   checkpoints: CheckpointStore | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   counters: WorkerCounters;
+  observe: WorkerObservations;
+  tracer?: Tracer | undefined;
   logger: WorkerLogger;
   hooks: WorkerHooks;
   publish(events: readonly StoredEvent[]): void;
@@ -87,6 +90,11 @@ export class AttemptRunner<D extends Delivery> {
 
   get queued(): number {
     return this.waiting.length;
+  }
+
+  /** The job a held attempt runs (for log lines). */
+  jobOf(jobId: string): Attempt<D>['job'] | undefined {
+    return this.byJob.get(jobId)?.job;
   }
 
   isLocal(jobId: string): boolean {
@@ -147,7 +155,13 @@ export class AttemptRunner<D extends Delivery> {
         continue;
       }
       a.phase = 'running';
-      a.startedAt = new Date().toISOString();
+      const now = Date.now();
+      a.startedMs = now;
+      a.startedAt = new Date(now).toISOString();
+      // A reclaim was never waiting in a queue: only fresh dispatches count.
+      if (a.startFrom === 'queued' && a.job.dueAt) {
+        this.opts.observe.dispatchToStart(a.job.kind, (now - Date.parse(a.job.dueAt)) / 1000);
+      }
       this.running.add(a);
       void this.run(a);
     }
@@ -165,6 +179,8 @@ export class AttemptRunner<D extends Delivery> {
           capabilities: o.consumer.capabilities,
           checkpoints: o.checkpoints,
           counters: o.counters,
+          observeProviderCall: o.observe.providerCall,
+          tracer: o.tracer,
           unitConcurrency: o.unitConcurrency,
           retryBackoff: o.retryBackoff,
           logger: o.logger,
@@ -181,6 +197,7 @@ export class AttemptRunner<D extends Delivery> {
       o.logger.error('attempt bookkeeping failed', { error, jobId: a.job.id });
       outcome = { kind: 'none' };
     }
+    o.observe.jobDuration(a.job.kind, outcome.kind, (Date.now() - a.startedMs) / 1000);
     this.running.delete(a);
     this.pump();
     await this.settle(a, outcome);

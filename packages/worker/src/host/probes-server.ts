@@ -1,10 +1,9 @@
 // Probes and metrics on a tiny `node:http` server: `/healthz` answers while the process lives,
 // `/readyz` is 503 until the worker is ready (and again from the first moment of a drain),
-// `/metrics` is Prometheus text.
+// `/metrics` is the worker's prom-client registry.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { renderPrometheus, type WorkerMetrics } from '../metrics.js';
 
 export interface ProbesOptions {
   /** 0 picks a free port. */
@@ -12,9 +11,10 @@ export interface ProbesOptions {
   /** Interface to bind (default: all, so an orchestrator can reach it). */
   hostname?: string | undefined;
   isReady(): boolean;
-  metrics(): WorkerMetrics;
-  /** More Prometheus text after the worker's own (the runtime's transport figures). */
-  extraMetrics?: (() => Promise<string>) | undefined;
+  /** The Prometheus text (prom-client's `registry.metrics()`, the runtime's figures included). */
+  metrics(): Promise<string>;
+  /** Its content type (prom-client's `registry.contentType`). */
+  contentType: string;
 }
 
 export interface ProbesServer {
@@ -36,15 +36,11 @@ export async function startProbes(opts: ProbesOptions): Promise<ProbesServer> {
         return send(200, 'ok\n');
       case '/readyz':
         return opts.isReady() ? send(200, 'ready\n') : send(503, 'not ready\n');
-      case '/metrics': {
-        const own = renderPrometheus(opts.metrics());
-        const type = 'text/plain; version=0.0.4; charset=utf-8';
-        if (!opts.extraMetrics) return send(200, own, type);
-        return void opts.extraMetrics().then(
-          (extra) => send(200, own + extra, type),
-          () => send(200, own, type),
+      case '/metrics':
+        return void opts.metrics().then(
+          (text) => send(200, text, opts.contentType),
+          (error: unknown) => send(500, `metrics failed: ${String(error)}\n`),
         );
-      }
       default:
         return send(404, 'not found\n');
     }

@@ -5,17 +5,24 @@
 // capability flags; nothing here knows a runtime by name.
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import type { CheckpointStore } from '../attempt/step.js';
 import { sweepStaging } from '../assets/staging-sweeper.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
-import { createCounters, type WorkerMetrics } from '../metrics.js';
+import {
+  createCounters,
+  NO_OBSERVATIONS,
+  type WorkerMetrics,
+  type WorkerObservations,
+} from '../metrics.js';
 import type { SettledJob } from '../writers/finish-plan.js';
 import { admitBatch, type AdmitDeps } from './admit-batch.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { drainHeld } from './drain-held.js';
+import { createJobStateLog } from './log-job-states.js';
 import { every, type Periodic } from './periodic.js';
 import { createEventPublisher, type PublishEvents } from './publish-events.js';
 import { Readiness } from './readiness.js';
@@ -59,6 +66,10 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
+  /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
+  observe?: WorkerObservations | undefined;
+  /** Spans of attempts and provider calls (default: the global tracer, when registered). */
+  tracer?: Tracer | undefined;
   /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
   hooks: WorkerHooks;
   onSettled?: ((jobs: readonly SettledJob[]) => void) | undefined;
@@ -94,7 +105,12 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private quietReadFailures = 0;
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
-    this.publish = createEventPublisher(opts.consumer, opts.logger);
+    const publish = createEventPublisher(opts.consumer, opts.logger);
+    const logStates = createJobStateLog(opts.logger, (jobId) => this.runner.jobOf(jobId));
+    this.publish = (events) => {
+      logStates(events);
+      publish(events);
+    };
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.readBatch = Math.max(1, opts.readBatch ?? Math.min(opts.concurrency, 256));
     this.prefetch = Math.max(0, opts.prefetch ?? this.readBatch);
@@ -112,6 +128,8 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       checkpoints: opts.checkpoints,
       retryBackoff: opts.retryBackoff,
       counters: this.counters,
+      observe: opts.observe ?? NO_OBSERVATIONS,
+      tracer: opts.tracer,
       logger: opts.logger,
       hooks: opts.hooks,
       publish: this.publish,

@@ -3,6 +3,7 @@
 // sweep when its registry is not the database (the Streams ZSET).
 
 import type { Delivery, RuntimeConsumer, RuntimeStats } from '@sluice/contracts';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface ServedVersionsSource {
   servedVersions(kind: string): Promise<readonly string[]>;
@@ -18,70 +19,102 @@ export function runtimeServedVersions(
     : undefined;
 }
 
-const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const PREFIX = 'sluice_worker';
 
-/** Prometheus text for a stats snapshot; `undefined` (the transport did not answer) says so. */
-export function renderRuntimeStats(
-  stats: RuntimeStats | undefined,
-  prefix = 'sluice_worker',
-): string {
-  const out: string[] = [];
-  const metric = (name: string, help: string, type: string, rows: [string, number][]) => {
-    out.push(`# HELP ${prefix}_${name} ${help}`, `# TYPE ${prefix}_${name} ${type}`);
-    for (const [labels, v] of rows) out.push(`${prefix}_${name}${labels} ${v}`);
-  };
-  metric('runtime_stats_up', '1 when the runtime answered the stats query', 'gauge', [
-    ['', stats ? 1 : 0],
-  ]);
-  if (!stats) return `${out.join('\n')}\n`;
-  const q = stats.queues;
-  const by = (kind: string, version: string, extra = '') =>
-    `{kind="${esc(kind)}",version="${esc(version)}"${extra}}`;
-  const gauge = (name: string, help: string, f: (s: (typeof q)[number]) => number | null) =>
-    metric(
-      name,
+type Queue = RuntimeStats['queues'][number];
+type Consumer = Queue['consumers'][number];
+
+/**
+ * The transport's figures on the worker's registry. `update` takes the snapshot read for this
+ * scrape (`undefined`: the transport did not answer, `runtime_stats_up` 0 and no queue rows);
+ * the gauges show it, and each runtime counter is registered the first time it appears (their
+ * names are the runtime's, not known in advance).
+ */
+export function registerRuntimeStats(registry: Registry): {
+  update(stats: RuntimeStats | undefined): void;
+} {
+  const registers = [registry];
+  let latest: RuntimeStats | undefined;
+  new Gauge({
+    name: `${PREFIX}_runtime_stats_up`,
+    help: '1 when the runtime answered the stats query',
+    registers,
+    collect() {
+      this.set(latest ? 1 : 0);
+    },
+  });
+  const perQueue = (name: string, help: string, f: (q: Queue) => number | null) =>
+    new Gauge({
+      name: `${PREFIX}_${name}`,
       help,
-      'gauge',
-      q.flatMap((s): [string, number][] => {
-        const v = f(s);
-        return v === null ? [] : [[by(s.kind, s.version), v]];
-      }),
-    );
-  gauge('queue_length', 'Entries the transport keeps per queue', (s) => s.length);
-  gauge('queue_pending', 'Delivered, not finished (PEL)', (s) => s.pending);
-  gauge('queue_lag', 'Not delivered to any consumer yet', (s) => s.lag);
-  gauge('queue_oldest_pending_age_seconds', 'Age of the oldest pending delivery', (s) =>
-    s.oldestPendingAgeMs === null ? null : s.oldestPendingAgeMs / 1000,
+      labelNames: ['kind', 'version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of latest?.queues ?? []) {
+          const v = f(q);
+          if (v !== null) this.set({ kind: q.kind, version: q.version }, v);
+        }
+      },
+    });
+  perQueue('queue_length', 'Entries the transport keeps per queue', (q) => q.length);
+  perQueue('queue_pending', 'Delivered, not finished (PEL)', (q) => q.pending);
+  perQueue('queue_lag', 'Not delivered to any consumer yet', (q) => q.lag);
+  perQueue('queue_oldest_pending_age_seconds', 'Age of the oldest pending delivery', (q) =>
+    q.oldestPendingAgeMs === null ? null : q.oldestPendingAgeMs / 1000,
   );
-  gauge(
+  perQueue(
     'queue_max_deliveries',
     'Highest delivery count among the oldest pending',
-    (s) => s.maxDeliveries,
+    (q) => q.maxDeliveries,
   );
-  gauge('queue_dead_letters', 'Entries in the dead-letter place', (s) => s.deadLetters);
-  gauge('queue_consumers', 'Consumers in the group', (s) => s.consumers.length);
-  const perConsumer = (f: (c: { pending: number; idleMs: number }) => number) =>
-    q.flatMap((s) =>
-      s.consumers.map((c): [string, number] => [
-        by(s.kind, s.version, `,consumer="${esc(c.name)}"`),
-        f(c),
-      ]),
-    );
-  metric(
-    'queue_consumer_pending',
-    'Pending deliveries per consumer',
-    'gauge',
-    perConsumer((c) => c.pending),
-  );
-  metric(
+  perQueue('queue_dead_letters', 'Entries in the dead-letter place', (q) => q.deadLetters);
+  perQueue('queue_consumers', 'Consumers in the group', (q) => q.consumers.length);
+  const perConsumer = (name: string, help: string, f: (c: Consumer) => number) =>
+    new Gauge({
+      name: `${PREFIX}_${name}`,
+      help,
+      labelNames: ['kind', 'version', 'consumer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of latest?.queues ?? []) {
+          for (const c of q.consumers) {
+            this.set({ kind: q.kind, version: q.version, consumer: c.name }, f(c));
+          }
+        }
+      },
+    });
+  perConsumer('queue_consumer_pending', 'Pending deliveries per consumer', (c) => c.pending);
+  perConsumer(
     'queue_consumer_idle_seconds',
     'Time since each consumer last took or renewed work',
-    'gauge',
-    perConsumer((c) => c.idleMs / 1000),
+    (c) => c.idleMs / 1000,
   );
-  for (const [key, value] of Object.entries(stats.counters)) {
-    metric(`runtime_${snake(key)}_total`, `Runtime counter ${key}`, 'counter', [['', value]]);
-  }
-  return `${out.join('\n')}\n`;
+  const counters = new Set<string>();
+  const counter = (key: string) => {
+    let last = 0;
+    new Counter({
+      name: `${PREFIX}_runtime_${snake(key)}_total`,
+      help: `Runtime counter ${key}`,
+      registers,
+      collect() {
+        const value = latest?.counters[key] ?? last;
+        if (value < last) this.reset();
+        else if (value > last) this.inc(value - last);
+        last = value;
+      },
+    });
+  };
+  return {
+    update(stats) {
+      latest = stats;
+      for (const key of Object.keys(stats?.counters ?? {})) {
+        if (counters.has(key)) continue;
+        counters.add(key);
+        counter(key);
+      }
+    },
+  };
 }

@@ -18,6 +18,11 @@ export interface ClaimedJob {
   readonly attemptId: string | null;
   /** The row's last sequence number: the attempt's first event follows it. */
   readonly lastSeq: number;
+  /** When the job became due (a retry's backoff end) and when it was accepted: dispatch→start. */
+  readonly runAfter?: string | null | undefined;
+  readonly createdAt?: string | undefined;
+  /** W3C `traceparent` the job was submitted under. */
+  readonly traceContext?: string | null | undefined;
 }
 
 /** A delivery whose claim already started its job (`capabilities.startsOnClaim`). */

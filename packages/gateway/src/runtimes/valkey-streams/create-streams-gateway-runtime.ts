@@ -27,8 +27,9 @@ import {
   createBlockingConnection,
   createCommandConnection,
 } from './redis-connection.js';
-import { readStreamsSnapshot, renderStreamsSnapshot } from './stream-stats.js';
-import { renderReconcilerStats } from './render-runtime-stats.js';
+import { readStreamsSnapshot, registerStreamsMetrics } from './stream-stats.js';
+import { sharedRead } from '../../metrics.js';
+import { registerReconcilerMetrics } from './reconciler-metrics.js';
 
 type ReconcilerTuning = Omit<ReconcilerOptions, 'database' | 'runtime' | 'loss' | 'onEvents'>;
 
@@ -115,15 +116,21 @@ export function createStreamsGatewayRuntime(
         clearTimeout(timer);
       }
     },
-    async metrics() {
-      const [snapshot, outbox] = await Promise.all([
-        readStreamsSnapshot(redis, keys),
-        outboxDepth(opts.database.db),
-      ]);
-      return [
-        ...renderStreamsSnapshot(snapshot),
-        ...renderReconcilerStats({ outbox, dispatcher, tailer, reconciler }),
-      ];
+    registerMetrics(registry) {
+      // One Redis + outbox read per scrape, shared by every gauge that shows it.
+      const read = sharedRead(() =>
+        Promise.all([readStreamsSnapshot(redis, keys), outboxDepth(opts.database.db)]).then(
+          ([snapshot, outbox]) => ({ snapshot, outbox }),
+          () => undefined,
+        ),
+      );
+      registerStreamsMetrics(registry, read);
+      registerReconcilerMetrics(registry, {
+        outbox: async () => (await read())?.outbox,
+        dispatcher,
+        tailer,
+        reconciler,
+      });
     },
   };
 

@@ -1,7 +1,8 @@
 // What the Streams transport looks like right now, for `/metrics`: per job stream its length,
 // pending entries (count, oldest age, delivery counts), consumers and their idle time; per
 // dead-letter stream its length; the events stream's length. Read when scraped (XINFO, XPENDING),
-// with streams found by SCAN under the prefix, so a gateway needs no list of kinds.
+// with streams found by SCAN under the prefix, so a gateway needs no list of kinds. Shown as
+// prom-client gauges on the gateway's registry.
 
 import {
   isNoGroupError,
@@ -12,6 +13,7 @@ import {
   type StreamKeys,
 } from '@sluice/contracts';
 import type { Redis } from 'iovalkey';
+import { Gauge, type Registry } from 'prom-client';
 
 export interface ConsumerStats {
   name: string;
@@ -117,90 +119,101 @@ export async function readStreamsSnapshot(
   return { jobs, deadLetters, eventsLength };
 }
 
-const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+export interface StreamsReading {
+  snapshot: StreamsSnapshot;
+  outbox: number;
+}
 
-/** Prometheus text lines for a snapshot. */
-export function renderStreamsSnapshot(s: StreamsSnapshot): string[] {
-  const out: string[] = [];
-  const metric = (
+/**
+ * The snapshot's gauges (and `sluice_runtime_metrics_up`) on the gateway's registry. `read` is
+ * shared by every gauge of one scrape and resolves `undefined` when Redis did not answer: the
+ * gauges then show nothing, and the rest of the page is still served.
+ */
+export function registerStreamsMetrics(
+  registry: Registry,
+  read: () => Promise<StreamsReading | undefined>,
+): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'sluice_runtime_metrics_up',
+    help: 'Runtime figures could be read.',
+    registers,
+    async collect() {
+      this.set((await read()) ? 1 : 0);
+    },
+  });
+  const gauge = <L extends string>(
     name: string,
     help: string,
-    type: 'gauge' | 'counter',
-    rows: [string, number][],
-  ) => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, v] of rows) out.push(`${name}${labels} ${v}`);
-  };
-  const by = (st: JobStreamStats) => `{stream="${esc(st.stream)}"}`;
-  metric(
-    'sluice_stream_length',
-    'Entries in each job stream.',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.length]),
-  );
-  metric(
-    'sluice_stream_pending',
-    'Pending entries (delivered, not acked).',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.pending]),
-  );
-  metric(
+    labelNames: readonly L[],
+    rows: (s: StreamsSnapshot) => [Record<L, string>, number][],
+  ) =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        const reading = await read();
+        this.reset();
+        if (reading) for (const [labels, v] of rows(reading.snapshot)) this.set(labels, v);
+      },
+    });
+  const perStream = (name: string, help: string, f: (j: JobStreamStats) => number | null) =>
+    gauge(name, help, ['stream'], (s) =>
+      s.jobs.flatMap((j): [{ stream: string }, number][] => {
+        const v = f(j);
+        return v === null ? [] : [[{ stream: j.stream }, v]];
+      }),
+    );
+  perStream('sluice_stream_length', 'Entries in each job stream.', (j) => j.length);
+  perStream('sluice_stream_pending', 'Pending entries (delivered, not acked).', (j) => j.pending);
+  perStream(
     'sluice_stream_oldest_pending_age_seconds',
     'Age of the oldest pending entry.',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.oldestPendingAgeMs / 1000]),
+    (j) => j.oldestPendingAgeMs / 1000,
   );
-  metric(
+  perStream(
     'sluice_stream_redelivered_pending',
     'Pending entries delivered more than once (claims, re-reads; first 1000).',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.redelivered]),
+    (j) => j.redelivered,
   );
-  metric(
+  perStream(
     'sluice_stream_pending_max_deliveries',
     'Highest delivery count among pending entries (first 1000).',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.maxDeliveries]),
+    (j) => j.maxDeliveries,
   );
-  metric(
-    'sluice_stream_lag',
-    'Entries not yet delivered to the group.',
-    'gauge',
-    s.jobs.flatMap((j): [string, number][] => (j.lag === null ? [] : [[by(j), j.lag]])),
-  );
-  metric(
-    'sluice_stream_consumers',
-    'Consumers in the group.',
-    'gauge',
-    s.jobs.map((j) => [by(j), j.consumers.length]),
-  );
-  const perConsumer = (f: (c: ConsumerStats) => number) =>
-    s.jobs.flatMap((j) =>
-      j.consumers.map((c): [string, number] => [
-        `{stream="${esc(j.stream)}",consumer="${esc(c.name)}"}`,
-        f(c),
-      ]),
+  perStream('sluice_stream_lag', 'Entries not yet delivered to the group.', (j) => j.lag);
+  perStream('sluice_stream_consumers', 'Consumers in the group.', (j) => j.consumers.length);
+  const perConsumer = (name: string, help: string, f: (c: ConsumerStats) => number) =>
+    gauge(name, help, ['stream', 'consumer'], (s) =>
+      s.jobs.flatMap((j) =>
+        j.consumers.map((c): [{ stream: string; consumer: string }, number] => [
+          { stream: j.stream, consumer: c.name },
+          f(c),
+        ]),
+      ),
     );
-  metric(
-    'sluice_stream_consumer_pending',
-    'Pending entries per consumer.',
-    'gauge',
-    perConsumer((c) => c.pending),
-  );
-  metric(
+  perConsumer('sluice_stream_consumer_pending', 'Pending entries per consumer.', (c) => c.pending);
+  perConsumer(
     'sluice_stream_consumer_idle_seconds',
     'Time since each consumer last interacted.',
-    'gauge',
-    perConsumer((c) => c.idleMs / 1000),
+    (c) => c.idleMs / 1000,
   );
-  metric(
+  gauge(
     'sluice_dead_letter_stream_length',
     'Entries in each dead-letter stream.',
-    'gauge',
-    s.deadLetters.map((d) => [`{stream="${esc(d.stream)}"}`, d.length]),
+    ['stream'],
+    (s) => s.deadLetters.map((d) => [{ stream: d.stream }, d.length]),
   );
-  metric('sluice_events_stream_length', 'Entries in the events stream.', 'gauge', [
-    ['', s.eventsLength],
-  ]);
-  return out;
+  new Gauge({
+    name: 'sluice_events_stream_length',
+    help: 'Entries in the events stream.',
+    registers,
+    async collect() {
+      const reading = await read();
+      this.reset();
+      if (reading) this.set(reading.snapshot.eventsLength);
+    },
+  });
 }

@@ -1,0 +1,120 @@
+// The one log shape of every Sluice process, runtime-neutral: the narrow interface the gateway and
+// worker write to, pino's options that give each line the same fields, and the adapter over a
+// pino logger. Nothing here imports pino: Node processes pass `pino(sluiceLogOptions(…))` to
+// `loggerFromPino`; Cloudflare code (or a test spy) implements `SluiceLogger` itself.
+//
+// A line: {"level":"info","time":"2026-12-01T07:00:00.000Z","service":"worker","msg":"job state",
+// "jobId":…,"kind":…,"version":…,"attempt":…,"traceId":…,"from":…,"to":…}
+
+import type { JobEvent } from './events.js';
+import { parseJobId } from './job-id.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type LogFields = Record<string, unknown>;
+
+/** What gateway and worker code logs through. */
+export interface SluiceLogger {
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** Whether a level is written: callers skip building per-job fields when it is not. */
+  isLevelEnabled?(level: LogLevel): boolean;
+}
+
+/**
+ * Redacted wherever they appear at the top level or one object down: credentials, job inputs
+ * and provider request bodies (they may carry personal data or keys).
+ */
+export const LOG_REDACT_PATHS: readonly string[] = [
+  'input',
+  'apiKey',
+  'authorization',
+  'password',
+  'secret',
+  'token',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'request.body',
+  'requestBody',
+].flatMap((path) => [path, `*.${path}`]);
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/** `LOG_LEVEL` as given (unset or empty: info); an unknown value is refused, not ignored. */
+export function parseLogLevel(raw: string | undefined): LogLevel {
+  const level = raw?.trim().toLowerCase();
+  if (!level) return 'info';
+  if (!isLogLevel(level)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join('|')}, got "${raw}"`);
+  }
+  return level;
+}
+
+/** An error as a log field: its name, message and code (never its stack or causes' data). */
+export function logError(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const code = (value as { code?: unknown }).code;
+  return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
+}
+
+/** pino options (structurally typed, so this module needs no pino) giving the shared shape. */
+export function sluiceLogOptions(opts: { service: string; level?: LogLevel | undefined }) {
+  return {
+    level: opts.level ?? 'info',
+    base: { service: opts.service },
+    messageKey: 'msg',
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    formatters: { level: (label: string) => ({ level: label }) },
+    serializers: { error: logError, err: logError },
+    redact: { paths: [...LOG_REDACT_PATHS], censor: '[redacted]' },
+  };
+}
+
+/** The subset of a pino logger the adapter uses. */
+export interface PinoLike {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  isLevelEnabled(level: string): boolean;
+}
+
+const NO_FIELDS = {};
+
+/** `SluiceLogger` over pino (message first here, fields first in pino). */
+export function loggerFromPino(p: PinoLike): SluiceLogger {
+  return {
+    info: (message, fields) => p.info(fields ?? NO_FIELDS, message),
+    warn: (message, fields) => p.warn(fields ?? NO_FIELDS, message),
+    error: (message, fields) => p.error(fields ?? NO_FIELDS, message),
+    isLevelEnabled: (level) => p.isLevelEnabled(level),
+  };
+}
+
+/** The fields of a job's state-change line: the same in gateway and worker. */
+export function jobStateFields(
+  e: Extract<JobEvent, { type: 'state' }>,
+  kind: string,
+  job: { version?: string; attempts?: number; traceContext?: string | null } | undefined,
+): LogFields {
+  return {
+    jobId: e.jobId,
+    kind,
+    version: job?.version ?? parseJobId(e.jobId)?.version,
+    attempt: e.attempt ?? job?.attempts,
+    traceId: traceIdOf(job?.traceContext),
+    from: e.from,
+    to: e.to,
+    ...(e.reason === undefined ? {} : { reason: e.reason }),
+    ...(e.error === undefined ? {} : { error: e.error.message }),
+  };
+}
+
+/** The trace id of a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), for log lines. */
+export function traceIdOf(traceparent: string | null | undefined): string | undefined {
+  return traceparent ? traceparent.slice(3, 35) : undefined;
+}

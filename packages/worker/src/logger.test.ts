@@ -1,0 +1,76 @@
+// The shared log shape on pino: level label, ISO time, service, message and fields on one JSON
+// line; LOG_LEVEL respected; credentials, inputs and provider request bodies never written.
+import { Writable } from 'node:stream';
+import { parseLogLevel } from '@sluice/contracts';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from './logger.js';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  return { lines, destination };
+}
+
+describe('worker logger', () => {
+  it('writes one JSON line per call in the shared shape', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'info', destination });
+    logger.info('job state', {
+      jobId: 'v1-abc',
+      kind: 'demo.x',
+      attempt: 1,
+      error: new TypeError('boom'),
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      service: 'worker',
+      msg: 'job state',
+      jobId: 'v1-abc',
+      kind: 'demo.x',
+      attempt: 1,
+      error: { name: 'TypeError', message: 'boom' },
+    });
+    expect(lines[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('redacts credentials, inputs and provider request bodies', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'info', destination });
+    logger.warn('call', {
+      input: { ssn: '123' },
+      apiKey: 'sk_live_1',
+      job: { input: { ssn: '123' } },
+      headers: { authorization: 'Bearer sk_live_2', 'x-api-key': 'sk_live_3', accept: 'json' },
+      request: { url: 'https://p.example/v1', body: { prompt: 'secret' } },
+    });
+    const text = JSON.stringify(lines);
+    for (const secret of ['123', 'sk_live_1', 'sk_live_2', 'sk_live_3', 'prompt']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(lines[0]).toMatchObject({
+      headers: { accept: 'json' },
+      request: { url: 'https://p.example/v1', body: '[redacted]' },
+    });
+  });
+
+  it('honours the level: below it nothing is written and isLevelEnabled says so', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'warn', destination });
+    logger.info('quiet');
+    logger.error('loud');
+    expect(lines.map((l) => l.msg)).toEqual(['loud']);
+    expect(logger.isLevelEnabled?.('info')).toBe(false);
+  });
+
+  it('reads LOG_LEVEL (default info) and refuses an unknown one', () => {
+    expect(parseLogLevel(undefined)).toBe('info');
+    expect(parseLogLevel(' DEBUG ')).toBe('debug');
+    expect(() => parseLogLevel('verbose')).toThrow(/LOG_LEVEL/);
+  });
+});
