@@ -66,9 +66,11 @@ export function describeEachDialect(
       beforeAll(async () => {
         test = await createTestDatabase(dialect);
       });
+      // Closing the pools and dropping a PostgreSQL database can take well past the default hook
+      // timeout while every other suite loads the same two cores (seen once in a full run).
       afterAll(async () => {
         await test?.dispose();
-      });
+      }, 120_000);
       body(() => {
         if (!test) throw new Error('test database not ready');
         return test;
