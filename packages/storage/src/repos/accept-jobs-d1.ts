@@ -15,10 +15,11 @@ const CHUNK = 100;
 
 const JOBS = `insert into jobs (id, tenant_id, kind, version, state, input, output, error, reason,
   idempotency_key, input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq,
-  run_after, lease_until, created_at, updated_at, finished_at)
+  run_after, lease_until, created_at, updated_at, finished_at, trace_context)
 select j.value ->> 'id', j.value ->> 'tenant', j.value ->> 'kind', j.value ->> 'version',
   j.value ->> 'state', j.value ->> 'input', null, null, j.value ->> 'reason', j.value ->> 'key',
-  j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, null, null, ?2, ?2, null
+  j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, null, null, ?2, ?2, null,
+  j.value ->> 'trace'
 from json_each(?1) j where true
 on conflict do nothing returning id`;
 
@@ -50,6 +51,7 @@ export async function insertAcceptedJobsD1(
       hash: job.inputHash,
       files: toJson(job.fileIds ?? []),
       max: job.maxAttempts,
+      trace: job.traceContext ?? null,
     }));
     const { events, rows: eventRows } = acceptEventRows(chunk, at);
     const [inserted, stored] = await d1.batch([

@@ -46,7 +46,8 @@ export function acceptJobsCases(
       { to: 'dead_lettered', reason: 'VERSION_NOT_ROUTABLE', detail: 'no handler for v1' },
     ];
     for (const outcome of cases) {
-      const a = job({ outcome, idempotencyKey: `k-${outcome.to}`, fileIds: ['f_1'] });
+      const traceContext = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const a = job({ outcome, idempotencyKey: `k-${outcome.to}`, fileIds: ['f_1'], traceContext });
       const b = job({ ...a, id: formatJobId('v1'), tenantId: 'other' });
       const written = await acceptJobs(database, [a], now);
       expect([...written.inserted]).toEqual([a.id]);
@@ -62,6 +63,7 @@ export function acceptJobsCases(
       });
       const [ra, rb] = [await getJobById(db, a.id), await getJobById(db, b.id)];
       expect({ ...ra, id: '', tenantId: '' }).toEqual({ ...rb, id: '', tenantId: '' });
+      expect(ra?.traceContext).toBe(traceContext);
       const strip = (events: unknown[]) => events.map((e) => ({ ...(e as object), jobId: '' }));
       const [ea, eb] = [await listEvents(db, a.id), await listEvents(db, b.id)];
       expect(ea).toHaveLength(2);

@@ -17,6 +17,7 @@ import {
   getJobById,
   transitionUpdate,
   type AttemptEvent,
+  newJobRow,
   type NewJob,
   type TransitionOutcome,
   type TransitionRequest,
@@ -107,34 +108,7 @@ export async function insertJobBatched(
 ): Promise<{ job: JobRow; event: StoredEvent }> {
   const at = isoNow(now);
   const event = transitionEvent(job.id, 1, at, null, 'accepted', 0, {});
-  const insertJob = db
-    .insertInto('jobs')
-    .values({
-      id: job.id,
-      tenant_id: job.tenantId,
-      kind: job.kind,
-      version: job.version,
-      state: 'accepted',
-      input: toJson(job.input),
-      output: null,
-      error: null,
-      reason: null,
-      idempotency_key: job.idempotencyKey ?? null,
-      input_hash: job.inputHash,
-      file_ids: toJson(job.fileIds ?? []),
-      attempts: 0,
-      max_attempts: job.maxAttempts,
-      epoch: 0,
-      attempt_id: null,
-      last_seq: 1,
-      run_after: null,
-      lease_until: null,
-      created_at: at,
-      updated_at: at,
-      finished_at: null,
-    })
-    .returningAll()
-    .compile();
+  const insertJob = db.insertInto('jobs').values(newJobRow(job, at)).returningAll().compile();
   const insertEvent = db
     .insertInto('job_events')
     .values({

@@ -35,10 +35,12 @@ export function jobsCases(
   const { it, done } = suiteIt(label, notApplicable);
   it('inserts a job in accepted with event 1, readable only by its tenant', async () => {
     const { database } = ctx();
-    const job = newJob('acme', { idempotencyKey: 'k1', fileIds: ['f_x'] });
+    const traceContext = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const job = newJob('acme', { idempotencyKey: 'k1', fileIds: ['f_x'], traceContext });
     const { job: row, event } = await repoWrite(database, (tx) => insertJob(tx, job));
     expect(row).toMatchObject({
       id: job.id,
+      traceContext,
       state: 'accepted',
       attempts: 0,
       epoch: 0,

@@ -40,6 +40,35 @@ export interface NewJob {
   traceContext?: string | null | undefined;
 }
 
+/** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
+export function newJobRow(job: NewJob, at: string) {
+  return {
+    id: job.id,
+    tenant_id: job.tenantId,
+    kind: job.kind,
+    version: job.version,
+    state: 'accepted',
+    input: toJson(job.input),
+    output: null,
+    error: null,
+    reason: null,
+    idempotency_key: job.idempotencyKey ?? null,
+    input_hash: job.inputHash,
+    file_ids: toJson(job.fileIds ?? []),
+    attempts: 0,
+    max_attempts: job.maxAttempts,
+    epoch: 0,
+    attempt_id: null,
+    last_seq: 1,
+    run_after: null,
+    lease_until: null,
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+    trace_context: job.traceContext ?? null,
+  };
+}
+
 /** Inserts a job in `accepted` with its first event (seq 1). */
 export async function insertJob(
   tx: Db,
@@ -51,31 +80,7 @@ export async function insertJob(
   const at = isoNow(now);
   const row = await tx
     .insertInto('jobs')
-    .values({
-      id: job.id,
-      tenant_id: job.tenantId,
-      kind: job.kind,
-      version: job.version,
-      state: 'accepted',
-      input: toJson(job.input),
-      output: null,
-      error: null,
-      reason: null,
-      idempotency_key: job.idempotencyKey ?? null,
-      input_hash: job.inputHash,
-      file_ids: toJson(job.fileIds ?? []),
-      attempts: 0,
-      max_attempts: job.maxAttempts,
-      epoch: 0,
-      attempt_id: null,
-      last_seq: 1,
-      run_after: null,
-      lease_until: null,
-      created_at: at,
-      updated_at: at,
-      finished_at: null,
-      trace_context: job.traceContext ?? null,
-    })
+    .values(newJobRow(job, at))
     .returningAll()
     .executeTakeFirstOrThrow();
   const event = transitionEvent(job.id, 1, at, null, 'accepted', 0, {});
