@@ -43,31 +43,45 @@ function pgSignal(pool: pg.Pool, wake: () => void): () => Promise<void> {
   let client: pg.PoolClient | undefined;
   let closed = false;
   let delay = 200;
+  // The connect in flight: `close` awaits it, because a client checked out after `close` would
+  // never be released and the pool's `end()` (the database's close) would wait for it forever.
+  let connecting: Promise<void> | undefined;
   const connect = async (): Promise<void> => {
     if (closed) return;
+    let c: pg.PoolClient | undefined;
     try {
-      const c = await pool.connect();
-      c.on('notification', (msg) => {
+      c = await pool.connect();
+      if (closed) return c.release();
+      const own = c;
+      own.on('notification', (msg) => {
         if (msg.channel === JOBS_CHANNEL) wake();
       });
-      c.on('error', () => reconnect(c));
-      await c.query(`listen ${JOBS_CHANNEL}`);
-      client = c;
+      own.on('error', () => reconnect(own));
+      await own.query(`listen ${JOBS_CHANNEL}`);
+      if (closed) return own.release(true);
+      client = own;
       delay = 200;
       wake(); // anything inserted while not listening is claimable now
     } catch {
-      setTimeout(() => void connect(), (delay = Math.min(5000, delay * 2))).unref();
+      if (c && client !== c) c.release(true);
+      if (!closed) {
+        setTimeout(() => start(), (delay = Math.min(5000, delay * 2))).unref();
+      }
     }
+  };
+  const start = () => {
+    connecting = connect().finally(() => (connecting = undefined));
   };
   const reconnect = (c: pg.PoolClient) => {
     if (client !== c) return;
     client = undefined;
     c.release(true);
-    if (!closed) setTimeout(() => void connect(), delay).unref();
+    if (!closed) setTimeout(() => start(), delay).unref();
   };
-  void connect();
+  start();
   return async () => {
     closed = true;
+    await connecting;
     const c = client;
     client = undefined;
     if (c) {
