@@ -134,6 +134,10 @@ export function createSluiceClient<R extends JobRegistry>(
         input,
         ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
         ...(opts.fileIds !== undefined ? { fileIds: opts.fileIds } : {}),
+        ...(opts.runAt !== undefined
+          ? { runAt: opts.runAt instanceof Date ? opts.runAt.toISOString() : opts.runAt }
+          : {}),
+        ...(opts.delayMs !== undefined ? { delayMs: opts.delayMs } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,

@@ -38,6 +38,7 @@ export function settleResult(result: JobResult): unknown {
     case 'stale':
       throw new JobStaleError(ended);
     case 'accepted':
+    case 'scheduled':
     case 'queued':
     case 'running':
       throw new SluiceApiError(

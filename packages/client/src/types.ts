@@ -83,6 +83,13 @@ export interface SubmitOptions {
   idempotencyKey?: string | undefined;
   /** Uploaded files the job uses (from `client.upload`). */
   fileIds?: string[] | undefined;
+  /**
+   * Run not before this instant (a `Date`, or ISO 8601 with offset): the job waits `scheduled`
+   * until then, cancellable. At most a year ahead; a past instant runs at once.
+   */
+  runAt?: Date | string | undefined;
+  /** Run not before this many ms from acceptance (exclusive with `runAt`). */
+  delayMs?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 

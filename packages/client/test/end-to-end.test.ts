@@ -54,6 +54,29 @@ describeStack('client end to end', (stack) => {
     expect(await collect(handle.watch({ after: events.length - 1 }))).toEqual(events.slice(-1));
   });
 
+  it('a delayed submit (delayMs / runAt as a Date) waits scheduled, then runs not before its time', async () => {
+    await using client = disposable(clientOf(stack()));
+    const submitted = Date.now();
+    const handle = await client.submit('test.echo', { text: 'later', steps: 1 }, { delayMs: 800 });
+    const status = await handle.status();
+    expect(status.state).toBe('scheduled');
+    expect(Date.parse(status.runAt ?? '')).toBeGreaterThanOrEqual(submitted + 800);
+    const events = await collect(handle.watch());
+    const states = events.flatMap((e) => (e.type === 'state' ? [e.to] : []));
+    expect(states.slice(0, 3)).toEqual(['accepted', 'scheduled', 'queued']);
+    expect(states.at(-1)).toBe('succeeded');
+    const running = events.find((e) => e.type === 'state' && e.to === 'running');
+    expect(Date.parse(running?.at ?? '')).toBeGreaterThanOrEqual(Date.parse(status.runAt ?? ''));
+    expect(await handle.result()).toEqual({ text: 'later', steps: 1 });
+    const at = await client.submit(
+      'test.echo',
+      { text: 'at', steps: 1 },
+      { runAt: new Date(Date.now() + 60_000) },
+    );
+    expect((await at.status()).state).toBe('scheduled');
+    expect((await at.cancel()).state).toBe('cancelled');
+  });
+
   it('a repeated idempotency key gives the same job, marked as a duplicate', async () => {
     await using client = disposable(clientOf(stack()));
     const input = { text: 'once', steps: 1 };

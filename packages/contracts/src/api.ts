@@ -22,6 +22,8 @@ export const JobView = z.object({
   reason: z.string().nullable(),
   error: JobErrorSchema.nullable(),
   fileIds: z.array(z.string()),
+  /** Not before: the due time of a scheduled job, or of a queued job's next attempt (backoff). */
+  runAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEFAULT_MAX_ATTEMPTS, defineJob, defineJobs, versionsOf } from './define-job.js';
-import { createSubmitSchema } from './submit-schema.js';
+import { createSubmitSchema, dueTime, MAX_DELAY_MS } from './submit-schema.js';
 
 const summarize = defineJob({
   kind: 'demo.summarize',
@@ -112,10 +112,51 @@ describe('createSubmitSchema', () => {
       },
     ],
     ['over the string limit', { kind: 'demo.summarize', input: { text: 'x'.repeat(10_001) } }],
+    [
+      'runAt without offset',
+      { kind: 'demo.summarize', input: { text: 'x' }, runAt: '2030-01-01T00:00:00' },
+    ],
+    ['runAt not a date', { kind: 'demo.summarize', input: { text: 'x' }, runAt: 'tomorrow' }],
+    ['negative delay', { kind: 'demo.summarize', input: { text: 'x' }, delayMs: -1 }],
+    ['fractional delay', { kind: 'demo.summarize', input: { text: 'x' }, delayMs: 1.5 }],
+    [
+      'delay over a year',
+      { kind: 'demo.summarize', input: { text: 'x' }, delayMs: MAX_DELAY_MS + 1 },
+    ],
+    [
+      'runAt and delayMs together',
+      { kind: 'demo.summarize', input: { text: 'x' }, runAt: '2030-01-01T00:00:00Z', delayMs: 5 },
+    ],
   ])('rejects %s', (_name, value) => {
     expect(schema.safeParse(value).success).toBe(false);
   });
+  it('takes a due time as runAt (with offset) or delayMs', () => {
+    const at = { kind: 'demo.summarize', input: { text: 'x' }, runAt: '2030-01-01T09:00:00+09:00' };
+    expect(schema.parse(at)).toEqual(at);
+    const delay = { kind: 'demo.summarize', input: { text: 'x' }, delayMs: 0 };
+    expect(schema.parse(delay)).toEqual(delay);
+  });
   it('refuses an empty registry', () => {
     expect(() => createSubmitSchema({})).toThrowError(/no job kinds/);
+  });
+});
+
+describe('dueTime', () => {
+  const now = Date.parse('2030-01-01T00:00:00Z');
+  it('is undefined (run at once) without a due time or with one not in the future', () => {
+    expect(dueTime({}, now)).toBeUndefined();
+    expect(dueTime({ delayMs: 0 }, now)).toBeUndefined();
+    expect(dueTime({ runAt: '2029-12-31T23:59:59Z' }, now)).toBeUndefined();
+    expect(dueTime({ runAt: '2030-01-01T00:00:00Z' }, now)).toBeUndefined();
+  });
+  it('is the instant of runAt (any offset) or now + delayMs', () => {
+    expect(dueTime({ runAt: '2030-01-01T09:00:01+09:00' }, now)).toBe(now + 1000);
+    expect(dueTime({ delayMs: 2500 }, now)).toBe(now + 2500);
+    expect(dueTime({ delayMs: MAX_DELAY_MS }, now)).toBe(now + MAX_DELAY_MS);
+  });
+  it('refuses a runAt more than a year ahead with BAD_REQUEST', () => {
+    expect(() => dueTime({ runAt: '2031-01-02T00:00:00Z' }, now)).toThrowError(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
   });
 });

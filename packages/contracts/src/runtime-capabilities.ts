@@ -12,6 +12,7 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   pullsDeliveries: true,
   startsOnClaim: true,
   acksWithOutcome: true,
+  delaysJobs: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -23,4 +24,5 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   pullsDeliveries: true,
   startsOnClaim: false,
   acksWithOutcome: false,
+  delaysJobs: true,
 });

@@ -27,6 +27,12 @@ export interface RuntimeCapabilities {
    * dead-letter call follows a stored outcome.
    */
   readonly acksWithOutcome: boolean;
+  /**
+   * Jobs can be submitted for later (`runAt`/`delayMs`): they wait `scheduled` in the job
+   * database and the gateway's due-job scheduler dispatches them when due. A runtime without it
+   * refuses such a submit; it never runs the job early.
+   */
+  readonly delaysJobs: boolean;
 }
 
 export interface VersionKey {

@@ -21,6 +21,11 @@ import { isSluiceError } from './errors.js';
 // Everything not listed must be ILLEGAL_TRANSITION.
 const LEGAL: Record<string, JobState> = {
   'accepted dispatch': 'queued',
+  'accepted schedule': 'scheduled',
+  'scheduled due': 'queued',
+  'scheduled cancel': 'cancelled',
+  'scheduled dead_letter': 'dead_lettered',
+  'scheduled stale': 'stale',
   'queued start': 'running',
   'running reclaim': 'running',
   'running succeed': 'succeeded',

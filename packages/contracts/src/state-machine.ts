@@ -6,6 +6,7 @@ import { SluiceError } from './errors.js';
 
 export const JOB_STATES = [
   'accepted',
+  'scheduled',
   'queued',
   'running',
   'succeeded',
@@ -30,7 +31,11 @@ export type TerminalState = (typeof TERMINAL_STATES)[number];
  * whole machine; `transition` only reads it.
  */
 export const TRANSITIONS = {
+  /** A delayed job waits (`runAt`/`delayMs` at submit) until the due-job scheduler dispatches it. */
+  schedule: { from: ['accepted'], to: 'scheduled' },
   dispatch: { from: ['accepted'], to: 'queued' },
+  /** A scheduled job whose time came: queued like a fresh one (its own event, one source state). */
+  due: { from: ['scheduled'], to: 'queued' },
   start: { from: ['queued'], to: 'running' },
   /** Another attempt takes over a running job whose lease or claim expired. */
   reclaim: { from: ['running'], to: 'running' },
@@ -38,13 +43,13 @@ export const TRANSITIONS = {
   fail: { from: ['running'], to: 'failed' },
   /** A failed attempt that may run again (backoff), or work given back on drain. */
   retry: { from: ['running'], to: 'queued' },
-  cancel: { from: ['accepted', 'queued', 'running'], to: 'cancelled' },
+  cancel: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'cancelled' },
   review: { from: ['running'], to: 'needs_review' },
   approve: { from: ['needs_review'], to: 'queued' },
   discard: { from: ['needs_review'], to: 'failed' },
-  dead_letter: { from: ['accepted', 'queued', 'running'], to: 'dead_lettered' },
+  dead_letter: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'dead_lettered' },
   requeue: { from: ['dead_lettered'], to: 'queued' },
-  stale: { from: ['accepted', 'queued', 'running'], to: 'stale' },
+  stale: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'stale' },
 } as const satisfies Record<string, { from: readonly JobState[]; to: JobState }>;
 
 export type JobTransition = keyof typeof TRANSITIONS;

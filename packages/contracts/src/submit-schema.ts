@@ -3,10 +3,17 @@
 
 import { z } from 'zod';
 import type { JobRegistry, inferJobInput } from './define-job.js';
+import { SluiceError } from './errors.js';
 
 export const IdempotencyKey = z.string().min(1).max(200);
 export const FileId = z.string().regex(/^f_[a-z2-7]{26}$/, 'not a file id');
 export const FileIds = z.array(FileId).max(100);
+
+/** How far ahead a job may be scheduled: a year (a longer wait is a calendar's job, not a queue's). */
+export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
+/** When a delayed job becomes due: an absolute instant (ISO 8601 with offset) or a delay. */
+export const RunAt = z.iso.datetime({ offset: true });
+export const DelayMs = z.number().int().min(0).max(MAX_DELAY_MS);
 
 export type SubmitInput<R extends JobRegistry> = {
   [K in Extract<keyof R, string>]: {
@@ -14,6 +21,10 @@ export type SubmitInput<R extends JobRegistry> = {
     input: inferJobInput<R[K]>;
     idempotencyKey?: string | undefined;
     fileIds?: string[] | undefined;
+    /** Not before this instant (ISO 8601 with offset); at most `MAX_DELAY_MS` ahead. */
+    runAt?: string | undefined;
+    /** Not before this many ms from acceptance. Exclusive with `runAt`. */
+    delayMs?: number | undefined;
   };
 }[Extract<keyof R, string>];
 
@@ -24,8 +35,14 @@ function member(kind: string, input: z.core.$ZodType) {
       input: input as z.ZodType,
       idempotencyKey: IdempotencyKey.optional(),
       fileIds: FileIds.optional(),
+      runAt: RunAt.optional(),
+      delayMs: DelayMs.optional(),
     })
-    .strict();
+    .strict()
+    .refine((v) => v.runAt === undefined || v.delayMs === undefined, {
+      message: 'give runAt or delayMs, not both',
+      path: ['delayMs'],
+    });
 }
 
 export function createSubmitSchema<R extends JobRegistry>(registry: R): z.ZodType<SubmitInput<R>> {
@@ -34,4 +51,27 @@ export function createSubmitSchema<R extends JobRegistry>(registry: R): z.ZodTyp
   if (!first) throw new Error('createSubmitSchema: the registry has no job kinds');
   // zod 4 wants a non-empty tuple; the mapped members are one (STACK.md).
   return z.discriminatedUnion('kind', [first, ...rest]) as unknown as z.ZodType<SubmitInput<R>>;
+}
+
+/**
+ * The due time of a submit (epoch ms), or `undefined` when it runs at once. A `runAt` in the
+ * past runs at once; one further ahead than `MAX_DELAY_MS` is refused.
+ */
+export function dueTime(
+  opts: { runAt?: string | undefined; delayMs?: number | undefined },
+  now: number,
+): number | undefined {
+  const at =
+    opts.runAt !== undefined
+      ? Date.parse(opts.runAt)
+      : opts.delayMs !== undefined
+        ? now + opts.delayMs
+        : undefined;
+  if (at === undefined || at <= now) return undefined;
+  if (at - now > MAX_DELAY_MS) {
+    throw new SluiceError('BAD_REQUEST', 'runAt is more than a year ahead', {
+      details: { maxDelayMs: MAX_DELAY_MS },
+    });
+  }
+  return at;
 }

@@ -167,12 +167,14 @@ async function writeBatch(
     originals.set(i, { id: job.id, kind: job.kind, inputHash: job.inputHash, state });
     fileIds.push(...job.fileIds);
     const pointer = { jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId };
-    if (route.ok) pointers.push(pointer);
+    // A scheduled job has no pointer yet: the due-job scheduler dispatches it when due.
+    const ready = route.ok && state === 'queued';
+    if (ready) pointers.push(pointer);
     answers[i] = {
       ok: true,
       result: { id: job.id, state, isDuplicate: false },
       events: eventsOf.get(job.id) ?? [],
-      ...(route.ok ? { pointer } : {}),
+      ...(ready ? { pointer } : {}),
     };
   }
   for (const [f, leader] of followers) {

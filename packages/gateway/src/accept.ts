@@ -8,11 +8,13 @@
 import {
   assertRolloutPercent,
   chooseVersion,
+  dueTime,
   formatJobId,
   randomToken,
   SluiceError,
   type JobRegistry,
   type RolloutConfig,
+  type RuntimeCapabilities,
   type SubmitResult,
 } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
@@ -32,6 +34,10 @@ export interface SubmitRequest {
   input: unknown;
   idempotencyKey?: string | undefined;
   fileIds?: readonly string[] | undefined;
+  /** A delayed job: not before this instant (ISO 8601 with offset). */
+  runAt?: string | undefined;
+  /** A delayed job: not before this many ms from now. */
+  delayMs?: number | undefined;
 }
 
 export interface AcceptDeps {
@@ -49,6 +55,10 @@ export interface AcceptDeps {
   logger?: GatewayLogger | undefined;
   /** Group commit of concurrent accepts. */
   batch?: AcceptBatchOptions | undefined;
+  /** What the runtime can do: a delayed submit needs `delaysJobs`. */
+  capabilities: RuntimeCapabilities;
+  /** Told the due time of every job written `scheduled` (wakes the due-job scheduler early). */
+  onScheduled?: ((dueAt: number) => void) | undefined;
 }
 
 export { canonicalJson, inputHash } from './input-hash.js';
@@ -79,6 +89,12 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     const def = deps.jobs[request.kind];
     const rollout = rollouts.get(request.kind);
     if (!def || !rollout) throw new SluiceError('BAD_REQUEST', 'unknown job kind');
+    const due = dueTime(request, Date.now());
+    if (due !== undefined && !deps.capabilities.delaysJobs) {
+      throw new SluiceError('BAD_REQUEST', 'this runtime cannot delay jobs (runAt/delayMs)', {
+        details: { capability: 'delaysJobs' },
+      });
+    }
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];
     const version =
@@ -99,9 +115,11 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         fileIds,
         maxAttempts: def.maxAttempts,
         traceContext,
-        outcome: route.ok
-          ? { to: 'queued' }
-          : { to: 'dead_lettered', reason: route.reason, detail: route.detail },
+        outcome: !route.ok
+          ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }
+          : due === undefined
+            ? { to: 'queued' }
+            : { to: 'scheduled', runAt: new Date(due).toISOString() },
       },
       route,
     });
@@ -111,6 +129,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       return answer.result;
     }
     hub.publish(answer.events);
+    if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
     logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });
     metrics.submits++;
     if (!route.ok) metrics.unroutable++;

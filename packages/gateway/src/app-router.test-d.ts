@@ -14,18 +14,24 @@ it('types jobs.submit from the registry', () => {
         input: { text: string };
         idempotencyKey?: string | undefined;
         fileIds?: string[] | undefined;
+        runAt?: string | undefined;
+        delayMs?: number | undefined;
       }
     | {
         kind: 'demo.copy';
         input: { text: string };
         idempotencyKey?: string | undefined;
         fileIds?: string[] | undefined;
+        runAt?: string | undefined;
+        delayMs?: number | undefined;
       }
     | {
         kind: 'demo.rollout';
         input: { n: number };
         idempotencyKey?: string | undefined;
         fileIds?: string[] | undefined;
+        runAt?: string | undefined;
+        delayMs?: number | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{

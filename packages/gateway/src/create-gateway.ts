@@ -5,13 +5,14 @@
 //   const gateway = createGateway({ jobs, database, blobs, runtime: createEmbeddedDispatcher(database) });
 //   const server = await serve(gateway, { port: 3000 });
 
-import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
+import { randomToken, type JobRegistry, type RuntimeDispatcher } from '@sluice/contracts';
 import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 import { createAcceptor } from './accept.js';
+import { createDueScheduler } from './scheduling/due-scheduler.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createDispatchPath } from './dispatch.js';
@@ -90,6 +91,11 @@ export interface GatewayOptions<R extends JobRegistry> {
   maxRequestBytes?: number;
   /** How long the served-versions registry is cached (default 1000 ms). */
   servedVersionsCacheMs?: number;
+  /**
+   * The due-job scheduler of delayed jobs (runtimes with `delaysJobs`; one replica at a time).
+   * `maxSleepMs` (default 1000) bounds how late a job scheduled through another replica starts.
+   */
+  scheduler?: { maxSleepMs?: number };
 }
 
 export interface Gateway<R extends JobRegistry = JobRegistry> {
@@ -136,6 +142,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     onError('dispatch after commit'),
     options.dispatchBatch,
   );
+  const scheduler = runtime.capabilities.delaysJobs
+    ? createDueScheduler({
+        database,
+        runtime,
+        dispatch,
+        owner: `gw-${randomToken().slice(0, 12)}`,
+        onEvents: (events) => hub.publish(events),
+        onError: onError('due-job scheduler'),
+        ...options.scheduler,
+      })
+    : undefined;
   const accept = createAcceptor({
     jobs: options.jobs,
     database,
@@ -146,6 +163,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     logger,
     tracer: options.tracer,
     rollout: options.rollout,
+    capabilities: runtime.capabilities,
+    onScheduled: (dueAt) => scheduler?.poke(dueAt),
     batch: {
       maxInFlight: database.dialect === 'postgres' ? 2 : 1,
       ...options.acceptBatch,
@@ -226,6 +245,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     logger,
   );
 
+  scheduler?.start();
+
   return {
     app,
     router,
@@ -237,6 +258,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       if (closing) return;
       closing = true;
       stopSweeper();
+      await scheduler?.close();
       await websocket.close();
       await accept.flush();
       await dispatch.flush();

@@ -16,6 +16,7 @@ export function toJobView(job: JobRow): JobView {
     reason: job.reason,
     error: job.error,
     fileIds: job.fileIds,
+    runAt: job.state === 'scheduled' || job.state === 'queued' ? job.runAfter : null,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,

@@ -18,6 +18,7 @@ export * from './blobs/local-blob-store.js';
 export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
+export * from './repos/scheduled-jobs.js';
 export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';

@@ -14,6 +14,7 @@ const JOB_VIEW_KEYS = [
   'kind',
   'maxAttempts',
   'reason',
+  'runAt',
   'state',
   'updatedAt',
   'version',

@@ -4,7 +4,13 @@
 // consume half lives in @sluice/worker.
 
 import { EMBEDDED_CAPABILITIES, type RuntimeDispatcher } from '@sluice/contracts';
-import { enqueue, servedVersions, type Db, type SluiceDatabase } from '@sluice/storage';
+import {
+  enqueue,
+  notifyWork,
+  servedVersions,
+  type Db,
+  type SluiceDatabase,
+} from '@sluice/storage';
 
 export { EMBEDDED_CAPABILITIES };
 
@@ -13,7 +19,11 @@ export function createEmbeddedDispatcher(database: SluiceDatabase): RuntimeDispa
     name: 'embedded',
     capabilities: EMBEDDED_CAPABILITIES,
     // Nothing to write: a queued row is claimable (enqueue only moves a due time, when given).
-    dispatch: (pointers, tx) => enqueue(tx ?? database.db, pointers),
+    // Outside a transaction (delayed jobs that came due) the idle workers are woken.
+    dispatch: async (pointers, tx) => {
+      if (tx) return enqueue(tx, pointers);
+      if (pointers.length > 0) await notifyWork(database);
+    },
     servedVersions: (kind) => servedVersions(database.db, kind),
     close: async () => {},
   };

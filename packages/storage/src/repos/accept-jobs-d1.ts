@@ -8,7 +8,7 @@
 import { toJson } from '../json.js';
 import type { D1Like } from '../d1/d1-like.js';
 import type { AcceptedJob, AcceptedWrite } from './accept-jobs.js';
-import { acceptEventRows, storedAcceptEvents } from './accept-jobs.js';
+import { acceptEventRows, acceptedRunAfter, storedAcceptEvents } from './accept-jobs.js';
 
 // Jobs per batch: keeps each JSON parameter well under D1's 2 MB per bound value for typical inputs.
 const CHUNK = 100;
@@ -18,7 +18,8 @@ const JOBS = `insert into jobs (id, tenant_id, kind, version, state, input, outp
   run_after, lease_until, created_at, updated_at, finished_at, trace_context)
 select j.value ->> 'id', j.value ->> 'tenant', j.value ->> 'kind', j.value ->> 'version',
   j.value ->> 'state', j.value ->> 'input', null, null, j.value ->> 'reason', j.value ->> 'key',
-  j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, null, null, ?2, ?2, null,
+  j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, j.value ->> 'runAfter',
+  null, ?2, ?2, null,
   j.value ->> 'trace'
 from json_each(?1) j where true
 on conflict do nothing returning id`;
@@ -51,6 +52,7 @@ export async function insertAcceptedJobsD1(
       hash: job.inputHash,
       files: toJson(job.fileIds ?? []),
       max: job.maxAttempts,
+      runAfter: acceptedRunAfter(job.outcome),
       trace: job.traceContext ?? null,
     }));
     const { events, rows: eventRows } = acceptEventRows(chunk, at);

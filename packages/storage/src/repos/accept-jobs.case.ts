@@ -37,12 +37,13 @@ export function acceptJobsCases(
   notApplicable: NotApplicable = {},
 ): void {
   const { it, done } = suiteIt(label, notApplicable);
-  it('writes the rows and events of insertJob + transitionJob, for queued and dead-lettered', async () => {
+  it('writes the rows and events of insertJob + transitionJob, for queued, scheduled and dead-lettered', async () => {
     const { database } = ctx();
     const db = database.db;
     const now = Date.parse('2026-01-02T03:04:05.678Z');
     const cases: AcceptedJob['outcome'][] = [
       { to: 'queued' },
+      { to: 'scheduled', runAt: '2026-01-02T03:05:00.000Z' },
       { to: 'dead_lettered', reason: 'VERSION_NOT_ROUTABLE', detail: 'no handler for v1' },
     ];
     for (const outcome of cases) {
@@ -54,6 +55,8 @@ export function acceptJobsCases(
       await repoWrite(database, async (tx) => {
         await insertJob(tx, b, now);
         if (outcome.to === 'queued') await transitionJob(tx, { id: b.id, event: 'dispatch' }, now);
+        else if (outcome.to === 'scheduled')
+          await transitionJob(tx, { id: b.id, event: 'schedule', runAfter: outcome.runAt }, now);
         else
           await transitionJob(
             tx,
@@ -64,6 +67,8 @@ export function acceptJobsCases(
       const [ra, rb] = [await getJobById(db, a.id), await getJobById(db, b.id)];
       expect({ ...ra, id: '', tenantId: '' }).toEqual({ ...rb, id: '', tenantId: '' });
       expect(ra?.traceContext).toBe(traceContext);
+      expect(ra?.state).toBe(outcome.to);
+      expect(ra?.runAfter).toBe(outcome.to === 'scheduled' ? outcome.runAt : null);
       const strip = (events: unknown[]) => events.map((e) => ({ ...(e as object), jobId: '' }));
       const [ea, eb] = [await listEvents(db, a.id), await listEvents(db, b.id)];
       expect(ea).toHaveLength(2);

@@ -21,7 +21,15 @@ import { transitionEvent } from './transition-event.js';
 
 /** Where an accepted job lands in the same transaction. */
 export type AcceptedOutcome =
-  { to: 'queued' } | { to: 'dead_lettered'; reason: string; detail?: string | undefined };
+  | { to: 'queued' }
+  /** A delayed job: waits until `runAt` (ISO), then the due-job scheduler dispatches it. */
+  | { to: 'scheduled'; runAt: string }
+  | { to: 'dead_lettered'; reason: string; detail?: string | undefined };
+
+/** The `run_after` column of an accepted job: its due time when scheduled. */
+export function acceptedRunAfter(outcome: AcceptedOutcome): string | null {
+  return outcome.to === 'scheduled' ? outcome.runAt : null;
+}
 
 export interface AcceptedJob extends NewJob {
   outcome: AcceptedOutcome;
@@ -86,13 +94,14 @@ function jobsInsert(q: Statement, jobs: readonly AcceptedJob[], at: string): str
   const t = q.shared(at);
   const rows = jobs.map((job) => {
     const o = job.outcome;
-    // Neither queued nor dead_lettered is final (a dead letter can be requeued): no finished_at.
+    // No accepted state is final (a dead letter can be requeued): no finished_at.
     return (
       `(${q.p(job.id)}, ${q.p(job.tenantId)}, ${q.p(job.kind)}, ${q.p(job.version)}, ` +
       `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
       `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
       `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
-      `0, null, 2, null, null, ${t()}, ${t()}, null, ${q.p(job.traceContext ?? null)})`
+      `0, null, 2, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +
+      `${q.p(job.traceContext ?? null)})`
     );
   });
   return `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')}`;

@@ -16,6 +16,7 @@ import type { JobRow } from './job-row.js';
 const SETUPS: JobTransition[][] = [
   [],
   ['dispatch'],
+  ['schedule'],
   ['dispatch', 'start'],
   ['dispatch', 'start', 'review'],
   ['dispatch', 'start', 'succeed'],

@@ -7,6 +7,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type pg from 'pg';
+import { sql } from 'kysely';
 import type { SluiceDatabase } from '../database.js';
 import { JOBS_CHANNEL } from '../migration-write-model.js';
 
@@ -116,4 +117,13 @@ export function createWorkSignal(database: SluiceDatabase): WorkSignal {
         ? sqliteSignal(database.sqliteFile, waiters.wake)
         : async () => {};
   return { wait: waiters.wait, close: stop };
+}
+
+/**
+ * Tells idle embedded workers that jobs became claimable outside an insert (which NOTIFYs by
+ * itself): a delayed job moved to queued. SQLite needs nothing (the commit wakes the WAL watch).
+ */
+export async function notifyWork(database: SluiceDatabase): Promise<void> {
+  if (database.native.dialect !== 'postgres') return;
+  await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
 }

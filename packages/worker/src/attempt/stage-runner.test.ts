@@ -28,6 +28,7 @@ const caps: RuntimeCapabilities = {
   pullsDeliveries: true,
   startsOnClaim: true,
   acksWithOutcome: true,
+  delaysJobs: true,
 };
 
 const handler = defineHandler(summarize, {

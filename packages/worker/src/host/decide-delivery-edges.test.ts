@@ -44,6 +44,10 @@ describe('decideDelivery edges', () => {
     });
   });
 
+  it('a scheduled job is not due: acked, never started (the scheduler dispatches it when due)', () => {
+    expect(decideDelivery(facts('scheduled'))).toEqual({ action: 'ack', why: 'scheduled' });
+  });
+
   it('only a running job is held by its lease; a queued one with a stale lease starts', () => {
     const later = iso(NOW + 5000);
     expect(decideDelivery(facts('queued', { leaseUntil: later }))).toEqual({

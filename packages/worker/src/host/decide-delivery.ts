@@ -34,7 +34,7 @@ export interface DeliveryFacts {
 }
 
 export type DeliveryDecision =
-  | { action: 'ack'; why: 'no_pointer' | 'row_missing' | 'finished' | 'duplicate' }
+  | { action: 'ack'; why: 'no_pointer' | 'row_missing' | 'finished' | 'duplicate' | 'scheduled' }
   | { action: 'dead_letter'; reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS'; detail: string }
   | { action: 'stale'; reason: 'FILE_MISSING'; detail: string }
   | { action: 'start' | 'reclaim'; epoch: number }
@@ -61,6 +61,9 @@ export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
       return { action: 'ack', why: 'finished' };
     case 'accepted':
       return { action: 'release', delayMs: NOT_DISPATCHED_DELAY_MS, why: 'not_dispatched' };
+    // Not due yet: the gateway's due-job scheduler dispatches it again when it is.
+    case 'scheduled':
+      return { action: 'ack', why: 'scheduled' };
     case 'queued':
     case 'running':
       return decideRunnable(f, f.pointer, row);

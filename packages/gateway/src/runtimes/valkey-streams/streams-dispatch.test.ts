@@ -77,6 +77,35 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
     expect(events.map((e) => ('to' in e ? e.to : e.type))).toEqual(['accepted', 'queued']);
   });
 
+  it('a delayed job enters its stream only when due, once, after its scheduled → queued move', async () => {
+    const { id, state } = await f
+      .http(f.keyA)
+      .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'later' }, delayMs: 600 });
+    expect(state).toBe('scheduled');
+    const runAt = Date.parse((await getJobById(ctx().database.db, id))?.runAfter ?? '');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await streamJobIds(f.rt.redis, f.rt.keys, 'demo.echo')).not.toContain(id);
+    expect(await dueOutbox(ctx().database.db, '9999')).not.toContain(id);
+    await expect
+      .poll(
+        async () =>
+          (await streamJobIds(f.rt.redis, f.rt.keys, 'demo.echo')).filter((j) => j === id),
+        {
+          timeout: 5000,
+        },
+      )
+      .toEqual([id]);
+    const events = await listEvents(ctx().database.db, id);
+    expect(events.map((e) => ('to' in e ? e.to : e.type))).toEqual([
+      'accepted',
+      'scheduled',
+      'queued',
+    ]);
+    const queuedAt = Date.parse((await getJobById(ctx().database.db, id))?.updatedAt ?? '');
+    expect(queuedAt).toBeGreaterThanOrEqual(runAt);
+    await expect.poll(() => dueOutbox(ctx().database.db, '9999')).not.toContain(id);
+  });
+
   it('coalesces concurrent submits into few pipelines, every job queued with one entry', async () => {
     await expect.poll(() => dueOutbox(ctx().database.db, '9999')).toEqual([]);
     const before = { ...f.rt.dispatcher.stats, ...batches };

@@ -13,6 +13,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   pullsDeliveries: true,
   startsOnClaim: false,
   acksWithOutcome: false,
+  delaysJobs: true,
 });
 
 export interface StreamsConsumerOptions {
