@@ -8,6 +8,8 @@ import {
   type JobRegistry,
   type JobView,
   type ListResult,
+  type ScheduleListResult,
+  type ScheduleView,
   type SubmitResult,
   type inferJobInput,
   type inferJobKind,
@@ -28,6 +30,7 @@ import type {
   JobHandle,
   ListOptions,
   PageOptions,
+  ScheduleOptions,
   SubmitOptions,
   UploadBody,
   UploadOptions,
@@ -103,6 +106,20 @@ export interface SluiceClient<R extends JobRegistry> {
     approve(id: string, note: string): Promise<JobHandle>;
     /** Fails the job. */
     discard(id: string, note: string): Promise<JobView>;
+  };
+  /** Recurring jobs: one job of `kind` with `input` at every tick of a cron expression. */
+  schedules: {
+    create<K extends inferJobKind<R>>(
+      kind: K,
+      input: inferJobInput<R[K]>,
+      opts: ScheduleOptions,
+    ): Promise<ScheduleView>;
+    get(id: string): Promise<ScheduleView>;
+    list(opts?: { cursor?: string | null; limit?: number }): Promise<ScheduleListResult>;
+    /** No tick fires while paused; none is owed on resume. */
+    pause(id: string): Promise<ScheduleView>;
+    resume(id: string): Promise<ScheduleView>;
+    delete(id: string): Promise<void>;
   };
   /** Ends every watch and closes the WebSocket. */
   close(): Promise<void>;
@@ -181,6 +198,17 @@ export function createSluiceClient<R extends JobRegistry>(
         return handle(id, kind ?? kindOf(out));
       }) as SluiceClient<R>['review']['approve'],
       discard: (id, note) => mutate(transport, API_PATHS.reviewDiscard, { id, note }),
+    },
+    schedules: {
+      create: (kind, input, opts) =>
+        mutate(transport, API_PATHS.scheduleCreate, { ...page(opts), kind, input }),
+      get: (id) => query(transport, API_PATHS.scheduleGet, { id }),
+      list: (opts) => query(transport, API_PATHS.scheduleList, page(opts)),
+      pause: (id) => mutate(transport, API_PATHS.schedulePause, { id }),
+      resume: (id) => mutate(transport, API_PATHS.scheduleResume, { id }),
+      async delete(id) {
+        await mutate(transport, API_PATHS.scheduleDelete, { id });
+      },
     },
     async close() {
       closing.abort();

@@ -14,6 +14,7 @@ export type {
   ListOptions,
   Page,
   PageOptions,
+  ScheduleOptions,
   SubmitOptions,
   UntypedJob,
   UploadBody,
@@ -23,7 +24,7 @@ export type {
 } from './types.js';
 export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
-export type { AssetView } from '@sluice/contracts/wire';
+export type { AssetView, ScheduleListResult, ScheduleView } from '@sluice/contracts/wire';
 export type { ApiKey, WebSocketClass } from './transport.js';
 export {
   JobCancelledError,

@@ -20,6 +20,12 @@ export const API_PATHS = {
   reviewList: 'review.list',
   reviewApprove: 'review.approve',
   reviewDiscard: 'review.discard',
+  scheduleCreate: 'schedules.create',
+  scheduleGet: 'schedules.get',
+  scheduleList: 'schedules.list',
+  schedulePause: 'schedules.pause',
+  scheduleResume: 'schedules.resume',
+  scheduleDelete: 'schedules.delete',
 } as const;
 
 export const UPLOAD_PATH = '/v1/uploads';

@@ -10,6 +10,7 @@ export * from './events.js';
 export * from './event-state.js';
 export * from './define-job.js';
 export * from './submit-schema.js';
+export * from './schedules.js';
 export * from './runtime.js';
 export * from './runtime-keys.js';
 export * from './api.js';

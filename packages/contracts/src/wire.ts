@@ -26,6 +26,12 @@ export type {
   SignedUrl,
   SubmitResult,
 } from './api.js';
+export type {
+  CreateScheduleInput,
+  MissedTickPolicy,
+  ScheduleListResult,
+  ScheduleView,
+} from './schedules.js';
 export * from './api-paths.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';

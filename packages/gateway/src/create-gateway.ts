@@ -13,6 +13,7 @@ import { Gauge } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 import { createAcceptor } from './accept.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
+import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createDispatchPath } from './dispatch.js';
@@ -142,17 +143,22 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     onError('dispatch after commit'),
     options.dispatchBatch,
   );
-  const scheduler = runtime.capabilities.delaysJobs
-    ? createDueScheduler({
-        database,
-        runtime,
-        dispatch,
-        owner: `gw-${randomToken().slice(0, 12)}`,
-        onEvents: (events) => hub.publish(events),
-        onError: onError('due-job scheduler'),
-        ...options.scheduler,
-      })
-    : undefined;
+  // Delayed jobs (runtimes with `delaysJobs`) and recurring schedules (every runtime).
+  const scheduler = createDueScheduler({
+    database,
+    runtime,
+    dispatch,
+    owner: `gw-${randomToken().slice(0, 12)}`,
+    onEvents: (events) => hub.publish(events),
+    onError: onError('due-job scheduler'),
+    // Bound late: the acceptor is built below (it tells this scheduler of delayed jobs).
+    schedules: createScheduleFirer({
+      db: database.db,
+      accept: (tenantId, request) => accept(tenantId, request),
+      onError: (error, scheduleId) => logger.error('schedule tick refused', { scheduleId, error }),
+    }),
+    ...options.scheduler,
+  });
   const accept = createAcceptor({
     jobs: options.jobs,
     database,
@@ -164,7 +170,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     tracer: options.tracer,
     rollout: options.rollout,
     capabilities: runtime.capabilities,
-    onScheduled: (dueAt) => scheduler?.poke(dueAt),
+    onScheduled: (dueAt) => scheduler.poke(dueAt),
     batch: {
       maxInFlight: database.dialect === 'postgres' ? 2 : 1,
       ...options.acceptBatch,
@@ -172,7 +178,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   });
   const signer = createUrlSigner(options.downloads?.signingSecret);
   const router = createAppRouter(
-    { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger, signer },
+    {
+      jobs: options.jobs,
+      database,
+      blobs,
+      hub,
+      accept,
+      dispatch,
+      logger,
+      signer,
+      onScheduleTick: (at) => scheduler.poke(at),
+    },
     auth,
   );
   let closing = false;
@@ -245,7 +261,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     logger,
   );
 
-  scheduler?.start();
+  scheduler.start();
 
   return {
     app,
@@ -258,7 +274,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       if (closing) return;
       closing = true;
       stopSweeper();
-      await scheduler?.close();
+      await scheduler.close();
       await websocket.close();
       await accept.flush();
       await dispatch.flush();

@@ -19,6 +19,7 @@ export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
 export * from './repos/scheduled-jobs.js';
+export * from './repos/schedules.js';
 export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';

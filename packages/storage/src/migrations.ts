@@ -2,6 +2,7 @@
 
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, SluiceDatabase } from './database.js';
+import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
@@ -300,6 +301,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004_events_notify_trigger': eventsNotifyTrigger(dialect),
     '0005_write_model': writeModel(dialect),
     '0006_trace_context': traceContext(),
+    '0007_schedules': schedules(dialect),
   };
 }
 

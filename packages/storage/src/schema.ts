@@ -176,8 +176,34 @@ export interface AssetsTable {
   created_at: string;
 }
 
+/** A recurring schedule: fires one `kind` job with `input` at every tick of `cron` in `timezone`. */
+export interface SchedulesTable {
+  id: string;
+  tenant_id: string;
+  /** Optional, unique per tenant. */
+  name: string | null;
+  kind: string;
+  input: JsonColumn;
+  cron: string;
+  /** IANA zone the cron expression is read in (`UTC`, `Asia/Seoul`). */
+  timezone: string;
+  /** After downtime: `skip` fires only the latest missed tick; `catch_up` fires each, up to the limit. */
+  missed: string;
+  catch_up_limit: number;
+  /** 1 while paused (no tick fires; none is owed on resume). */
+  paused: number;
+  /** The next tick to fire (UTC ISO); null when the expression has no future tick. */
+  next_fire_at: string | null;
+  last_fire_at: string | null;
+  /** Jobs fired so far (duplicates of a tick count once). */
+  fired: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
+  schedules: SchedulesTable;
   job_events: JobEventsTable;
   files: FilesTable;
   api_keys: ApiKeysTable;

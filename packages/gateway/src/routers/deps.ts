@@ -18,4 +18,6 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   logger: GatewayLogger;
   /** Signs gateway download links when the blob store cannot presign. */
   signer: UrlSigner;
+  /** A schedule's next tick was set here: wakes the due-job scheduler by then. */
+  onScheduleTick?: ((at: number) => void) | undefined;
 }

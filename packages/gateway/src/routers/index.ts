@@ -9,6 +9,7 @@ import type { RouterDeps } from './deps.js';
 import { createFilesRouter } from './files.js';
 import { createJobsRouter } from './jobs.js';
 import { createReviewRouter } from './review.js';
+import { createSchedulesRouter } from './schedules.js';
 
 export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth: ApiKeyAuth) {
   const p = createProcedures(auth);
@@ -17,6 +18,7 @@ export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth
     files: createFilesRouter(p, deps),
     deadLetters: createDeadLettersRouter(p, deps as RouterDeps),
     review: createReviewRouter(p, deps as RouterDeps),
+    schedules: createSchedulesRouter(p, deps),
   });
 }
 

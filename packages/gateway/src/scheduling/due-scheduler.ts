@@ -22,6 +22,7 @@ import {
   type StoredEvent,
 } from '@sluice/storage';
 import type { DispatchPath } from '../dispatch.js';
+import type { ScheduleFirer } from './fire-schedules.js';
 
 export const SCHEDULER_LOCK = 'due-scheduler';
 
@@ -40,18 +41,22 @@ export interface DueSchedulerOptions {
   lockTtlMs?: number;
   /** Jobs per page (default 500); at most 20 pages per pass, so the lock is renewed in time. */
   pageSize?: number;
+  /** Recurring schedules, fired by the same replica before the due jobs are moved. */
+  schedules?: ScheduleFirer | undefined;
 }
 
 export interface DueSchedulerStats {
   passes: number;
   dispatched: number;
+  /** Jobs made by recurring schedules. */
+  fired: number;
   errors: number;
 }
 
 export interface DueScheduler {
   readonly stats: DueSchedulerStats;
   start(): void;
-  /** A job was scheduled for `dueAt` here: wake by then if the current sleep ends later. */
+  /** A job or schedule tick is due at `dueAt` (written here): wake by then if the sleep ends later. */
   poke(dueAt: number): void;
   /** One pass now; resolves with the jobs dispatched. Never throws (errors go to `onError`). */
   tick(now?: number): Promise<number>;
@@ -64,7 +69,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
   const maxSleepMs = opts.maxSleepMs ?? 1000;
   const lockTtlMs = opts.lockTtlMs ?? Math.max(5000, 5 * maxSleepMs);
   const pageSize = opts.pageSize ?? 500;
-  const stats: DueSchedulerStats = { passes: 0, dispatched: 0, errors: 0 };
+  const stats: DueSchedulerStats = { passes: 0, dispatched: 0, fired: 0, errors: 0 };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wakeAt = Infinity;
   let running: Promise<number> | undefined;
@@ -106,6 +111,8 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
     stats.passes++;
     holding = await acquireLock(db, SCHEDULER_LOCK, opts.owner, lockTtlMs, now);
     if (!holding) return 0;
+    // A tick's job is accepted at once, `queued` (or scheduled further, never).
+    if (opts.schedules) stats.fired += await opts.schedules.fire(now);
     let total = 0;
     for (let n = 0; n < 20 && !closed; n++) {
       const count = await page(now);
@@ -143,13 +150,18 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
   }
 
   async function loop(): Promise<void> {
+    const errors = stats.errors;
     await tick();
     if (closed) return;
     const now = Date.now();
     let next = now + maxSleepMs;
-    if (holding) {
-      const due = await nextScheduledDue(db).catch(() => undefined);
-      if (due !== undefined) next = Math.min(next, Math.max(due, now));
+    // After a failed pass, wait the full sleep: what is due would fail again at once.
+    if (holding && stats.errors === errors) {
+      const [due, tick] = await Promise.all([
+        nextScheduledDue(db).catch(() => undefined),
+        opts.schedules?.nextTick().catch(() => undefined),
+      ]);
+      for (const at of [due, tick]) if (at !== undefined) next = Math.min(next, Math.max(at, now));
     }
     sleepUntil(next);
   }

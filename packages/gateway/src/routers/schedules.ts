@@ -1,0 +1,134 @@
+// `schedules.*`: recurring schedules of the caller's tenant (another tenant's reads as missing).
+// A schedule's input is validated like a submit's; its cron expression and time zone are read
+// here, so a bad one is a BAD_REQUEST that writes nothing. Firing is the due-job scheduler's.
+
+import {
+  createScheduleSchema,
+  randomToken,
+  ScheduleDeleteResult,
+  ScheduleIdInput,
+  ScheduleListInput,
+  ScheduleListResult,
+  ScheduleView,
+  SluiceError,
+  type CreateScheduleInput,
+  type JobRegistry,
+} from '@sluice/contracts';
+import {
+  deleteSchedule,
+  getSchedule,
+  insertSchedule,
+  listSchedules,
+  setSchedulePaused,
+  type ScheduleRow,
+} from '@sluice/storage';
+import type { z } from 'zod';
+import type { Procedures } from '../trpc/procedures.js';
+import { checkCron, nextTick } from '../scheduling/cron.js';
+import type { RouterDeps } from './deps.js';
+
+const notFound = () => new SluiceError('NOT_FOUND', 'schedule not found');
+
+export function toScheduleView(s: ScheduleRow): ScheduleView {
+  return {
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    input: s.input,
+    cron: s.cron,
+    timezone: s.timezone,
+    missed: s.missed,
+    catchUpLimit: s.catchUpLimit,
+    paused: s.paused,
+    nextFireAt: s.paused ? null : s.nextFireAt,
+    lastFireAt: s.lastFireAt,
+    fired: s.fired,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
+
+export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps: RouterDeps<R>) {
+  const db = deps.database.db;
+  const createInput = createScheduleSchema(deps.jobs) as z.ZodType<
+    CreateScheduleInput<R>,
+    CreateScheduleInput<R>
+  >;
+  const own = async (tenantId: string, id: string) => {
+    const s = await getSchedule(db, tenantId, id);
+    if (!s) throw notFound();
+    return s;
+  };
+  return p.router({
+    create: p.authedProcedure
+      .input(createInput)
+      .output(ScheduleView)
+      .mutation(async ({ ctx, input }) => {
+        const timezone = input.timezone ?? 'UTC';
+        checkCron(input.cron, timezone);
+        const first = nextTick(input.cron, timezone, Date.now());
+        const row = await insertSchedule(db, {
+          id: `s_${randomToken()}`,
+          tenantId: ctx.tenantId,
+          name: input.name ?? null,
+          kind: input.kind,
+          input: input.input,
+          cron: input.cron,
+          timezone,
+          missed: input.missed ?? 'skip',
+          catchUpLimit: input.catchUpLimit ?? 10,
+          paused: input.paused ?? false,
+          nextFireAt: iso(first),
+        });
+        if (!row) throw new SluiceError('CONFLICT', 'a schedule of that name exists');
+        if (first !== undefined && !row.paused) deps.onScheduleTick?.(first);
+        return toScheduleView(row);
+      }),
+
+    get: p.authedProcedure
+      .input(ScheduleIdInput)
+      .output(ScheduleView)
+      .query(async ({ ctx, input }) => toScheduleView(await own(ctx.tenantId, input.id))),
+
+    list: p.authedProcedure
+      .input(ScheduleListInput)
+      .output(ScheduleListResult)
+      .query(async ({ ctx, input }) => {
+        const page = await listSchedules(db, ctx.tenantId, input);
+        return { items: page.items.map(toScheduleView), nextCursor: page.nextCursor };
+      }),
+
+    pause: p.authedProcedure
+      .input(ScheduleIdInput)
+      .output(ScheduleView)
+      .mutation(async ({ ctx, input }) => {
+        const row = await setSchedulePaused(db, ctx.tenantId, input.id, true, null);
+        if (!row) throw notFound();
+        return toScheduleView(row);
+      }),
+
+    // Resuming owes nothing for the paused time: the next tick is the first one after now.
+    resume: p.authedProcedure
+      .input(ScheduleIdInput)
+      .output(ScheduleView)
+      .mutation(async ({ ctx, input }) => {
+        const s = await own(ctx.tenantId, input.id);
+        const next = nextTick(s.cron, s.timezone, Date.now());
+        const row = await setSchedulePaused(db, ctx.tenantId, input.id, false, iso(next));
+        if (!row) throw notFound();
+        if (next !== undefined) deps.onScheduleTick?.(next);
+        return toScheduleView(row);
+      }),
+
+    delete: p.authedProcedure
+      .input(ScheduleIdInput)
+      .output(ScheduleDeleteResult)
+      .mutation(async ({ ctx, input }) => {
+        const deleted = await deleteSchedule(db, ctx.tenantId, input.id);
+        if (!deleted) throw notFound();
+        return { id: input.id, deleted };
+      }),
+  });
+}
