@@ -77,6 +77,31 @@ describeStack('client end to end', (stack) => {
     expect((await at.cancel()).state).toBe('cancelled');
   });
 
+  it('a recurring schedule fires typed jobs that run; it can be paused, listed and deleted', async () => {
+    await using client = disposable(clientOf(stack()));
+    const s = await client.schedules.create(
+      'test.echo',
+      { text: 'cron', steps: 1 },
+      { cron: '* * * * * *', name: 'e2e-every-second' },
+    );
+    expect(s).toMatchObject({ kind: 'test.echo', paused: false, missed: 'skip' });
+    let fired: string[] = [];
+    for (let i = 0; i < 100 && fired.length === 0; i++) {
+      const page = await client.jobs.list({ kind: 'test.echo', limit: 100 });
+      fired = page.items.filter((j) => j.createdAt >= s.createdAt).map((j) => j.id);
+      if (fired.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(fired.length).toBeGreaterThan(0);
+    expect(await client.job(fired[0] as string, 'test.echo').result()).toEqual({
+      text: 'cron',
+      steps: 1,
+    });
+    expect((await client.schedules.pause(s.id)).paused).toBe(true);
+    expect((await client.schedules.list()).items.map((x) => x.id)).toContain(s.id);
+    await client.schedules.delete(s.id);
+    await expect(client.schedules.get(s.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('a repeated idempotency key gives the same job, marked as a duplicate', async () => {
     await using client = disposable(clientOf(stack()));
     const input = { text: 'once', steps: 1 };
