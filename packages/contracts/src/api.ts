@@ -61,7 +61,10 @@ export const WatchInput = z
   .object({ id: JobIdInput, lastEventId: z.string().max(20).nullish() })
   .strict();
 export const WatchAllInput = z
-  .object({ kinds: z.array(kind).max(50).optional(), states: z.array(state).max(9).optional() })
+  .object({
+    kinds: z.array(kind).max(50).optional(),
+    states: z.array(state).max(JOB_STATES.length).optional(),
+  })
   .strict();
 /** One item of the tenant-wide feed: the event and which kind of job it belongs to. */
 export const FeedItem = z.object({ kind: z.string(), event: JobEvent });
