@@ -71,6 +71,14 @@ describe('runJob', () => {
     ]);
   });
 
+  it('refuses to pass a crash test whose crash point was never reached', async () => {
+    await expect(
+      run({ words: ['a'], call: 'safe' }, { crashAt: { point: 'after-external-id' } }),
+    ).rejects.toThrow(
+      /crash point after-external-id \(pass 1\) was never reached; the job ended succeeded/,
+    );
+  });
+
   it('refuses an input its schema rejects, before anything runs', async () => {
     await expect(run({ words: [], call: 'safe' })).rejects.toThrow(
       /input does not match test.paid/,

@@ -195,6 +195,11 @@ export async function runJob<J extends AnyJobDefinition>(
         );
       await new Promise((r) => setTimeout(r, 10));
     }
+    // A crash test whose crash never happened proves nothing: say so instead of passing.
+    if (opts.crashAt && crashedAt === undefined)
+      throw new Error(
+        `crash point ${opts.crashAt.point} (pass ${opts.crashAt.hit ?? 1}) was never reached; the job ended ${row.state}`,
+      );
     const assetRows = await assetsForJob(database.db, id);
     return {
       id,
