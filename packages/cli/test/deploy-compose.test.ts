@@ -109,6 +109,14 @@ describe('deploy/compose.yaml', () => {
       }
   });
 
+  it('named volumes are declared and host ports are not shared', () => {
+    const declared = Object.keys(compose.volumes ?? {});
+    const used = services.flatMap(([, s]) => (s.volumes ?? []).map((v) => v.split(':')[0]));
+    for (const v of used) expect(declared, v).toContain(v);
+    const hostPorts = services.flatMap(([, s]) => (s.ports ?? []).map((p) => p.split(':')[0]));
+    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+  });
+
   it('every variable set on a sluice service is a setting sluice reads, and resolves', async () => {
     const known = await knownSettings();
     for (const [name, s] of sluice) {
