@@ -23,8 +23,11 @@ describe('resolveSettings', () => {
       workerPort: undefined,
       workerId: undefined,
       leaseMs: 30_000,
+      drainMs: 30_000,
+      blobs: '.sluice/blobs',
       rollout: {},
       devApiKey: undefined,
+      signingSecret: undefined,
     });
   });
   it('lets the environment win over the file', () => {
@@ -42,6 +45,9 @@ describe('resolveSettings', () => {
         SLUICE_WORKER_PORT: '0',
         SLUICE_WORKER_ID: 'w-7',
         SLUICE_API_KEY: 'k',
+        SLUICE_DRAIN_MS: '45000',
+        SLUICE_BLOBS: 's3://bucket/prefix',
+        SLUICE_SIGNING_SECRET: 'x'.repeat(32),
         [rolloutEnvName('video.render-scene')]: '25',
       },
     );
@@ -51,6 +57,9 @@ describe('resolveSettings', () => {
       workerPort: 0,
       workerId: 'w-7',
       devApiKey: 'k',
+      drainMs: 45_000,
+      blobs: 's3://bucket/prefix',
+      signingSecret: 'x'.repeat(32),
       rollout: { 'video.render-scene': 25 },
     });
     expect(rolloutEnvName('video.render-scene')).toBe('SLUICE_ROLLOUT_VIDEO_RENDER_SCENE');
@@ -61,6 +70,8 @@ describe('resolveSettings', () => {
     [{ SLUICE_RUNTIME: 'kafka' }, /SLUICE_RUNTIME \(--runtime\) must be/],
     [{ SLUICE_RUNTIME: 'valkey-streams' }, /needs REDIS_URL/],
     [{ SLUICE_ROLLOUT_VIDEO_RENDER_SCENE: '101' }, /rolloutPercent must be 0–100/],
+    [{ SLUICE_DRAIN_MS: '30s' }, /SLUICE_DRAIN_MS must be a non-negative integer/],
+    [{ SLUICE_SIGNING_SECRET: 'x'.repeat(31) }, /SLUICE_SIGNING_SECRET must be at least 32 bytes/],
   ])('refuses %o', (env, message) => {
     expect(() => resolveSettings({ jobs }, env)).toThrowError(message);
   });

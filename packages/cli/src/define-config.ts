@@ -48,6 +48,11 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   concurrency?: number;
   readBatch?: number;
   leaseMs?: number;
+  /**
+   * How long a stopping worker waits for running attempts before handing them back (default
+   * 30000). An orchestrator's grace period must be longer. Env: SLUICE_DRAIN_MS.
+   */
+  drainMs?: number;
   uploads?: { maxBytes?: number; ttlMs?: number };
   /** Browser origins allowed to open WebSockets (same-origin is always allowed). */
   origins?: string[];
@@ -68,6 +73,8 @@ export interface Settings {
   handlers: Record<string, Record<string, unknown>>;
   database: string;
   blobsDir: string;
+  /** Where blobs live: `SLUICE_BLOBS` (`s3://bucket/prefix`, a folder, `file://…`) or blobsDir. */
+  blobs: string;
   runtime: RuntimeName;
   redisUrl: string | undefined;
   port: number;
@@ -77,10 +84,13 @@ export interface Settings {
   concurrency: number;
   readBatch: number;
   leaseMs: number;
+  drainMs: number;
   uploads: { maxBytes: number; ttlMs: number };
   origins: string[];
   rollout: Record<string, number>;
   devApiKey: string | undefined;
+  /** Key for signed download links; every gateway behind one load balancer needs the same. */
+  signingSecret: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -94,6 +104,14 @@ function int(name: string, value: string | undefined): number | undefined {
       `${name} must be a non-negative integer, got "${value}"`,
     );
   return n;
+}
+
+/** At least 32 bytes, so a short secret fails at start rather than at the first signed link. */
+function signingSecret(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (Buffer.byteLength(value) < 32)
+    throw new SluiceError('INVALID_CONFIG', 'SLUICE_SIGNING_SECRET must be at least 32 bytes');
+  return value;
 }
 
 export function rolloutEnvName(kind: string): string {
@@ -133,6 +151,7 @@ export function resolveSettings(
     handlers: (config.handlers ?? {}) as Settings['handlers'],
     database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
     blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
+    blobs: env.SLUICE_BLOBS || env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     runtime,
     redisUrl,
     port: int('PORT', env.PORT) ?? config.port ?? 3000,
@@ -142,6 +161,7 @@ export function resolveSettings(
     concurrency: int('SLUICE_CONCURRENCY', env.SLUICE_CONCURRENCY) ?? config.concurrency ?? 16,
     readBatch: config.readBatch ?? 32,
     leaseMs: int('SLUICE_LEASE_MS', env.SLUICE_LEASE_MS) ?? config.leaseMs ?? 30_000,
+    drainMs: int('SLUICE_DRAIN_MS', env.SLUICE_DRAIN_MS) ?? config.drainMs ?? 30_000,
     uploads: {
       maxBytes: config.uploads?.maxBytes ?? 100 * 1024 * 1024,
       ttlMs: config.uploads?.ttlMs ?? 24 * 3600_000,
@@ -149,5 +169,6 @@ export function resolveSettings(
     origins: config.origins ?? [],
     rollout,
     devApiKey: env.SLUICE_API_KEY || undefined,
+    signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
   };
 }

@@ -72,7 +72,7 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
         const served = await runServe(mode, settings, io.out);
         await hooks.untilStopped();
         io.out('draining…');
-        await served.stop();
+        await served.stop(settings.drainMs);
         io.out(`sluice ${mode}: stopped`);
       },
     );

@@ -18,8 +18,8 @@ export interface Resources {
 }
 
 /**
- * Blobs: `SLUICE_BLOBS` (`s3://bucket/prefix`, with SLUICE_S3_* and AWS_* as storage's
- * open-blob-store.ts lists) or the local folder `settings.blobsDir`.
+ * Blobs: `settings.blobs` (`s3://bucket/prefix`, with SLUICE_S3_* and AWS_* from `env` as
+ * storage's open-blob-store.ts lists, or a local folder).
  */
 export async function openResources(
   settings: Settings,
@@ -38,7 +38,7 @@ export async function openResources(
   }
   let blobs: BlobStore;
   try {
-    blobs = await openBlobStore(env.SLUICE_BLOBS || settings.blobsDir, { env });
+    blobs = await openBlobStore(settings.blobs, { env });
   } catch (error) {
     await database.close();
     throw error;

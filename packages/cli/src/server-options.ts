@@ -50,6 +50,13 @@ export function withServeOptions(cmd: Command): Command {
     )
     .addOption(opt('--lease-ms <ms>', 'job lease length (default 30000)', 'SLUICE_LEASE_MS'))
     .addOption(
+      opt(
+        '--drain-ms <ms>',
+        'on SIGTERM, how long running jobs may finish before they are handed back (default 30000)',
+        'SLUICE_DRAIN_MS',
+      ),
+    )
+    .addOption(
       opt('--api-key <key>', 'a dev API key the gateway accepts (tenant "dev")', 'SLUICE_API_KEY'),
     );
 }

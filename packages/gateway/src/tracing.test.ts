@@ -1,7 +1,8 @@
 // The accept span with no OpenTelemetry SDK registered: nothing is started, the caller's valid
 // traceparent is stored as it came (the worker continues it), an invalid one is ignored (W3C).
 import { describe, expect, it } from 'vitest';
-import { startAcceptTrace, tracingEnabled } from './tracing.js';
+import { tracingEnabled } from '@sluice/contracts/tracing';
+import { startAcceptTrace } from './tracing.js';
 
 const INCOMING = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 

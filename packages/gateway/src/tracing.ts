@@ -5,7 +5,6 @@
 // are ignored, as W3C asks.
 
 import {
-  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -14,14 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { formatTraceparent, parseTraceparent } from '@sluice/contracts';
-
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
-
-/** Whether an OpenTelemetry SDK is registered (else every span is a no-op: skip the work). */
-export function tracingEnabled(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
-}
+import { tracingEnabled } from '@sluice/contracts/tracing';
 
 export interface AcceptTrace {
   /** The `traceparent` stored on the job row (null: no trace). */

@@ -60,6 +60,7 @@ export async function startGateway(
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,
     rollout: settings.rollout,
+    ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
   });
   const running = await serve(gateway, { port: settings.port, hostname: settings.hostname });
   return {

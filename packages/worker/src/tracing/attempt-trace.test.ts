@@ -2,7 +2,8 @@
 // attempt, and a provider request still carries the job's stored trace context (an invalid one
 // is dropped), so the provider's side joins the submit's trace.
 import { describe, expect, it } from 'vitest';
-import { activeTracer, startCallTrace, tracingEnabled } from './attempt-trace.js';
+import { tracingEnabled } from '@sluice/contracts/tracing';
+import { activeTracer, startCallTrace } from './attempt-trace.js';
 
 const STORED = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const call = { name: 'c', callClass: 'ambiguous', provider: 'p', method: 'POST', url: 'http://x/' };

@@ -6,7 +6,6 @@
 // side joins the same trace.
 
 import {
-  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -16,14 +15,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { formatTraceparent, parseTraceparent } from '@sluice/contracts';
-
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
-
-/** Whether an OpenTelemetry SDK is registered (else every span is a no-op: skip the work). */
-export function tracingEnabled(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
-}
+import { tracingEnabled } from '@sluice/contracts/tracing';
 
 /** The tracer to use now: the one given, the global one when an SDK is registered, or none. */
 export function activeTracer(given: Tracer | undefined): Tracer | undefined {

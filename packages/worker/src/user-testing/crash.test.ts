@@ -1,0 +1,51 @@
+// The emulated crash stops every kind of database access the worker has (kysely queries,
+// transactions, better-sqlite3 statements) at the moment of death, and not before.
+
+import { migrate, openDatabase, type SluiceDatabase } from '@sluice/storage';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { crashSwitch, mortalDatabase, SimulatedCrash } from './crash.js';
+
+let database: SluiceDatabase;
+beforeEach(async () => {
+  database = openDatabase({ url: ':memory:', walCheckpointEveryMs: 0 });
+  await migrate(database);
+});
+afterEach(async () => {
+  await database.close();
+});
+
+const count = (d: SluiceDatabase) =>
+  d.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+
+describe('a crashing worker', () => {
+  it('reaches the database until the crash point and never after it', async () => {
+    const sw = crashSwitch('after-unit-checkpoint', 2);
+    const mortal = mortalDatabase(database, sw, 'after-unit-checkpoint');
+    if (mortal.native.dialect !== 'sqlite') throw new Error('expected SQLite');
+    const handle = mortal.native.handle;
+    await expect(count(mortal)).resolves.toBeDefined();
+    expect(handle.prepare('select 1 as one').get()).toEqual({ one: 1 });
+    expect(() => sw.at('after-unit-checkpoint')).not.toThrow(); // the first pass lives
+    expect(() => sw.at('after-unit-checkpoint')).toThrow(SimulatedCrash);
+    await expect(sw.crashed).resolves.toBe('after-unit-checkpoint');
+    await expect(count(mortal)).rejects.toThrow(SimulatedCrash);
+    await expect(mortal.transaction(async () => 1)).rejects.toThrow(SimulatedCrash);
+    expect(() => handle.prepare('select 1')).toThrow(SimulatedCrash);
+    // The database itself, which the surviving worker uses, is untouched.
+    await expect(count(database)).resolves.toBeDefined();
+  });
+
+  it('a statement prepared before the crash fails after it', () => {
+    const sw = crashSwitch('after-request-sent');
+    const mortal = mortalDatabase(database, sw, 'after-request-sent');
+    if (mortal.native.dialect !== 'sqlite') throw new Error('expected SQLite');
+    const stmt = mortal.native.handle.prepare('select 1 as one');
+    // A socket-callback point: dies without throwing there.
+    expect(() => sw.at('after-request-sent')).not.toThrow();
+    expect(sw.dead).toBe(true);
+    expect(() => stmt.get()).toThrow(SimulatedCrash);
+  });
+});
