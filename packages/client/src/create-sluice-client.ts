@@ -155,6 +155,7 @@ export function createSluiceClient<R extends JobRegistry>(
           ? { runAt: opts.runAt instanceof Date ? opts.runAt.toISOString() : opts.runAt }
           : {}),
         ...(opts.delayMs !== undefined ? { delayMs: opts.delayMs } : {}),
+        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,

@@ -90,6 +90,11 @@ export interface SubmitOptions {
   runAt?: Date | string | undefined;
   /** Run not before this many ms from acceptance (exclusive with `runAt`). */
   delayMs?: number | undefined;
+  /**
+   * -10…10, higher first (default: the kind's `priority`, else 0). A waiting job is raised one
+   * level per aging period, so a low one still runs. Refused by runtimes that cannot order.
+   */
+  priority?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 

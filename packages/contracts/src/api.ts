@@ -24,6 +24,8 @@ export const JobView = z.object({
   fileIds: z.array(z.string()),
   /** Not before: the due time of a scheduled job, or of a queued job's next attempt (backoff). */
   runAt: z.string().nullable(),
+  /** Higher is handed out first; raised while the job waits (aging). */
+  priority: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

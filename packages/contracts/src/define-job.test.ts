@@ -30,6 +30,7 @@ describe('defineJob', () => {
     expect(Object.isFrozen(summarize)).toBe(true);
     expect(render.versions.rolloutPercent).toBe(10);
     expect(render.maxAttempts).toBe(3);
+    expect(summarize.priority).toBe(0);
     expect(versionsOf(summarize)).toEqual(['v1']);
     expect(versionsOf(render)).toEqual(['v1', 'v2']);
   });
@@ -78,6 +79,24 @@ describe('defineJobs', () => {
     expect(Object.keys(jobs)).toEqual(['demo.summarize', 'video.render']);
     expect(jobs['video.render']).toBe(render);
     expect(() => defineJobs(summarize, summarize)).toThrowError(/defined twice/);
+  });
+});
+
+describe('defineJob priority', () => {
+  const base = {
+    kind: 'p.q',
+    versions: { current: 'v1' },
+    input: z.object({}),
+    output: z.object({}),
+  };
+  it('keeps a default priority from -10 to 10', () => {
+    expect(defineJob({ ...base, priority: 10 }).priority).toBe(10);
+    expect(defineJob({ ...base, priority: -10 }).priority).toBe(-10);
+  });
+  it.each([11, -11, 0.5, Number.NaN])('refuses priority %s with INVALID_CONFIG', (priority) => {
+    expect(() => defineJob({ ...base, priority })).toThrowError(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
   });
 });
 

@@ -36,6 +36,8 @@ export interface JobDefinition<
   readonly providers: Readonly<Record<string, ProviderCall>>;
   /** Attempts counted in the database before the job is dead-lettered (default 5). */
   readonly maxAttempts: number;
+  /** Default priority of this kind's jobs (`PRIORITY_MIN`…`PRIORITY_MAX`, higher first; default 0). */
+  readonly priority: number;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
@@ -52,6 +54,17 @@ export type inferJobVersion<J extends AnyJobDefinition> =
   | (J['versions'] extends { readonly next: infer N extends string } ? N : never);
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
+/** Job priorities are small integers: higher runs first; 0 is the default. */
+export const PRIORITY_MIN = -10;
+export const PRIORITY_MAX = 10;
+
+export function isPriority(value: unknown): value is number {
+  return (
+    Number.isInteger(value) &&
+    (value as number) >= PRIORITY_MIN &&
+    (value as number) <= PRIORITY_MAX
+  );
+}
 
 export interface DefineJobOptions<
   TKind extends string,
@@ -67,6 +80,8 @@ export interface DefineJobOptions<
   progress?: TProgress;
   providers?: Record<string, ProviderCall>;
   maxAttempts?: number;
+  /** Default priority of this kind's jobs (higher runs first; a submit may override it). */
+  priority?: number;
 }
 
 export function defineJob<
@@ -97,6 +112,9 @@ export function defineJob<
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
     throw invalid('maxAttempts must be an integer ≥ 1');
+  const priority = options.priority ?? 0;
+  if (!isPriority(priority))
+    throw invalid(`priority must be an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}`);
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -109,6 +127,7 @@ export function defineJob<
     progress: (options.progress ?? z.unknown()) as TProgress,
     providers: Object.freeze({ ...(options.providers ?? {}) }),
     maxAttempts,
+    priority,
   });
 }
 

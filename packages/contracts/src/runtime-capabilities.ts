@@ -13,6 +13,7 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: true,
   acksWithOutcome: true,
   delaysJobs: true,
+  prioritizes: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -25,4 +26,6 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
+  // One stream per (kind, version), read oldest first: no bands yet.
+  prioritizes: false,
 });

@@ -33,6 +33,11 @@ export interface RuntimeCapabilities {
    * refuses such a submit; it never runs the job early.
    */
   readonly delaysJobs: boolean;
+  /**
+   * Higher-priority jobs are handed out first (with aging, so a low one still runs). A runtime
+   * without it refuses a job whose priority is not 0 rather than running it out of order.
+   */
+  readonly prioritizes: boolean;
 }
 
 export interface VersionKey {

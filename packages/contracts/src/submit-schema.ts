@@ -2,7 +2,7 @@
 // input, missing or extra field fails to validate (and, through the client's types, to compile).
 
 import { z } from 'zod';
-import type { JobRegistry, inferJobInput } from './define-job.js';
+import { PRIORITY_MAX, PRIORITY_MIN, type JobRegistry, type inferJobInput } from './define-job.js';
 import { SluiceError } from './errors.js';
 
 export const IdempotencyKey = z.string().min(1).max(200);
@@ -14,6 +14,7 @@ export const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
 /** When a delayed job becomes due: an absolute instant (ISO 8601 with offset) or a delay. */
 export const RunAt = z.iso.datetime({ offset: true });
 export const DelayMs = z.number().int().min(0).max(MAX_DELAY_MS);
+export const Priority = z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX);
 
 export type SubmitInput<R extends JobRegistry> = {
   [K in Extract<keyof R, string>]: {
@@ -25,6 +26,8 @@ export type SubmitInput<R extends JobRegistry> = {
     runAt?: string | undefined;
     /** Not before this many ms from acceptance. Exclusive with `runAt`. */
     delayMs?: number | undefined;
+    /** Overrides the kind's default priority (higher runs first). */
+    priority?: number | undefined;
   };
 }[Extract<keyof R, string>];
 
@@ -37,6 +40,7 @@ function member(kind: string, input: z.core.$ZodType) {
       fileIds: FileIds.optional(),
       runAt: RunAt.optional(),
       delayMs: DelayMs.optional(),
+      priority: Priority.optional(),
     })
     .strict()
     .refine((v) => v.runAt === undefined || v.delayMs === undefined, {

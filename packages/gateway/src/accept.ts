@@ -38,6 +38,8 @@ export interface SubmitRequest {
   runAt?: string | undefined;
   /** A delayed job: not before this many ms from now. */
   delayMs?: number | undefined;
+  /** Overrides the kind's default priority. */
+  priority?: number | undefined;
 }
 
 export interface AcceptDeps {
@@ -95,6 +97,12 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         details: { capability: 'delaysJobs' },
       });
     }
+    const priority = request.priority ?? def.priority;
+    if (priority !== 0 && !deps.capabilities.prioritizes) {
+      throw new SluiceError('BAD_REQUEST', 'this runtime cannot order jobs by priority', {
+        details: { capability: 'prioritizes', priority },
+      });
+    }
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];
     const version =
@@ -114,6 +122,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         idempotencyKey: key,
         fileIds,
         maxAttempts: def.maxAttempts,
+        priority,
         traceContext,
         outcome: !route.ok
           ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }

@@ -16,6 +16,7 @@ it('types jobs.submit from the registry', () => {
         fileIds?: string[] | undefined;
         runAt?: string | undefined;
         delayMs?: number | undefined;
+        priority?: number | undefined;
       }
     | {
         kind: 'demo.copy';
@@ -24,6 +25,7 @@ it('types jobs.submit from the registry', () => {
         fileIds?: string[] | undefined;
         runAt?: string | undefined;
         delayMs?: number | undefined;
+        priority?: number | undefined;
       }
     | {
         kind: 'demo.rollout';
@@ -32,6 +34,7 @@ it('types jobs.submit from the registry', () => {
         fileIds?: string[] | undefined;
         runAt?: string | undefined;
         delayMs?: number | undefined;
+        priority?: number | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{

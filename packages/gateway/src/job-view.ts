@@ -17,6 +17,7 @@ export function toJobView(job: JobRow): JobView {
     error: job.error,
     fileIds: job.fileIds,
     runAt: job.state === 'scheduled' || job.state === 'queued' ? job.runAfter : null,
+    priority: job.priority,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,

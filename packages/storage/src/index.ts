@@ -32,6 +32,7 @@ export * from './write-model/claim-jobs.js';
 export { JOBS_CHANNEL } from './migration-write-model.js';
 export * from './write-model/work-signal.js';
 export * from './write-model/sweep-exhausted.js';
+export * from './write-model/age-queued.js';
 export * from './d1/d1-like.js';
 export * from './d1/open-d1.js';
 export * from './blobs/r2-like.js';

@@ -2,6 +2,7 @@
 
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, SluiceDatabase } from './database.js';
+import { priority } from './migration-priority.js';
 import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
 
@@ -302,6 +303,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0005_write_model': writeModel(dialect),
     '0006_trace_context': traceContext(),
     '0007_schedules': schedules(dialect),
+    '0008_priority': priority(),
   };
 }
 

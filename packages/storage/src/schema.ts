@@ -42,6 +42,10 @@ export interface JobsTable {
   lease_owner: string | null;
   /** W3C `traceparent` the job was submitted under (its trace continues in the worker). */
   trace_context: string | null;
+  /** Higher is handed out first; raised one level per aging period while the job waits. */
+  priority: number;
+  /** When `priority` last changed (null: at creation). */
+  priority_at: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;

@@ -13,6 +13,7 @@ const JOB_VIEW_KEYS = [
   'id',
   'kind',
   'maxAttempts',
+  'priority',
   'reason',
   'runAt',
   'state',

@@ -30,6 +30,8 @@ export interface JobRow {
   finishedAt: string | null;
   /** W3C `traceparent` the job was submitted under. */
   traceContext: string | null;
+  /** Higher is handed out first (raised by aging while it waits). */
+  priority: number;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -51,6 +53,7 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     epoch: Number(row.epoch),
     attemptId: row.attempt_id,
     traceContext: row.trace_context ?? null,
+    priority: Number(row.priority ?? 0),
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,

@@ -38,6 +38,8 @@ export interface NewJob {
   maxAttempts: number;
   /** W3C `traceparent` of the submit (validated by the gateway). */
   traceContext?: string | null | undefined;
+  /** Higher is handed out first (default 0). */
+  priority?: number | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -66,6 +68,8 @@ export function newJobRow(job: NewJob, at: string) {
     updated_at: at,
     finished_at: null,
     trace_context: job.traceContext ?? null,
+    priority: job.priority ?? 0,
+    priority_at: null,
   };
 }
 

@@ -7,17 +7,17 @@
 import type { JobState } from '@sluice/contracts';
 import { randomToken } from '@sluice/contracts';
 import { d1All, type D1Like } from '../d1/d1-like.js';
-import type { ClaimedJob, ClaimOptions } from './claim-jobs.js';
+import { byClaimOrder, type Candidate, type ClaimedJob, type ClaimOptions } from './claim-jobs.js';
 import { SNAPSHOT_COLUMNS, toSnapshot, type SnapshotRow } from './job-snapshot.js';
 
 const SERVED =
   'exists (select 1 from json_each(?1) s where s.value ->> 0 = kind and s.value ->> 1 = version)';
-const RUNNING = `select id, state, epoch from jobs where state = 'running'
+const RUNNING = `select id, state, epoch, priority, created_at from jobs where state = 'running'
   and (lease_until <= ?2 or (lease_owner = ?3 and id not in (select value from json_each(?5))))
   and ${SERVED} and attempts < max_attempts order by lease_until limit ?4`;
-const QUEUED = `select id, state, epoch from jobs where state = 'queued' and kind = ?1
-  and version = ?2 and (run_after is null or run_after <= ?3) and attempts < max_attempts
-  order by created_at limit ?4`;
+const QUEUED = `select id, state, epoch, priority, created_at from jobs where state = 'queued'
+  and kind = ?1 and version = ?2 and (run_after is null or run_after <= ?3)
+  and attempts < max_attempts order by priority desc, created_at limit ?4`;
 
 // ?1: [[id, epoch, state, attemptId], …]; ?2 lease, ?3 owner, ?4 now, ?5 own, ?6 excluded ids.
 const START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
@@ -32,7 +32,7 @@ where id in (select c.value ->> 0 from json_each(?1) c)
       or (lease_owner = ?5 and id not in (select value from json_each(?6))))))
 returning ${SNAPSHOT_COLUMNS}`;
 
-type Candidate = { id: string; state: string; epoch: number };
+type D1Candidate = Candidate & { epoch: number };
 
 export async function claimJobsD1(
   d1: D1Like,
@@ -43,19 +43,20 @@ export async function claimJobsD1(
 ): Promise<ClaimedJob[]> {
   const exclude = JSON.stringify(opts.exclude ?? []);
   const served = JSON.stringify(opts.versions.map((v) => [v.kind, v.version]));
-  const picked = await d1All<Candidate>(d1, RUNNING, served, at, own, opts.limit, exclude);
-  for (const v of opts.versions) {
-    if (picked.length >= opts.limit) break;
-    picked.push(
-      ...(await d1All<Candidate>(d1, QUEUED, v.kind, v.version, at, opts.limit - picked.length)),
-    );
+  const picked = await d1All<D1Candidate>(d1, RUNNING, served, at, own, opts.limit, exclude);
+  const room = opts.limit - picked.length;
+  if (room > 0) {
+    const queued: D1Candidate[] = [];
+    for (const v of opts.versions)
+      queued.push(...(await d1All<D1Candidate>(d1, QUEUED, v.kind, v.version, at, room)));
+    picked.push(...byClaimOrder(queued).slice(0, room));
   }
   if (picked.length === 0) return [];
   const from = new Map(picked.map((p) => [p.id, p.state as JobState]));
   const claim = JSON.stringify(picked.map((p) => [p.id, Number(p.epoch), p.state, randomToken()]));
   const rows = await d1All<SnapshotRow>(d1, START, claim, lease, opts.owner, at, own, exclude);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  // In the order picked (running rows first, then each version's oldest), as on SQLite.
+  // In the order picked (running rows first, then claim order), as on SQLite.
   return picked.flatMap((p) => {
     const row = byId.get(p.id);
     return row ? [{ job: toSnapshot(row), from: from.get(p.id) as JobState }] : [];

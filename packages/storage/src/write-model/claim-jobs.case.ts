@@ -1,20 +1,21 @@
 // Catches a claim that hands one job to two holders, skips the fence (epoch, attempt id, lease),
 // starts a job that is not due, not served or out of attempts, or lets a restarted owner wait
 // for the lease it held itself.
-import { formatJobId } from '@sluice/contracts';
+import { formatJobId, PRIORITY_MAX } from '@sluice/contracts';
 import { expect } from 'vitest';
 import type { SluiceDatabase } from '../database.js';
 import { isoIn } from '../json.js';
 import { extendLeases, getJobById, insertJob, stillRunning, transitionJob } from '../repos/jobs.js';
 import { queueStats } from '../repos/queue.js';
 import { repoWrite, suiteIt, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
+import { ageQueuedJobs } from './age-queued.js';
 import { claimJobs, type ClaimOptions } from './claim-jobs.js';
 
 export async function queuedJobs(
   database: SluiceDatabase,
   kind: string,
   n: number,
-  opts: { runAfter?: string; maxAttempts?: number; version?: string } = {},
+  opts: { runAfter?: string; maxAttempts?: number; version?: string; priority?: number } = {},
 ): Promise<string[]> {
   const version = opts.version ?? 'v1';
   const ids = Array.from({ length: n }, () => formatJobId(version));
@@ -28,6 +29,7 @@ export async function queuedJobs(
         input: { id },
         inputHash: 'h',
         maxAttempts: opts.maxAttempts ?? 3,
+        priority: opts.priority,
       });
       await transitionJob(tx, { id, event: 'dispatch', runAfter: opts.runAfter ?? null });
     }
@@ -150,6 +152,50 @@ export function claimJobsCases(
     const stale = attempts.map((a, i) => (i % 10 === 0 ? { ...a, epoch: a.epoch - 1 } : a));
     expect((await extendLeases(database.db, stale, 120_000)).size).toBe(135);
     expect((await stillRunning(database.db, stale)).size).toBe(135);
+  });
+  it('hands out higher priority first, then the oldest, across served versions too', async () => {
+    const { database } = ctx();
+    const low = await queuedJobs(database, 'c.prio', 2, { priority: -5 });
+    const mid = await queuedJobs(database, 'c.prio', 2);
+    const high = await queuedJobs(database, 'c.prio', 2, { priority: 7, version: 'v2' });
+    const top = await queuedJobs(database, 'c.prio', 1, { priority: 9 });
+    const versions = [
+      { kind: 'c.prio', version: 'v1' },
+      { kind: 'c.prio', version: 'v2' },
+    ];
+    // Within one claim the rows come back in any order; which jobs each claim takes is the rule.
+    const batches: string[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const got = await claim(database, 'c.prio', { versions, limit: 2 });
+      batches.push(got.map((c) => c.job.id).sort());
+    }
+    const expected = [...top, ...high, ...mid, ...low];
+    expect(batches).toEqual([0, 2, 4, 6].map((i) => expected.slice(i, i + 2).sort()));
+  });
+
+  it('aging raises a job that waited a whole period one level, up to the top, once per period', async () => {
+    const { database } = ctx();
+    const [old] = await queuedJobs(database, 'c.age', 1, { priority: -10 });
+    const [top] = await queuedJobs(database, 'c.age', 1, { priority: PRIORITY_MAX });
+    const created = Date.parse((await getJobById(database.db, old as string))?.createdAt ?? '');
+    const prio = async (id: string | undefined) =>
+      (await getJobById(database.db, id as string))?.priority;
+    await ageQueuedJobs(database, 60_000, created + 59_000);
+    expect(await prio(old)).toBe(-10);
+    // Two sweeps at the same instant (two workers' heartbeats) raise it once.
+    await Promise.all([
+      ageQueuedJobs(database, 60_000, created + 60_000),
+      ageQueuedJobs(database, 60_000, created + 60_000),
+    ]);
+    expect(await prio(old)).toBe(-9);
+    await ageQueuedJobs(database, 60_000, created + 90_000);
+    expect(await prio(old)).toBe(-9);
+    let t = created + 60_000;
+    for (let i = 0; i < 25; i++) await ageQueuedJobs(database, 60_000, (t += 60_000));
+    expect([await prio(old), await prio(top)]).toEqual([PRIORITY_MAX, PRIORITY_MAX]);
+    // At the top, age decides: the old job goes first.
+    const first = await claim(database, 'c.age', { limit: 1 });
+    expect(first.map((c) => c.job.id)).toEqual([old]);
   });
   done();
 }

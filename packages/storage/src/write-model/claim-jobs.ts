@@ -43,21 +43,25 @@ export interface ClaimedJob {
 }
 
 const RUNNING = (served: string, now: string, own: string, limit: string, mine: string) =>
-  `select id, state from jobs where state = 'running'
+  `select id, state, priority, created_at from jobs where state = 'running'
      and (lease_until <= ${now} or (lease_owner = ${own} and ${mine}))
      and ${served} and attempts < max_attempts order by lease_until limit ${limit}`;
-/** One served (kind, version): walks the queued rows' partial index in age order, stops at the limit. */
+/**
+ * One served (kind, version): walks the queued rows' partial index in claim order (priority, then
+ * age), stops at the limit.
+ */
 const QUEUED = (kind: string, version: string, now: string, limit: string) =>
-  `select id, state from jobs where state = 'queued' and kind = ${kind} and version = ${version}
-     and (run_after is null or run_after <= ${now}) and attempts < max_attempts
-     order by created_at limit ${limit}`;
+  `select id, state, priority, created_at from jobs where state = 'queued' and kind = ${kind}
+     and version = ${version} and (run_after is null or run_after <= ${now})
+     and attempts < max_attempts order by priority desc, created_at limit ${limit}`;
 
 const PG_SERVED = '(kind, version) in (select * from unnest($1::text[], $2::text[]))';
 export const PG_CLAIM_SQL = `
 with r as (${RUNNING(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
-q as (select p.id, p.state from unnest($1::text[], $2::text[]) as v(kind, version)
+q as (select p.id, p.state, p.priority, p.created_at from unnest($1::text[], $2::text[]) as v(kind, version)
   cross join lateral (${QUEUED('v.kind', 'v.version', '$3', '$5')} for update skip locked) p),
-c as materialized (select * from r union all select * from q limit $5)
+c as materialized (select id, state from (select *, 0 as band from r
+  union all select *, 1 as band from q) x order by band, priority desc, created_at limit $5)
 update jobs j set state = 'running', epoch = j.epoch + 1, attempts = j.attempts + 1,
   attempt_id = replace(gen_random_uuid()::text, '-', ''), lease_until = $6, lease_owner = $7,
   updated_at = $3
@@ -77,6 +81,17 @@ const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, atte
 
 type ClaimRow = SnapshotRow & { from_state: string };
 
+export type Candidate = { id: string; state: string; priority: number; created_at: string };
+
+/** Queued candidates of several versions merged into claim order: priority, then age. */
+export function byClaimOrder<T extends Candidate>(rows: T[]): T[] {
+  return rows.sort(
+    (a, b) =>
+      Number(b.priority) - Number(a.priority) ||
+      (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0),
+  );
+}
+
 export async function claimJobs(
   database: SluiceDatabase,
   opts: ClaimOptions,
@@ -89,7 +104,7 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_4',
+      name: 'sluice_claim_jobs_5',
       text: PG_CLAIM_SQL,
       values: [
         opts.versions.map((v) => v.kind),
@@ -113,20 +128,21 @@ export async function claimJobs(
     limit: opts.limit,
     exclude: JSON.stringify(opts.exclude ?? []),
   };
-  // Running rows first (lapsed or own), then each served version's oldest due rows.
+  // Running rows first (lapsed or own), then the served versions' due rows in claim order.
   const pick = () => {
-    const out = prepared(handle, SQLITE_RUNNING).all(params) as { id: string; state: string }[];
-    for (const v of opts.versions) {
-      if (out.length >= opts.limit) break;
-      const rows = prepared(handle, SQLITE_QUEUED).all({
-        kind: v.kind,
-        version: v.version,
-        now: at,
-        limit: opts.limit - out.length,
-      }) as { id: string; state: string }[];
-      out.push(...rows);
-    }
-    return out;
+    const out = prepared(handle, SQLITE_RUNNING).all(params) as Candidate[];
+    const room = opts.limit - out.length;
+    if (room <= 0) return out;
+    const queued = opts.versions.flatMap(
+      (v) =>
+        prepared(handle, SQLITE_QUEUED).all({
+          kind: v.kind,
+          version: v.version,
+          now: at,
+          limit: room,
+        }) as Candidate[],
+    );
+    return [...out, ...byClaimOrder(queued).slice(0, room)];
   };
   // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
   // not serialise every other writer behind a BEGIN IMMEDIATE.

@@ -29,6 +29,7 @@ const caps: RuntimeCapabilities = {
   startsOnClaim: true,
   acksWithOutcome: true,
   delaysJobs: true,
+  prioritizes: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -22,6 +22,8 @@ export interface EmbeddedRuntimeOptions {
   blockMs?: number | undefined;
   heartbeatEveryMs?: number | undefined;
   servedTtlMs?: number | undefined;
+  /** A queued job is raised one priority level per this much waiting (default 30 s). */
+  agingMs?: number | undefined;
   onError?: ((error: unknown) => void) | undefined;
   /** Wraps the store (tests inject read failures through it). */
   wrapStore?: ((store: EmbeddedQueueStore) => EmbeddedQueueStore) | undefined;
@@ -41,6 +43,7 @@ export function createEmbeddedRuntime(
     versions: opts.versions,
     leaseMs,
     servedTtlMs: opts.servedTtlMs,
+    ...(opts.agingMs !== undefined ? { agingMs: opts.agingMs } : {}),
   });
   return createEmbeddedConsumer({
     store: opts.wrapStore ? opts.wrapStore(store) : store,

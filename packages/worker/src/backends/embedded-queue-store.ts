@@ -5,6 +5,7 @@
 
 import type { VersionKey } from '@sluice/contracts';
 import {
+  ageQueuedJobs,
   claimJobs,
   createWorkSignal,
   heartbeatServed,
@@ -24,7 +25,11 @@ export interface EmbeddedQueueStoreOptions {
   leaseMs: number;
   /** How long a served-versions heartbeat counts (default 3 × leaseMs). */
   servedTtlMs?: number;
+  /** A queued job is raised one priority level per this much waiting (default 30 s). */
+  agingMs?: number;
 }
+
+export const DEFAULT_AGING_MS = 30_000;
 
 export function createEmbeddedQueueStore(opts: EmbeddedQueueStoreOptions): EmbeddedQueueStore {
   const { database, workerId, versions, leaseMs } = opts;
@@ -38,10 +43,12 @@ export function createEmbeddedQueueStore(opts: EmbeddedQueueStoreOptions): Embed
       await unclaimJobs(database, leases, delayMs);
     },
     waitForWork: (ms, abort) => (signal ??= createWorkSignal(database)).wait(ms, abort),
-    // Also the jobs no claim will take any more (a worker died holding their last attempt).
+    // Also the jobs no claim will take any more (a worker died holding their last attempt), and
+    // priority aging (so a low-priority job is not starved by a stream of urgent ones).
     heartbeat: async () => {
       await heartbeatServed(db, workerId, versions, servedTtlMs);
       await sweepExhausted(database);
+      await ageQueuedJobs(database, opts.agingMs ?? DEFAULT_AGING_MS);
     },
     unregister: () => removeServed(db, workerId),
     close: async () => {

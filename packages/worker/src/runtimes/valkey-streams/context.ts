@@ -14,6 +14,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
+  prioritizes: false,
 });
 
 export interface StreamsConsumerOptions {
