@@ -48,10 +48,11 @@ export interface SluiceWorkflowOptions<R extends JobRegistry> {
   send?: SendRequest | undefined;
 }
 
+/** A `WorkflowEntrypoint` subclass (export it under the `class_name` of its wrangler binding). */
 export type SluiceWorkflowClass = new (
   ctx: unknown,
   env: Record<string, unknown>,
-) => WorkflowEntrypoint<Record<string, unknown>> & {
+) => {
   run(event: WorkflowEventLike, step: WorkflowStepLike): Promise<WorkflowRunResult>;
 };
 

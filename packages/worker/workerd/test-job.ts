@@ -1,0 +1,77 @@
+// The job the workerd tests run: units that leave a row in D1 each time their execute runs (the
+// proof of what re-ran, counted outside the engine), report progress, may wait for a gate row
+// (so a test can crash, fence or replay the instance mid-unit) and may call the fake provider
+// through the guard (a sync call with no idempotency key: ambiguous on failure).
+import { defineJob } from '@sluice/contracts';
+import { d1All } from '@sluice/storage/d1';
+import { z } from 'zod';
+import { defineHandler } from '../src/core.js';
+import { bindings } from './bindings.js';
+
+export const testJob = defineJob({
+  kind: 'test.paid',
+  versions: { current: 'v1', next: 'v2', rolloutPercent: 0 },
+  input: z.object({
+    providerUrl: z.string(),
+    units: z.number().int().min(1).max(10),
+    call: z.boolean(),
+    /** The fake provider's fault for every call of this job (x-fault). */
+    fault: z.enum(['commit-then-drop', 'http-5xx']).optional(),
+    /** This unit waits for a `test_gate` row of its job before it calls the provider. */
+    gateUnit: z.string().optional(),
+    progress: z.number().int().min(0).max(5),
+  }),
+  output: z.object({ total: z.number(), version: z.string() }),
+  progress: z.object({ unit: z.string(), n: z.number() }),
+  providers: {
+    sync: { provider: 'fake', modality: 'text', call: 'sync', idempotencyKey: 'none' },
+  },
+});
+
+export const TEST_TABLES = [
+  'create table if not exists test_exec (job_id text, unit_key text, at text)',
+  'create table if not exists test_gate (job_id text primary key)',
+  'create table if not exists test_runs (instance_id text, at text)',
+  'create table if not exists test_dlq (body text)',
+];
+
+async function waitForGate(jobId: string, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    signal.throwIfAborted();
+    const rows = await d1All(bindings.DB, 'select job_id from test_gate where job_id = ?', jobId);
+    if (rows.length > 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gate of ${jobId} never opened`);
+}
+
+export function testHandler(version: string) {
+  return defineHandler(testJob, {
+    prepare: (ctx) =>
+      Array.from({ length: ctx.input.units }, (_, i) => ({ key: `u${i}`, input: i + 1 })),
+    execute: async (unit, ctx) => {
+      await bindings.DB.prepare('insert into test_exec (job_id, unit_key, at) values (?, ?, ?)')
+        .bind(ctx.jobId, unit.key, new Date().toISOString())
+        .run();
+      for (let n = 0; n < ctx.input.progress; n++) ctx.progress({ unit: unit.key, n });
+      if (ctx.input.gateUnit === unit.key) await waitForGate(ctx.jobId, ctx.signal);
+      if (ctx.input.call) {
+        await ctx.providers.call('sync', (info) => ({
+          method: 'POST',
+          url: `${ctx.input.providerUrl}/v1/sync/generate`,
+          headers: {
+            'x-job-id': info.jobId,
+            'x-unit-key': info.unitKey,
+            'x-attempt-id': info.attemptId,
+            ...(ctx.input.fault ? { 'x-fault': ctx.input.fault } : {}),
+          },
+          body: { prompt: unit.key },
+        }));
+      }
+      return unit.input;
+    },
+    apply: (results) => results.reduce((s, r) => s + r.result, 0),
+    finalize: (total) => ({ total, version }),
+  });
+}
