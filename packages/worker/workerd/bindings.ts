@@ -7,7 +7,7 @@ import type { DeadLetterMessage } from '../src/cloudflare/workflow-run.js';
 
 export interface TestEnv {
   DB: D1Like;
-  WF_V1: WorkflowBindingLike<MessagePointer> & {
+  WF_V1: Omit<WorkflowBindingLike<MessagePointer>, 'get'> & {
     get(id: string): Promise<{
       id: string;
       status(): Promise<{

@@ -26,6 +26,7 @@ export type TestInput = {
   call?: boolean;
   fault?: 'commit-then-drop' | 'http-5xx';
   gateUnit?: string;
+  failUnit?: string;
   progress?: number;
 };
 
@@ -123,8 +124,8 @@ export async function providerBills(
   );
 }
 
-export async function openGate(jobId: string): Promise<void> {
-  await bindings.DB.prepare('insert into test_gate (job_id) values (?)').bind(jobId).run();
+export async function openGate(jobId: string, mode: 'open' | 'fail-once' = 'open'): Promise<void> {
+  await d1All(bindings.DB, 'insert into test_gate (job_id, mode) values (?, ?)', jobId, mode);
 }
 
 export async function deadLetters(): Promise<{ jobId: string; reason: string; detail: string }[]> {

@@ -17,6 +17,8 @@ export const testJob = defineJob({
     call: z.boolean(),
     /** The fake provider's fault for every call of this job (x-fault). */
     fault: z.enum(['commit-then-drop', 'http-5xx']).optional(),
+    /** This unit throws a retriable error on every run. */
+    failUnit: z.string().optional(),
     /** This unit waits for a `test_gate` row of its job before it calls the provider. */
     gateUnit: z.string().optional(),
     progress: z.number().int().min(0).max(5),
@@ -30,17 +32,22 @@ export const testJob = defineJob({
 
 export const TEST_TABLES = [
   'create table if not exists test_exec (job_id text, unit_key text, at text)',
-  'create table if not exists test_gate (job_id text primary key)',
+  'create table if not exists test_gate (job_id text primary key, mode text)',
   'create table if not exists test_runs (instance_id text, at text)',
   'create table if not exists test_dlq (body text)',
 ];
 
-async function waitForGate(jobId: string, signal: AbortSignal): Promise<void> {
+/** Waits for the job's gate row; says how it was opened (`open`, or `fail-once`). */
+async function waitForGate(jobId: string, signal: AbortSignal): Promise<string> {
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     signal.throwIfAborted();
-    const rows = await d1All(bindings.DB, 'select job_id from test_gate where job_id = ?', jobId);
-    if (rows.length > 0) return;
+    const [row] = await d1All<{ mode: string }>(
+      bindings.DB,
+      'select mode from test_gate where job_id = ?',
+      jobId,
+    );
+    if (row) return row.mode;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`gate of ${jobId} never opened`);
@@ -55,7 +62,18 @@ export function testHandler(version: string) {
         .bind(ctx.jobId, unit.key, new Date().toISOString())
         .run();
       for (let n = 0; n < ctx.input.progress; n++) ctx.progress({ unit: unit.key, n });
-      if (ctx.input.gateUnit === unit.key) await waitForGate(ctx.jobId, ctx.signal);
+      if (ctx.input.failUnit === unit.key) throw new Error(`${unit.key} always fails`);
+      if (ctx.input.gateUnit === unit.key) {
+        const mode = await waitForGate(ctx.jobId, ctx.signal);
+        const [ran] = await d1All<{ n: number }>(
+          bindings.DB,
+          'select count(*) as n from test_exec where job_id = ? and unit_key = ?',
+          ctx.jobId,
+          unit.key,
+        );
+        // A transient failure before the provider call, on the unit's first run only.
+        if (mode === 'fail-once' && Number(ran?.n) === 1) throw new Error('transient failure');
+      }
       if (ctx.input.call) {
         await ctx.providers.call('sync', (info) => ({
           method: 'POST',

@@ -11,9 +11,18 @@ export interface WorkflowStepConfig {
   timeout?: number | string;
 }
 
+/** What the engine tells a step callback (`attempt` is 1-based; verified on the pinned runtime). */
+export interface WorkflowStepContext {
+  readonly attempt?: number | undefined;
+}
+
 /** The `step` argument of `WorkflowEntrypoint.run`, as far as the runtime uses it. */
 export interface WorkflowStepLike {
-  do<T>(name: string, config: WorkflowStepConfig, callback: () => Promise<T>): Promise<T>;
+  do<T>(
+    name: string,
+    config: WorkflowStepConfig,
+    callback: (ctx?: WorkflowStepContext) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** The `event` argument of `WorkflowEntrypoint.run`. */

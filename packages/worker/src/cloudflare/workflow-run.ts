@@ -16,6 +16,7 @@
 // here (the engine keeps only a message) and decides the stored outcome.
 
 import {
+  isUnitsFailedError,
   MessagePointer,
   parseJobId,
   SluiceError,
@@ -189,6 +190,27 @@ export async function runWorkflowJob(
     chain = next.catch(() => {});
     return next;
   };
+  /** The terminal state this run stored (inside the failing step, or in `outcome`). */
+  let terminal: string | undefined;
+  const storeTerminal = async (outcome: Outcome): Promise<string> => {
+    if (outcome.kind === 'none' || outcome.kind === 'ack_only') return outcome.kind;
+    const finish = finishWriteOf(outcome, Date.now(), false);
+    try {
+      await persist(finish);
+    } catch {
+      return 'lease_lost';
+    }
+    terminal = finish.to;
+    abortAttempt(attempt, 'lease_lost'); // the job has ended: siblings stop, write nothing
+    if (outcome.kind === 'dead_letter') {
+      await deps.deadLetters?.send({
+        ...pointerFields(pointer),
+        reason: outcome.reason,
+        detail: outcome.detail ?? outcome.error.message,
+      });
+    }
+    return finish.to;
+  };
   /** The original error of each step that failed (the engine passes on only a message). */
   const failures = new Map<string, unknown>();
   const config = deps.stepConfig(job.maxAttempts);
@@ -201,13 +223,19 @@ export async function runWorkflowJob(
           return value;
         } catch (error) {
           failures.set(name, error);
-          if (attempt.fenced || classifyError(error) !== 'retriable') {
-            throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
-          }
-          throw error;
+          if (attempt.fenced) throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
+          if (classifyError(error) === 'retriable') throw error; // the engine retries the step
+          // The end of the job, stored before the step throws: once a step throws
+          // NonRetryableError the engine may abort the instance (the local one does), so no
+          // later step can be relied on to store it. Sibling units are stopped; their writes
+          // are fenced by the terminal state.
+          await storeTerminal(decideFor(attempt, { ok: false, error }));
+          throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
         }
       })
       .catch((error: unknown) => {
+        // The engine unwinding this run (pause, terminate, restart) must reach it unchanged.
+        if (isEngineAbort(error)) throw error;
         throw failures.get(name) ?? error;
       });
 
@@ -259,39 +287,55 @@ export async function runWorkflowJob(
     });
     outcome = decideFor(attempt, { ok: true, output });
   } catch (error) {
+    const abort = engineAbortIn(error);
+    if (abort) {
+      // The engine is interrupting this run (measured: a pause pending while a step fails
+      // rejects the step with it at once) and replays it later, retrying the step. Deciding
+      // now would end a job that is not over: nothing is written, the abort goes back as it is.
+      throw abort;
+    }
     outcome = decideFor(attempt, { ok: false, error });
+  }
+  if (terminal !== undefined) {
+    throw deps.nonRetryable(`${job.id} ended ${terminal}: ${reasonOf(outcome)}`);
   }
   if (outcome.kind === 'none' || outcome.kind === 'ack_only') {
     return { jobId: job.id, state: outcome.kind === 'none' ? 'lease_lost' : 'cancelled' };
   }
-  const stored = outcome;
-  const finish = finishWriteOf(stored, Date.now(), false);
-  const state = await step.do('outcome', START_CONFIG, async () => {
-    try {
-      await persist(finish);
-    } catch {
-      return 'lease_lost';
-    }
-    if (stored.kind === 'dead_letter') {
-      await deps.deadLetters?.send({
-        ...pointerFields(pointer),
-        reason: stored.reason,
-        detail: stored.detail ?? stored.error.message,
-      });
-    }
-    return finish.to;
-  });
+  const decided = outcome;
+  const state = await step.do('outcome', START_CONFIG, () => storeTerminal(decided));
   if (state !== 'succeeded') {
-    const why = 'error' in stored ? stored.error.message : state;
     // The instance ends here: its status says errored, D1 says why.
-    throw deps.nonRetryable(`${job.id} ended ${state}: ${why}`);
+    throw deps.nonRetryable(`${job.id} ended ${state}: ${reasonOf(decided)}`);
   }
   return { jobId: job.id, state };
 }
 
 /**
- * The engine has retried each step up to the job's attempt budget already, so an error that is
- * still retriable here has used it up: decided as the last attempt (dead-lettered MAX_ATTEMPTS).
+ * The engine's own interruption: a step rejected with an "Aborting engine: …" error (the
+ * engine's protocol for pause, terminate and restart; the run must let it through). Found also
+ * inside a stage's `UnitsFailedError`.
+ */
+function engineAbortIn(error: unknown): unknown {
+  if (isEngineAbort(error)) return error;
+  if (isUnitsFailedError(error) && Array.isArray(error.causes)) {
+    for (const c of error.causes) if (isEngineAbort(c.error)) return c.error;
+  }
+  return undefined;
+}
+
+function isEngineAbort(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('Aborting engine:');
+}
+
+function reasonOf(outcome: Outcome): string {
+  return 'error' in outcome ? outcome.error.message : outcome.kind;
+}
+
+/**
+ * The engine has retried the failed step up to the job's attempt budget already (an
+ * interruption comes as an engine abort instead), so an error that is still retriable here has
+ * used it up: decided as the last attempt (dead-lettered MAX_ATTEMPTS).
  */
 function decideFor(attempt: Attempt, result: Parameters<typeof decideOutcome>[0]['result']) {
   return decideOutcome({
