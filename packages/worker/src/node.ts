@@ -1,6 +1,7 @@
 // `@sluice/worker/node`: the Node runtimes and their host — createWorker, the embedded and
 // Valkey Streams runtimes, probes, metrics, logging — plus everything of `@sluice/worker/core`
 // (re-exported here, so a Node app needs one import). Re-exports only.
+export * from './core.js';
 export { defineHandler } from './attempt/define-handler.js';
 export type {
   Handler,
