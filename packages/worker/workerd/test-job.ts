@@ -34,6 +34,7 @@ export const TEST_TABLES = [
   'create table if not exists test_exec (job_id text, unit_key text, at text)',
   'create table if not exists test_gate (job_id text primary key, mode text)',
   'create table if not exists test_runs (instance_id text, at text)',
+  'create table if not exists test_gate_passed (job_id text, unit_key text)',
   'create table if not exists test_dlq (body text)',
 ];
 
@@ -65,6 +66,12 @@ export function testHandler(version: string) {
       if (ctx.input.failUnit === unit.key) throw new Error(`${unit.key} always fails`);
       if (ctx.input.gateUnit === unit.key) {
         const mode = await waitForGate(ctx.jobId, ctx.signal);
+        await d1All(
+          bindings.DB,
+          'insert into test_gate_passed (job_id, unit_key) values (?, ?)',
+          ctx.jobId,
+          unit.key,
+        );
         const [ran] = await d1All<{ n: number }>(
           bindings.DB,
           'select count(*) as n from test_exec where job_id = ? and unit_key = ?',

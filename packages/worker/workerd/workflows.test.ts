@@ -3,6 +3,7 @@
 // D1 (`test_exec` per execute, `provider_calls` per ledger row, `test_runs` per run()) and by the
 // provider's own bill count, never by the engine's word.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { d1All, transitionJob } from '@sluice/storage/d1';
 import { createWorkflowRouter } from '../src/cloudflare/router.js';
 import { bindings } from './bindings.js';
 import {
@@ -200,10 +201,51 @@ describe('Cloudflare Workflows runtime', () => {
   });
 });
 
+describe('cancellation', () => {
+  async function startGated() {
+    const p = await queuedJob('v1', { units: 1, call: true, gateUnit: 'u0' });
+    await router.dispatch(p);
+    await waitFor('the unit to start', async () =>
+      (await executions(p.jobId)).u0 === 1 ? true : undefined,
+    );
+    return p;
+  }
+  const passedGate = async (jobId: string) =>
+    (await d1All(bindings.DB, 'select 1 from test_gate_passed where job_id = ?', jobId)).length;
+
+  it('a job cancelled in D1 while a unit runs: its provider call is refused, nothing more is written, the run ends cancelled', async () => {
+    const p = await startGated();
+    // The cancel's D1 transition (a gateway on Workers also calls terminate(); see below).
+    expect((await transitionJob(database.db, { id: p.jobId, event: 'cancel' })).ok).toBe(true);
+    const before = await jobRow(p.jobId);
+    await openGate(p.jobId);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(await passedGate(p.jobId)).toBe(1); // the unit did go on to its call...
+    expect(await ledgerRows(p.jobId)).toBe(0); // ...whose ledger row was refused (not running)
+    expect(await providerBills(p.jobId)).toEqual({}); // so nothing was sent
+    expect(await jobRow(p.jobId)).toMatchObject({ state: 'cancelled', lastSeq: before?.lastSeq });
+    expect(status).toMatchObject({ status: 'complete', output: { state: 'cancelled' } });
+  });
+
+  it('terminate() stops the instance and its running unit: nothing is sent', async () => {
+    const p = await startGated();
+    expect((await transitionJob(database.db, { id: p.jobId, event: 'cancel' })).ok).toBe(true);
+    await (await bindings.WF_V1.get(p.jobId)).terminate();
+    await waitForStatus(bindings.WF_V1, p.jobId, ['terminated']);
+    await openGate(p.jobId);
+    await new Promise((r) => setTimeout(r, 1000));
+    // Measured on the local engine: terminate aborts the unit's code too (it never passes its
+    // gate). Were it left running, the case above shows its call would still be refused.
+    expect(await passedGate(p.jobId)).toBe(0);
+    expect(await providerBills(p.jobId)).toEqual({});
+    expect(await jobRow(p.jobId)).toMatchObject({ state: 'cancelled' });
+  });
+});
+
 /**
  * Runtime conformance cases this file does not run on Workflows, and why (no silent skips):
- * - cancellation (terminate): the runtime has no cancel path yet — the gateway's cancel on
- *   Workers (instance.terminate() plus the D1 transition) is another session's work.
+ * - cancellation from the gateway: the cancel case above does by hand what a gateway on Workers
+ *   will do (the D1 transition, then terminate()); that gateway is another session's work.
  * - asset never orphaned / overwritten on R2: the asset protocol's publish runs in a storage
  *   transaction (asset-writer.ts); on D1 it needs the batch form, not ported here.
  * - duplicate instance ids, the 1 MiB step-result limit, automatic wake-up: the local engine

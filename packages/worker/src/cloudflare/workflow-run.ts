@@ -173,6 +173,20 @@ export async function runWorkflowJob(
   attempt.startedAt = isoNow();
   const job = attempt.job;
   const ctx = writeContext(deps);
+  /**
+   * A write was refused: the row moved on. A cancel stands as the job's end (the run stores
+   * nothing more); anything else means another attempt holds the job.
+   */
+  const lost = (): Promise<void> => {
+    if (attempt.fenced) return attempt.fenceSettled ?? Promise.resolve();
+    attempt.fenced = true;
+    attempt.fenceSettled = loadSnapshots(database, [job.id]).then(
+      (rows) =>
+        abortAttempt(attempt, rows.get(job.id)?.state === 'cancelled' ? 'cancelled' : 'lease_lost'),
+      () => abortAttempt(attempt, 'lease_lost'),
+    );
+    return attempt.fenceSettled;
+  };
   // One write at a time: each moves the fence the next one needs (units run concurrently).
   let chain: Promise<void> = Promise.resolve();
   const persist = (finish?: FinishWrite): Promise<void> => {
@@ -182,8 +196,7 @@ export async function runWorkflowJob(
       try {
         await writeOrFence(database, attempt, ctx, finish);
       } catch (error) {
-        attempt.fenced = true;
-        abortAttempt(attempt, 'lease_lost');
+        await lost();
         throw error;
       }
     });
@@ -244,7 +257,7 @@ export async function runWorkflowJob(
     blobs: deps.blobs,
     job,
     signal: attempt.controller.signal,
-    onFenced: () => abortAttempt(attempt, 'lease_lost'),
+    onFenced: () => void lost(),
     hooks,
     logger: deps.logger,
   });
@@ -255,10 +268,7 @@ export async function runWorkflowJob(
     send: deps.send ?? sendFetch,
     signal: attempt.controller.signal,
     logger: deps.logger,
-    onFenced: () => {
-      attempt.fenced = true;
-      abortAttempt(attempt, 'lease_lost');
-    },
+    onFenced: () => void lost(),
     hooks,
   });
   let outcome: Outcome;
@@ -287,6 +297,7 @@ export async function runWorkflowJob(
     });
     outcome = decideFor(attempt, { ok: true, output });
   } catch (error) {
+    if (attempt.fenced) await attempt.fenceSettled; // cancelled, or taken over: know which
     const abort = engineAbortIn(error);
     if (abort) {
       // The engine is interrupting this run (measured: a pause pending while a step fails
