@@ -44,9 +44,15 @@ export function createWorkflowRouter(opts: WorkflowRouterOptions): WorkflowRoute
         );
         return { jobId: pointer.jobId, routed: false, reason: 'VERSION_NOT_ROUTABLE' };
       }
-      // Instance id = job id: a second create of the same job is the same instance (production
-      // rejects a duplicate id; the caller treats that as already dispatched).
-      await binding.create({ id: pointer.jobId, params: pointer });
+      // Instance id = job id: a second create of the same job is the same instance. Production
+      // rejects a duplicate id (the local engine silently accepts it): an instance that exists
+      // means the job was dispatched already, and it is never created twice.
+      try {
+        await binding.create({ id: pointer.jobId, params: pointer });
+      } catch (error) {
+        const existing = await binding.get(pointer.jobId).catch(() => undefined);
+        if (!existing) throw error;
+      }
       return { jobId: pointer.jobId, routed: true, version: pointer.version };
     },
   };
