@@ -27,6 +27,7 @@ export type TestInput = {
   fault?: 'commit-then-drop' | 'http-5xx';
   gateUnit?: string;
   failUnit?: string;
+  padBytes?: number;
   progress?: number;
 };
 

@@ -17,6 +17,8 @@ export const testJob = defineJob({
     call: z.boolean(),
     /** The fake provider's fault for every call of this job (x-fault). */
     fault: z.enum(['commit-then-drop', 'http-5xx']).optional(),
+    /** Bytes of padding on every unit prepare returns (its step result grows with it). */
+    padBytes: z.number().int().min(0).optional(),
     /** This unit throws a retriable error on every run. */
     failUnit: z.string().optional(),
     /** This unit waits for a `test_gate` row of its job before it calls the provider. */
@@ -57,7 +59,11 @@ async function waitForGate(jobId: string, signal: AbortSignal): Promise<string> 
 export function testHandler(version: string) {
   return defineHandler(testJob, {
     prepare: (ctx) =>
-      Array.from({ length: ctx.input.units }, (_, i) => ({ key: `u${i}`, input: i + 1 })),
+      Array.from({ length: ctx.input.units }, (_, i) => ({
+        key: `u${i}`,
+        input: i + 1,
+        ...(ctx.input.padBytes ? { pad: 'x'.repeat(ctx.input.padBytes) } : {}),
+      })),
     execute: async (unit, ctx) => {
       await bindings.DB.prepare('insert into test_exec (job_id, unit_key, at) values (?, ?, ?)')
         .bind(ctx.jobId, unit.key, new Date().toISOString())

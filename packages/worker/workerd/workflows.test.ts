@@ -201,6 +201,27 @@ describe('Cloudflare Workflows runtime', () => {
   });
 });
 
+describe("production's limits, enforced locally", () => {
+  it('a step result over 1 MiB fails the job here, as production would (the local engine accepts it)', async () => {
+    const p = await queuedJob('v1', { units: 2, padBytes: 600 * 1024 }); // prepare returns ~1.2 MiB
+    await router.dispatch(p);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(status.status).toBe('errored');
+    const row = await jobRow(p.jobId);
+    expect(row?.state).toBe('failed');
+    expect(row?.error?.message).toMatch(/stage:prepare.*at most 1048576 bytes per step result/);
+    expect(await executions(p.jobId)).toEqual({}); // no unit ran
+  });
+
+  it('just under the limit runs', async () => {
+    const p = await queuedJob('v1', { units: 2, padBytes: 400 * 1024 }); // ~0.8 MiB
+    await router.dispatch(p);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(status.status).toBe('complete');
+    expect(await executions(p.jobId)).toEqual({ u0: 1, u1: 1 });
+  });
+});
+
 describe('cancellation', () => {
   async function startGated() {
     const p = await queuedJob('v1', { units: 1, call: true, gateUnit: 'u0' });
@@ -248,11 +269,11 @@ describe('cancellation', () => {
  *   will do (the D1 transition, then terminate()); that gateway is another session's work.
  * - asset never orphaned / overwritten on R2: the asset protocol's publish runs in a storage
  *   transaction (asset-writer.ts); on D1 it needs the batch form, not ported here.
- * - duplicate instance ids, the 1 MiB step-result limit, automatic wake-up: the local engine
- *   differs from production (it accepts duplicates, a 2 MiB result, and never wakes an
- *   interrupted instance by itself); the router treats a repeated create as already dispatched,
- *   pinned above by the second dispatch of the succeeded job. A production-shaped fake is not
- *   built yet.
+ * - duplicate instance ids: the local engine accepts a second create of an id (production
+ *   throws); src/cloudflare/router.test.ts pins the router against a production-shaped binding.
+ *   The 1 MiB step-result limit is enforced by the runtime itself (pinned above).
+ * - automatic wake-up after a crash: the local engine never wakes an interrupted instance by
+ *   itself (production does); the replay case above nudges it with pause() → resume().
  * - a crash of the engine itself: abortAllDurableObjects() of the pinned pool (0.15.1) does not
  *   reach the Workflows engine (measured: run() stayed at one invocation); the replay above is
  *   forced with pause() → resume() instead, which replays run() from the top the same way.

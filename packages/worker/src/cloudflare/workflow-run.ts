@@ -18,6 +18,7 @@
 import {
   isUnitsFailedError,
   MessagePointer,
+  NonRetriableError,
   parseJobId,
   SluiceError,
   type Delivery,
@@ -40,6 +41,7 @@ import { createStep } from '../attempt/step.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
 import type { SendRequest } from '../guard/request-shape.js';
 import { sendFetch } from '../guard/send-fetch.js';
+import { utf8Length } from '../guard/guard-deps.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { FinishWrite } from '../writers/build-write.js';
@@ -232,6 +234,7 @@ export async function runWorkflowJob(
       .do(name, config, async () => {
         try {
           const value = await fn();
+          assertStepResultFits(name, value);
           await persist(); // what the step queued lands before the step counts as done
           return value;
         } catch (error) {
@@ -337,6 +340,28 @@ function engineAbortIn(error: unknown): unknown {
 
 function isEngineAbort(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('Aborting engine:');
+}
+
+/** Production keeps at most 1 MiB per step result (the local engine accepts more, measured). */
+export const STEP_RESULT_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Refuses a step result production would refuse, here too, where the local engine would let it
+ * pass: a job that works in `wrangler dev` must not fail only once deployed. Measured as JSON
+ * (close to the structured-clone size for the plain data steps return).
+ */
+function assertStepResultFits(name: string, value: unknown): void {
+  let size = 0;
+  try {
+    size = utf8Length(JSON.stringify(value) ?? '');
+  } catch {
+    return; // not JSON (a BigInt, a cycle): the engine's own serialiser decides
+  }
+  if (size > STEP_RESULT_LIMIT_BYTES) {
+    throw new NonRetriableError(
+      `step "${name}" returned ${size} bytes; Workflows keeps at most ${STEP_RESULT_LIMIT_BYTES} bytes per step result: write large data with ctx.assets and return its key`,
+    );
+  }
 }
 
 function reasonOf(outcome: Outcome): string {
