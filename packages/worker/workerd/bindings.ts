@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import type { MessagePointer } from '@sluice/contracts';
 import type { D1Like } from '@sluice/storage/d1';
 import type { QueueLike, WorkflowBindingLike } from '../src/cloudflare/platform.js';
-import type { DeadLetterMessage } from '../src/cloudflare/workflow-run.js';
+import type { DeadLetterMessage } from '../src/cloudflare/dead-letter.js';
 
 export interface TestEnv {
   DB: D1Like;

@@ -29,7 +29,8 @@ import type {
   WorkflowStepConfig,
   WorkflowStepLike,
 } from './platform.js';
-import { runWorkflowJob, type DeadLetterMessage, type WorkflowRunResult } from './workflow-run.js';
+import type { DeadLetterMessage } from './dead-letter.js';
+import { runWorkflowJob, type WorkflowRunResult } from './workflow-run.js';
 
 export interface SluiceWorkflowOptions<R extends JobRegistry> {
   jobs: R;

@@ -6,7 +6,7 @@
 import { MessagePointer, SluiceError } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/d1';
 import type { QueueLike, WorkflowBindingLike } from './platform.js';
-import { deadLetter, type DeadLetterMessage } from './workflow-run.js';
+import { deadLetter, type DeadLetterMessage } from './dead-letter.js';
 
 export interface WorkflowRouterOptions {
   database: SluiceDatabase;

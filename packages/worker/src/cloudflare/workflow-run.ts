@@ -16,21 +16,12 @@
 // here (the engine keeps only a message) and decides the stored outcome.
 
 import {
-  isUnitsFailedError,
   MessagePointer,
-  NonRetriableError,
   parseJobId,
-  SluiceError,
   type Delivery,
   type RuntimeCapabilities,
 } from '@sluice/contracts';
-import {
-  isoNow,
-  loadSnapshots,
-  transitionJob,
-  type BlobStore,
-  type SluiceDatabase,
-} from '@sluice/storage/d1';
+import { isoNow, loadSnapshots, type BlobStore, type SluiceDatabase } from '@sluice/storage/d1';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
 import { abortAttempt, createAttempt, type Attempt } from '../attempt/attempt.js';
 import { classifyError, decideOutcome, type Outcome } from '../attempt/decide-outcome.js';
@@ -41,7 +32,6 @@ import { createStep } from '../attempt/step.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
 import type { SendRequest } from '../guard/request-shape.js';
 import { sendFetch } from '../guard/send-fetch.js';
-import { utf8Length } from '../guard/guard-deps.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { FinishWrite } from '../writers/build-write.js';
@@ -52,17 +42,9 @@ import type {
   WorkflowStepConfig,
   WorkflowStepLike,
 } from './platform.js';
+import { deadLetter, pointerFields, type DeadLetterMessage } from './dead-letter.js';
+import { assertStepResultFits, engineAbortIn, isEngineAbort } from './engine-protocol.js';
 import { writeOrFence } from './write-attempt.js';
-
-/** What a dead-lettered job's message on the DLQ queue says. */
-export interface DeadLetterMessage {
-  jobId: string;
-  kind: string | null;
-  version: string | null;
-  tenantId: string | null;
-  reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS';
-  detail: string;
-}
 
 export interface WorkflowRunDeps {
   database: SluiceDatabase;
@@ -325,45 +307,6 @@ export async function runWorkflowJob(
   return { jobId: job.id, state };
 }
 
-/**
- * The engine's own interruption: a step rejected with an "Aborting engine: …" error (the
- * engine's protocol for pause, terminate and restart; the run must let it through). Found also
- * inside a stage's `UnitsFailedError`.
- */
-function engineAbortIn(error: unknown): unknown {
-  if (isEngineAbort(error)) return error;
-  if (isUnitsFailedError(error) && Array.isArray(error.causes)) {
-    for (const c of error.causes) if (isEngineAbort(c.error)) return c.error;
-  }
-  return undefined;
-}
-
-function isEngineAbort(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('Aborting engine:');
-}
-
-/** Production keeps at most 1 MiB per step result (the local engine accepts more, measured). */
-export const STEP_RESULT_LIMIT_BYTES = 1024 * 1024;
-
-/**
- * Refuses a step result production would refuse, here too, where the local engine would let it
- * pass: a job that works in `wrangler dev` must not fail only once deployed. Measured as JSON
- * (close to the structured-clone size for the plain data steps return).
- */
-function assertStepResultFits(name: string, value: unknown): void {
-  let size = 0;
-  try {
-    size = utf8Length(JSON.stringify(value) ?? '');
-  } catch {
-    return; // not JSON (a BigInt, a cycle): the engine's own serialiser decides
-  }
-  if (size > STEP_RESULT_LIMIT_BYTES) {
-    throw new NonRetriableError(
-      `step "${name}" returned ${size} bytes; Workflows keeps at most ${STEP_RESULT_LIMIT_BYTES} bytes per step result: write large data with ctx.assets and return its key`,
-    );
-  }
-}
-
 function reasonOf(outcome: Outcome): string {
   return 'error' in outcome ? outcome.error.message : outcome.kind;
 }
@@ -390,39 +333,6 @@ function deliveryOf(pointer: MessagePointer): Delivery {
   return { id: pointer.jobId, pointer, transportDeliveries: 1 };
 }
 
-function pointerFields(p: MessagePointer) {
-  return { jobId: p.jobId, kind: p.kind, version: p.version, tenantId: p.tenantId };
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * A job that must not run here: `queued` → `dead_lettered` with its reason (fenced by the epoch
- * read), then its message on the dead-letter queue. A job no longer queued is left alone.
- */
-export async function deadLetter(
-  deps: Pick<WorkflowRunDeps, 'database' | 'deadLetters'>,
-  pointer: MessagePointer,
-  reason: DeadLetterMessage['reason'],
-  detail: string,
-): Promise<boolean> {
-  const snap = (await loadSnapshots(deps.database, [pointer.jobId])).get(pointer.jobId);
-  let moved = false;
-  if (snap?.state === 'queued') {
-    const r = await transitionJob(deps.database.db, {
-      id: pointer.jobId,
-      event: 'dead_letter',
-      epoch: snap.epoch,
-      reason,
-      detail,
-    });
-    moved = r.ok;
-  }
-  if (!deps.deadLetters) {
-    throw new SluiceError('INVALID_CONFIG', 'no dead-letter queue binding to send to');
-  }
-  await deps.deadLetters.send({ ...pointerFields(pointer), reason, detail });
-  return moved;
 }
