@@ -28,6 +28,7 @@ export type TestInput = {
   gateUnit?: string;
   failUnit?: string;
   padBytes?: number;
+  innerStep?: string;
   progress?: number;
 };
 

@@ -19,6 +19,8 @@ export const testJob = defineJob({
     fault: z.enum(['commit-then-drop', 'http-5xx']).optional(),
     /** Bytes of padding on every unit prepare returns (its step result grows with it). */
     padBytes: z.number().int().min(0).optional(),
+    /** Every unit also runs a step of its own (`ctx.step`) with this name prefix. */
+    innerStep: z.string().optional(),
     /** This unit throws a retriable error on every run. */
     failUnit: z.string().optional(),
     /** This unit waits for a `test_gate` row of its job before it calls the provider. */
@@ -70,6 +72,10 @@ export function testHandler(version: string) {
         .run();
       for (let n = 0; n < ctx.input.progress; n++) ctx.progress({ unit: unit.key, n });
       if (ctx.input.failUnit === unit.key) throw new Error(`${unit.key} always fails`);
+      if (ctx.input.innerStep) {
+        const inner = await ctx.step(`${ctx.input.innerStep}${unit.key}`, async () => unit.input);
+        if (inner !== unit.input) throw new Error(`inner step answered ${String(inner)}`);
+      }
       if (ctx.input.gateUnit === unit.key) {
         const mode = await waitForGate(ctx.jobId, ctx.signal);
         await d1All(

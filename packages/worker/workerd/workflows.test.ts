@@ -222,6 +222,26 @@ describe("production's limits, enforced locally", () => {
   });
 });
 
+describe("job code's own steps", () => {
+  it("ctx.step inside a unit runs (a step within the unit's step) and the job succeeds", async () => {
+    const p = await queuedJob('v1', { units: 2, innerStep: 'inner:' });
+    await router.dispatch(p);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(status.status).toBe('complete');
+    expect(await jobRow(p.jobId)).toMatchObject({ state: 'succeeded', output: { total: 3 } });
+  });
+
+  it("a step name with Sluice's reserved prefix is refused (it would collide with the runtime's own)", async () => {
+    const p = await queuedJob('v1', { units: 1, innerStep: 'sluice:' });
+    await router.dispatch(p);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(status.status).toBe('errored');
+    const row = await jobRow(p.jobId);
+    expect(row?.state).toBe('failed');
+    expect(row?.error?.message).toMatch(/prefix is Sluice's own/);
+  });
+});
+
 describe('cancellation', () => {
   async function startGated() {
     const p = await queuedJob('v1', { units: 1, call: true, gateUnit: 'u0' });

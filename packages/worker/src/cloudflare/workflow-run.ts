@@ -2,8 +2,8 @@
 //
 // Everything durable happens inside a step with a deterministic name, so a replay (the engine
 // re-runs `run()` from the top after a crash or a pause) returns stored results instead of doing
-// the work again: `start` (queued → running at a new epoch, the `running` event),
-// `stage:prepare`, `unit:<key>`, `stage:apply`, `stage:finalize`, then `outcome`. A step writes
+// the work again: `sluice:start` (queued → running at a new epoch, the `running` event),
+// `stage:prepare`, `unit:<key>`, `stage:apply`, `stage:finalize`, then `sluice:outcome`. A step writes
 // the events it queued (progress, `unit_done`) before it returns, fenced by the attempt's epoch
 // (storage `writeAttempts`: one D1 batch), so events land in order and before the terminal one.
 // Code outside steps only reads: the job row is read again on every replay, and a row that moved
@@ -17,6 +17,7 @@
 
 import {
   MessagePointer,
+  NonRetriableError,
   parseJobId,
   type Delivery,
   type RuntimeCapabilities,
@@ -76,6 +77,18 @@ type Started =
   | { kind: 'running'; epoch: number; attempts: number; attemptId: string }
   | { kind: 'skip'; state: string };
 
+/**
+ * The runtime's own steps. Job code's `ctx.step(name)` shares the engine's step namespace, so
+ * these carry a prefix job code may not use (a job step named `start` would otherwise be
+ * answered with this run's start record).
+ */
+export const RUNTIME_STEPS = {
+  start: 'sluice:start',
+  deadLetter: 'sluice:dead-letter',
+  outcome: 'sluice:outcome',
+} as const;
+const RESERVED_PREFIX = 'sluice:';
+
 const LEASE_MS = 15 * 60_000;
 const START_CONFIG: WorkflowStepConfig = {
   retries: { limit: 5, delay: 200, backoff: 'exponential' },
@@ -107,13 +120,13 @@ export async function runWorkflowJob(
     served === deps.version ? deps.handlers.get(pointer.kind, pointer.version) : undefined;
   if (!handler) {
     const detail = `${pointer.kind} ${pointer.version} is not served by the ${deps.version} Workflow`;
-    await step.do('dead-letter', START_CONFIG, () =>
+    await step.do(RUNTIME_STEPS.deadLetter, START_CONFIG, () =>
       deadLetter(deps, pointer, 'VERSION_NOT_ROUTABLE', detail),
     );
     throw deps.nonRetryable(`${pointer.jobId}: dead-lettered VERSION_NOT_ROUTABLE (${detail})`);
   }
 
-  const started = await step.do<Started>('start', START_CONFIG, async () => {
+  const started = await step.do<Started>(RUNTIME_STEPS.start, START_CONFIG, async () => {
     const snap = (await loadSnapshots(database, [pointer.jobId])).get(pointer.jobId);
     if (!snap) return { kind: 'skip', state: 'missing' };
     // A re-run of this step after its write committed: the row is ours already.
@@ -212,30 +225,36 @@ export async function runWorkflowJob(
   const failures = new Map<string, unknown>();
   const config = deps.stepConfig(job.maxAttempts);
   const platformStep = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
-    step
-      .do(name, config, async () => {
-        try {
-          const value = await fn();
-          assertStepResultFits(name, value);
-          await persist(); // what the step queued lands before the step counts as done
-          return value;
-        } catch (error) {
-          failures.set(name, error);
-          if (attempt.fenced) throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
-          if (classifyError(error) === 'retriable') throw error; // the engine retries the step
-          // The end of the job, stored before the step throws: once a step throws
-          // NonRetryableError the engine may abort the instance (the local one does), so no
-          // later step can be relied on to store it. Sibling units are stopped; their writes
-          // are fenced by the terminal state.
-          await storeTerminal(decideFor(attempt, { ok: false, error }));
-          throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
-        }
-      })
-      .catch((error: unknown) => {
-        // The engine unwinding this run (pause, terminate, restart) must reach it unchanged.
-        if (isEngineAbort(error)) throw error;
-        throw failures.get(name) ?? error;
-      });
+    name.startsWith(RESERVED_PREFIX)
+      ? Promise.reject(
+          new NonRetriableError(
+            `step name "${name}": the "${RESERVED_PREFIX}" prefix is Sluice's own`,
+          ),
+        )
+      : step
+          .do(name, config, async () => {
+            try {
+              const value = await fn();
+              assertStepResultFits(name, value);
+              await persist(); // what the step queued lands before the step counts as done
+              return value;
+            } catch (error) {
+              failures.set(name, error);
+              if (attempt.fenced) throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
+              if (classifyError(error) === 'retriable') throw error; // the engine retries the step
+              // The end of the job, stored before the step throws: once a step throws
+              // NonRetryableError the engine may abort the instance (the local one does), so no
+              // later step can be relied on to store it. Sibling units are stopped; their writes
+              // are fenced by the terminal state.
+              await storeTerminal(decideFor(attempt, { ok: false, error }));
+              throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
+            }
+          })
+          .catch((error: unknown) => {
+            // The engine unwinding this run (pause, terminate, restart) must reach it unchanged.
+            if (isEngineAbort(error)) throw error;
+            throw failures.get(name) ?? error;
+          });
 
   const assets = createAttemptAssets({
     database,
@@ -299,7 +318,7 @@ export async function runWorkflowJob(
     return { jobId: job.id, state: outcome.kind === 'none' ? 'lease_lost' : 'cancelled' };
   }
   const decided = outcome;
-  const state = await step.do('outcome', START_CONFIG, () => storeTerminal(decided));
+  const state = await step.do(RUNTIME_STEPS.outcome, START_CONFIG, () => storeTerminal(decided));
   if (state !== 'succeeded') {
     // The instance ends here: its status says errored, D1 says why.
     throw deps.nonRetryable(`${job.id} ended ${state}: ${reasonOf(decided)}`);
