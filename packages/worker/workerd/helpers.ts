@@ -29,6 +29,7 @@ export type TestInput = {
   failUnit?: string;
   padBytes?: number;
   innerStep?: string;
+  asyncCall?: boolean;
   progress?: number;
 };
 
@@ -133,4 +134,14 @@ export async function openGate(jobId: string, mode: 'open' | 'fail-once' = 'open
 export async function deadLetters(): Promise<{ jobId: string; reason: string; detail: string }[]> {
   const rows = await d1All<{ body: string }>(bindings.DB, 'select body from test_dlq');
   return rows.map((r) => JSON.parse(r.body) as { jobId: string; reason: string; detail: string });
+}
+
+/** Arms the fake provider's fault rules (its admin API). */
+export async function armFaults(rules: unknown[]): Promise<void> {
+  const res = await fetch(`${providerUrl()}/admin/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rules),
+  });
+  if (!res.ok) throw new Error(`fault rules refused: ${res.status} ${await res.text()}`);
 }

@@ -19,6 +19,8 @@ export const testJob = defineJob({
     fault: z.enum(['commit-then-drop', 'http-5xx']).optional(),
     /** Bytes of padding on every unit prepare returns (its step result grows with it). */
     padBytes: z.number().int().min(0).optional(),
+    /** Units call the provider's async-job endpoint (pollable) instead of the sync one. */
+    asyncCall: z.boolean().optional(),
     /** Every unit also runs a step of its own (`ctx.step`) with this name prefix. */
     innerStep: z.string().optional(),
     /** This unit throws a retriable error on every run. */
@@ -31,6 +33,7 @@ export const testJob = defineJob({
   progress: z.object({ unit: z.string(), n: z.number() }),
   providers: {
     sync: { provider: 'fake', modality: 'text', call: 'sync', idempotencyKey: 'none' },
+    async: { provider: 'fake', modality: 'video', call: 'async-job', idempotencyKey: 'none' },
   },
 });
 
@@ -93,7 +96,33 @@ export function testHandler(version: string) {
         // A transient failure before the provider call, on the unit's first run only.
         if (mode === 'fail-once' && Number(ran?.n) === 1) throw new Error('transient failure');
       }
-      if (ctx.input.call) {
+      if (ctx.input.call && ctx.input.asyncCall) {
+        const url = ctx.input.providerUrl;
+        await ctx.providers.call(
+          'async',
+          (info) => ({
+            method: 'POST',
+            url: `${url}/v1/async/jobs`,
+            headers: { 'x-job-id': info.jobId, 'x-unit-key': info.unitKey },
+            body: { prompt: unit.key },
+          }),
+          {
+            asyncJob: {
+              externalId: (a) =>
+                String((a.body as { externalJobId?: unknown }).externalJobId ?? ''),
+              poll: (id, info) => ({
+                url: `${url}/v1/async/jobs/${encodeURIComponent(id)}`,
+                headers: { 'x-job-id': info.jobId, 'x-unit-key': info.unitKey },
+              }),
+              status: (a) => {
+                const st = (a.body as { status?: unknown }).status;
+                return st === 'running' ? 'running' : st === 'succeeded' ? 'succeeded' : 'failed';
+              },
+              intervalMs: 20,
+            },
+          },
+        );
+      } else if (ctx.input.call) {
         await ctx.providers.call('sync', (info) => ({
           method: 'POST',
           url: `${ctx.input.providerUrl}/v1/sync/generate`,

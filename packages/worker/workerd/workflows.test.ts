@@ -13,6 +13,7 @@ import {
   executions,
   jobRow,
   ledgerRows,
+  armFaults,
   prepareDatabase,
   providerBills,
   openGate,
@@ -219,6 +220,27 @@ describe("production's limits, enforced locally", () => {
     const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
     expect(status.status).toBe('complete');
     expect(await executions(p.jobId)).toEqual({ u0: 1, u1: 1 });
+  });
+});
+
+describe('pollable calls', () => {
+  it('a unit retried after its external id was recorded polls that id, never submits again', async () => {
+    const p = await queuedJob('v1', { units: 1, call: true, asyncCall: true });
+    // Ten failed polls in a row end the unit's first run (retriable): the engine retries the step.
+    await armFaults([{ endpoint: 'async-poll', jobId: p.jobId, fault: 'http-5xx', times: 10 }]);
+    await router.dispatch(p);
+    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    expect(status.status).toBe('complete');
+    expect(await executions(p.jobId)).toEqual({ u0: 2 }); // the unit ran twice...
+    expect(await providerBills(p.jobId)).toEqual({ u0: { billed: 1, requests: 1 } }); // ...one submit
+    expect(await ledgerRows(p.jobId)).toBe(1);
+    const [row] = await d1All<{ external_id: string | null; outcome: string }>(
+      bindings.DB,
+      'select external_id, outcome from provider_calls where job_id = ?',
+      p.jobId,
+    );
+    expect(row).toMatchObject({ outcome: 'succeeded' });
+    expect(row?.external_id).toBeTruthy();
   });
 });
 
