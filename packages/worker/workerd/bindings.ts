@@ -22,6 +22,7 @@ export interface TestEnv {
   };
   WF_V2: TestEnv['WF_V1'];
   DLQ: QueueLike<DeadLetterMessage>;
+  BLOBS: { list(o: { prefix: string }): Promise<{ objects: { key: string }[] }> };
 }
 
 export const bindings = env as TestEnv;

@@ -30,6 +30,7 @@ export type TestInput = {
   padBytes?: number;
   innerStep?: string;
   asyncCall?: boolean;
+  writeAsset?: boolean;
   progress?: number;
 };
 

@@ -21,6 +21,8 @@ export const testJob = defineJob({
     padBytes: z.number().int().min(0).optional(),
     /** Units call the provider's async-job endpoint (pollable) instead of the sync one. */
     asyncCall: z.boolean().optional(),
+    /** Every unit writes an asset (`ctx.assets.write`). */
+    writeAsset: z.boolean().optional(),
     /** Every unit also runs a step of its own (`ctx.step`) with this name prefix. */
     innerStep: z.string().optional(),
     /** This unit throws a retriable error on every run. */
@@ -75,6 +77,9 @@ export function testHandler(version: string) {
         .run();
       for (let n = 0; n < ctx.input.progress; n++) ctx.progress({ unit: unit.key, n });
       if (ctx.input.failUnit === unit.key) throw new Error(`${unit.key} always fails`);
+      if (ctx.input.writeAsset) {
+        await ctx.assets.write({ name: `${unit.key}.txt`, body: `made by ${unit.key}` });
+      }
       if (ctx.input.innerStep) {
         const inner = await ctx.step(`${ctx.input.innerStep}${unit.key}`, async () => unit.input);
         if (inner !== unit.input) throw new Error(`inner step answered ${String(inner)}`);

@@ -158,6 +158,15 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     });
 
   async function write(scope: string, asset: AssetWrite): Promise<WrittenAsset> {
+    if (!database.capabilities.interactiveTransactions) {
+      // The publish below checks, publishes and inserts in ONE transaction; a database without
+      // interactive transactions (D1) needs its statement/batch form, which is not built yet.
+      // Refused before anything is claimed or staged, and the same on every retry.
+      await discard(asset.body);
+      throw new NonRetriableError(
+        `ctx.assets.write("${asset.name}") refused: this database has no interactive transactions and the asset publish has no batch form yet (reads work)`,
+      );
+    }
     let finalKey: string;
     try {
       finalKey = await assetKeyWeb(job.tenantId, job.id, scope, asset.name);
