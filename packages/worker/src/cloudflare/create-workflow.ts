@@ -14,12 +14,13 @@ import {
   type SluiceLogger,
 } from '@sluice/contracts';
 import {
+  createR2BlobStore,
   openD1Database,
   type BlobStore,
   type D1Like,
+  type R2BucketLike,
   type SluiceDatabase,
 } from '@sluice/storage/d1';
-import { createR2BlobStore, type R2BucketLike } from '@sluice/storage/d1';
 import { resolveHandlers, type HandlerRegistry } from '../attempt/handler-registry.js';
 import type { SendRequest } from '../guard/request-shape.js';
 import { resolveHooks, type WorkerHooks } from '../hooks.js';
