@@ -29,3 +29,22 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // One stream per (kind, version), read oldest first: no bands yet.
   prioritizes: false,
 });
+
+/**
+ * Cloudflare Workflows: the platform pushes each job into its own Workflow instance (no pull
+ * consumer), memoizes `step.do` results so a replay re-runs no finished step, and resumes an
+ * interrupted instance by itself. State and events live in D1 and reach watchers through the
+ * database tailer; the instance's end is the delivery's end (nothing to acknowledge).
+ */
+export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
+  memoizesSteps: true,
+  reclaimsAbandoned: true,
+  dispatchesInTransaction: false,
+  carriesEvents: false,
+  pullsDeliveries: false,
+  startsOnClaim: false,
+  acksWithOutcome: true,
+  // No due-job scheduler and no ordering on Workers yet: refused at submit, never ignored.
+  delaysJobs: false,
+  prioritizes: false,
+});

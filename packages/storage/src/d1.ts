@@ -44,5 +44,6 @@ export * from './write-model/sweep-exhausted.js';
 export * from './blobs/blob-store.js';
 export * from './blobs/blob-key-pattern.js';
 export * from './blobs/asset-key-web.js';
+export * from './blobs/staging-key.js';
 export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';

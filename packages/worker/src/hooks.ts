@@ -5,7 +5,7 @@
 // the dangerous variants live under `src/testing/` only.
 
 import { decideRecovery } from '@sluice/contracts';
-import { extendLeases, type UnitCheckpoint } from '@sluice/storage';
+import { extendLeases, type UnitCheckpoint } from '@sluice/storage/d1';
 import type { Attempt } from './attempt/attempt.js';
 import { runPool } from './attempt/pool.js';
 import { decideStagingSweep } from './assets/decide-asset.js';

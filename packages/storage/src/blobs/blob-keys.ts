@@ -32,18 +32,4 @@ export function assetKey(tenantId: string, jobId: string, unitKey: string, name:
   return `t/${tenant(tenantId)}/j/${job(jobId)}/assets/${unit}/${name}`;
 }
 
-/** A staging key owned by one attempt: only that attempt (or the sweeper, once it is dead) deletes it. */
-export function stagingKey(
-  tenantId: string,
-  jobId: string,
-  attemptId: string,
-  token: string,
-): string {
-  if (!ID.test(attemptId) || !ID.test(token))
-    throw new SluiceError('BAD_REQUEST', 'invalid attempt id or token');
-  return `staging/t/${tenant(tenantId)}/j/${job(jobId)}/${attemptId}/${token}`;
-}
-
-export function stagingPrefix(tenantId: string, jobId: string, attemptId?: string): string {
-  return `staging/t/${tenant(tenantId)}/j/${job(jobId)}/${attemptId ?? ''}`;
-}
+export { stagingKey, stagingPrefix } from './staging-key.js';

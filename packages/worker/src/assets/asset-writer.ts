@@ -15,7 +15,7 @@
 
 import { randomToken, NonRetriableError, SluiceError, isSluiceError } from '@sluice/contracts';
 import {
-  assetKey,
+  assetKeyWeb,
   checkPublishable,
   claimAssetOwnership,
   getAsset,
@@ -25,9 +25,8 @@ import {
   type BlobStore,
   type Db,
   type SluiceDatabase,
-} from '@sluice/storage';
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+} from '@sluice/storage/d1';
+import { createSha256 } from './sha256.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
@@ -63,7 +62,7 @@ async function* chunk(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 function toStream(body: AssetBody): AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> {
-  if (typeof body === 'string') return chunk(Buffer.from(body));
+  if (typeof body === 'string') return chunk(new TextEncoder().encode(body));
   if (body instanceof Uint8Array) return chunk(body);
   return body;
 }
@@ -85,13 +84,16 @@ async function discard(body: AssetBody): Promise<void> {
 async function hashBlob(blobs: BlobStore, key: string): Promise<{ size: number; sha256: string }> {
   const stream = await blobs.get(key);
   if (!stream) throw new SluiceError('INTERNAL', `published blob ${key} vanished`);
-  const hash = createHash('sha256');
+  const hash = createSha256();
   let size = 0;
-  for await (const chunk of Readable.fromWeb(stream as never) as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    hash.update(chunk);
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    hash.update(value);
   }
-  return { size, sha256: hash.digest('hex') };
+  return { size, sha256: hash.digestHex() };
 }
 
 function written(row: AssetRow, reused: boolean): WrittenAsset {
@@ -156,9 +158,18 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     });
 
   async function write(scope: string, asset: AssetWrite): Promise<WrittenAsset> {
+    if (!database.capabilities.interactiveTransactions) {
+      // The publish below checks, publishes and inserts in ONE transaction; a database without
+      // interactive transactions (D1) needs its statement/batch form, which is not built yet.
+      // Refused before anything is claimed or staged, and the same on every retry.
+      await discard(asset.body);
+      throw new NonRetriableError(
+        `ctx.assets.write("${asset.name}") refused: this database has no interactive transactions and the asset publish has no batch form yet (reads work)`,
+      );
+    }
     let finalKey: string;
     try {
-      finalKey = assetKey(job.tenantId, job.id, scope, asset.name);
+      finalKey = await assetKeyWeb(job.tenantId, job.id, scope, asset.name);
     } catch (error) {
       await discard(asset.body);
       // A bad name fails the same way on every attempt.

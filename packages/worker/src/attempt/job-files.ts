@@ -2,7 +2,7 @@
 // streamed from the blob store. A file that vanished mid-run ends the job `stale`, not retried.
 
 import { SluiceError } from '@sluice/contracts';
-import { getFile, type BlobStore, type SluiceDatabase } from '@sluice/storage';
+import { getFile, type BlobStore, type SluiceDatabase } from '@sluice/storage/d1';
 import type { HandlerFiles } from './define-handler.js';
 
 export interface JobFilesOptions {

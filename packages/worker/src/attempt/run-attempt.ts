@@ -14,6 +14,7 @@ import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
 import { createUnitCheckpoints, type LargeResultStore } from '../checkpoints/unit-checkpoints.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
+import { sendRequest } from '../guard/send-request.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
@@ -123,6 +124,7 @@ export async function runAttempt<D extends Delivery>(
       database: deps.database,
       job,
       declarations: handler.job.providers,
+      send: sendRequest,
       signal,
       logger: deps.logger,
       counters,
@@ -146,6 +148,7 @@ export async function runAttempt<D extends Delivery>(
         },
       },
       step: createStep({ capabilities: deps.capabilities, checkpoints }),
+      capabilities: deps.capabilities,
       providers,
       assets,
       reused: checkpoints === units ? units?.reused : undefined,

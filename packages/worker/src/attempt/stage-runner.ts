@@ -7,8 +7,18 @@
 // Each stage gets its own `ctx.providers`: only a unit's `execute` may call a provider, and its
 // client closes when the unit settles. prepare, apply and finalize run again on every retry, so
 // a provider call there would pay again: the guard refuses it, naming the stage.
+//
+// On a runtime that memoizes steps (`capabilities.memoizesSteps`: Workflows' `step.do`) the whole
+// run replays from the top after a crash, so prepare, apply and finalize are steps too
+// (`STAGE_STEPS`) and a unit's `unit_done` event is queued inside its step: a replay returns
+// their stored results and queues nothing twice. The runner reads the flag, never a runtime name.
 
-import { NonRetriableError, type AnyJobDefinition, type Schema } from '@sluice/contracts';
+import {
+  NonRetriableError,
+  type AnyJobDefinition,
+  type RuntimeCapabilities,
+  type Schema,
+} from '@sluice/contracts';
 import { z } from 'zod';
 import type {
   Handler,
@@ -53,7 +63,16 @@ export interface RunStagesInput {
   hooks?: WorkerHooks | undefined;
   /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
   reused?: ((stepName: string) => boolean) | undefined;
+  /** The runtime's flags; `memoizesSteps` makes the stages themselves steps. */
+  capabilities?: Pick<RuntimeCapabilities, 'memoizesSteps'> | undefined;
 }
+
+/** Step names of the stages on a runtime that memoizes steps (units are `unit:<key>`). */
+export const STAGE_STEPS = {
+  prepare: 'stage:prepare',
+  apply: 'stage:apply',
+  finalize: 'stage:finalize',
+} as const;
 
 export const DEFAULT_UNIT_CONCURRENCY = 4;
 
@@ -104,9 +123,15 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
     assets: assets.forStage(stage),
   });
   const { stages } = handler;
+  const memoized = run.capabilities?.memoizesSteps === true;
+  /** A stage's work: a step of its own where a replay would otherwise run it again. */
+  const stage = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+    memoized ? run.step(name, fn) : fn();
 
   signal.throwIfAborted();
-  const units = checkUnits(await stages.prepare(stageCtx('prepare')));
+  const units = checkUnits(
+    await stage(STAGE_STEPS.prepare, async () => stages.prepare(stageCtx('prepare'))),
+  );
 
   signal.throwIfAborted();
   const hooks = run.hooks ?? DEFAULT_HOOKS;
@@ -118,17 +143,22 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
         const result = await run.step(name, async () => {
           const providers = guard.forUnit(unit.key);
           try {
-            return await stages.execute(unit, {
+            const value = await stages.execute(unit, {
               ...base,
               providers,
               assets: assets.forUnit(unit.key),
             });
+            // Memoized: the event belongs to the step, so a replay that reuses it queues none.
+            if (memoized) events.push({ type: 'unit_done', unitKey: unit.key });
+            return value;
           } finally {
             providers.close();
           }
         });
-        const reused = run.reused?.(name) === true;
-        events.push({ type: 'unit_done', unitKey: unit.key, ...(reused ? { reused } : {}) });
+        if (!memoized) {
+          const reused = run.reused?.(name) === true;
+          events.push({ type: 'unit_done', unitKey: unit.key, ...(reused ? { reused } : {}) });
+        }
         return { key: unit.key, result };
       },
     })),
@@ -136,10 +166,15 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   );
 
   if (signal.aborted) throw abortReason(signal);
-  const applied = stages.apply ? await stages.apply(results, stageCtx('apply')) : results;
+  const apply = stages.apply;
+  const applied = apply
+    ? await stage(STAGE_STEPS.apply, async () => apply(results, stageCtx('apply')))
+    : results;
 
   if (signal.aborted) throw abortReason(signal);
-  const output = await stages.finalize(applied, stageCtx('finalize'));
+  const output = await stage(STAGE_STEPS.finalize, async () =>
+    stages.finalize(applied, stageCtx('finalize')),
+  );
   // finalize ran (its effects happened) and its output is not stored: a retry runs it again.
   hooks.at('during-finalize');
   return parseWith(

@@ -25,7 +25,7 @@ import {
   type SluiceDatabase,
   type UnitCheckpoint,
   type UnitWrite,
-} from '@sluice/storage';
+} from '@sluice/storage/d1';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CheckpointStore } from '../attempt/step.js';
@@ -97,7 +97,7 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
 
   async function store(name: string, value: unknown): Promise<unknown> {
     const json = JSON.stringify({ value } satisfies Stored);
-    const size = Buffer.byteLength(json);
+    const size = new TextEncoder().encode(json).byteLength;
     let assetKey: string | null = null;
     if (size > inlineLimit && opts.largeResults) {
       assetKey = await opts.largeResults.put({ jobId: opts.jobId, stepName: name, json });

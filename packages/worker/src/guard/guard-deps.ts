@@ -1,11 +1,11 @@
 // What one attempt's guard works with, and small helpers its parts share.
 
-import { createHash } from 'node:crypto';
 import type { ProviderCall } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CallTraceParent } from '../tracing/attempt-trace.js';
+import type { SendRequest } from './request-shape.js';
 
 /** The worker counters the guard moves (a subset of `WorkerCounters`). */
 export interface GuardCounters {
@@ -51,6 +51,11 @@ export interface GuardDeps {
   beforeWrite?: ((unitKey: string) => Promise<void>) | undefined;
   /** Retries in place of a call the recovery table says to retry (retry-safe, never sent). */
   retry?: { maxTries?: number; baseMs?: number; maxMs?: number } | undefined;
+  /**
+   * Sends a request over a connection the guard owns: node:http on Node (it can tell a request
+   * that never left), fetch on Workers. Injected so the guard imports no runtime's network stack.
+   */
+  send: SendRequest;
   /** Default per-request deadline (30 s). */
   timeoutMs?: number | undefined;
   /** Test seams (crash points, injected decisions); the real ones by default. */
@@ -62,16 +67,32 @@ export const LEDGER_ANSWER_LIMIT_BYTES = 64 * 1024;
 
 export function keepable(answer: unknown): boolean {
   try {
-    return Buffer.byteLength(JSON.stringify(answer) ?? '') <= LEDGER_ANSWER_LIMIT_BYTES;
+    return utf8Length(JSON.stringify(answer) ?? '') <= LEDGER_ANSWER_LIMIT_BYTES;
   } catch {
     return false;
   }
 }
 
-/** Deterministic per (job, unit, call): every retry of a call sends the same key. */
-export function idempotencyKeyOf(jobId: string, unitKey: string, callName: string): string {
-  const digest = createHash('sha256').update(`${jobId}\u0000${unitKey}\u0000${callName}`);
-  return `sluice-${digest.digest('base64url').slice(0, 32)}`;
+/** Bytes of `text` as UTF-8 (Buffer.byteLength without Node). */
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
+
+/**
+ * Deterministic per (job, unit, call): every retry of a call sends the same key. WebCrypto, so the
+ * guard runs in workerd too; `idempotency-key.ts` is the synchronous Node twin (pinned equal).
+ */
+export async function idempotencyKeyOfWeb(
+  jobId: string,
+  unitKey: string,
+  callName: string,
+): Promise<string> {
+  const data = new TextEncoder().encode(`${jobId}\u0000${unitKey}\u0000${callName}`);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
+  let binary = '';
+  for (const b of digest) binary += String.fromCharCode(b);
+  const b64url = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `sluice-${b64url.slice(0, 32)}`;
 }
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

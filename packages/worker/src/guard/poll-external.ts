@@ -9,11 +9,10 @@ import {
   SluiceError,
   type CallFailure,
 } from '@sluice/contracts';
-import { recordCallOutcome, type LedgerRow } from '@sluice/storage';
+import { recordCallOutcome, type LedgerRow } from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
-import { sendRequest } from './send-request.js';
 import type { AsyncJobSpec, CallInfo, ProviderAnswer } from './types.js';
 
 const DEFAULT_INTERVAL_MS = 200;
@@ -43,7 +42,7 @@ export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<Prov
   let failures = 0;
   for (;;) {
     signal.throwIfAborted();
-    const res = await sendRequest(t.spec.poll(t.externalId, t.info), {
+    const res = await deps.send(t.spec.poll(t.externalId, t.info), {
       timeoutMs: t.timeoutMs,
       signal,
     });

@@ -7,13 +7,13 @@
 // only in `execute`, inside their unit: prepare, apply and finalize run again on every retry.
 
 import { classifyDeclaration, NeedsReviewError, NonRetriableError } from '@sluice/contracts';
-import { callsForUnit, type LedgerRow } from '@sluice/storage';
+import { callsForUnit, type LedgerRow } from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
-import { idempotencyKeyOf, type GuardDeps } from './guard-deps.js';
+import { idempotencyKeyOfWeb, type GuardDeps } from './guard-deps.js';
 import { pollExternal } from './poll-external.js';
 import { describeCall, type CallIdentity } from './recovery-error.js';
 import { DEFAULT_TIMEOUT_MS, refuseCall, sendCall } from './send-call.js';
-import { assertSendable } from './send-request.js';
+import { assertSendable } from './request-shape.js';
 import type {
   CallInfo,
   CallOptions,
@@ -81,7 +81,7 @@ export function createProviderGuard(deps: GuardDeps): ProviderGuard {
       unitKey,
       callName: id.callName,
       attemptId: job.attemptId,
-      idempotencyKey: idempotencyKeyOf(job.id, unitKey, id.callName),
+      idempotencyKey: await idempotencyKeyOfWeb(job.id, unitKey, id.callName),
     };
     const request = typeof spec === 'function' ? spec(info) : spec;
     try {

@@ -9,12 +9,11 @@ import {
   recordCallOutcome,
   recordExternalId,
   type CallIntent,
-} from '@sluice/storage';
+} from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { ledgerOutcome, pollExternal } from './poll-external.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
-import { sendRequest } from './send-request.js';
 import { startCallTrace } from '../tracing/attempt-trace.js';
 import type { CallInfo, CallOptions, ProviderAnswer, ProviderRequest } from './types.js';
 
@@ -106,7 +105,7 @@ export async function sendCall(
       url: withoutQuery(outgoing.url),
     });
     const sentAt = performance.now();
-    const res = await sendRequest(
+    const res = await deps.send(
       traced.traceparent && !hasTraceparent
         ? { ...outgoing, headers: { ...headers, traceparent: traced.traceparent } }
         : outgoing,

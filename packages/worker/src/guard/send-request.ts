@@ -8,61 +8,18 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { CallFailure } from '@sluice/contracts';
+import {
+  assertSendable,
+  classifyStatus,
+  encodeBody,
+  parseAnswerBody,
+  type SendOptions,
+  type SendResult,
+} from './request-shape.js';
 import type { ProviderAnswer, ProviderRequest } from './types.js';
 
-export type SendResult =
-  | { ok: true; answer: ProviderAnswer }
-  | {
-      ok: false;
-      failure: CallFailure;
-      message: string;
-      /** Set when the provider answered (4xx, 5xx). */
-      answer?: ProviderAnswer | undefined;
-    };
-
-export interface SendOptions {
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-  /** The request is handed to the connected socket (crash point, metrics). */
-  onSent?: (() => void) | undefined;
-  /** Largest answer body read (default 16 MiB); a larger one counts as a dropped answer. */
-  maxBodyBytes?: number | undefined;
-}
-
-function encodeBody(req: ProviderRequest): { bytes: Buffer | undefined; json: boolean } {
-  const { body } = req;
-  if (body === undefined) return { bytes: undefined, json: false };
-  if (typeof body === 'string') return { bytes: Buffer.from(body), json: false };
-  if (body instanceof Uint8Array) return { bytes: Buffer.from(body), json: false };
-  return { bytes: Buffer.from(JSON.stringify(body)), json: true };
-}
-
-/** Throws for a request that cannot be sent at all (checked before the ledger row is written). */
-export function assertSendable(req: ProviderRequest): URL {
-  let url: URL;
-  try {
-    url = new URL(req.url);
-  } catch {
-    throw new TypeError(`provider request url is not a URL: ${String(req.url)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`provider request url must be http: or https:, got ${url.protocol}`);
-  }
-  encodeBody(req); // throws for a body JSON cannot encode (cycles, BigInt)
-  return url;
-}
-
-function parseBody(buf: Buffer, contentType: string | undefined): unknown {
-  const text = buf.toString('utf8');
-  if (contentType?.includes('json') && text.trim() !== '') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
+export { assertSendable, classifyStatus } from './request-shape.js';
+export type { SendOptions, SendResult } from './request-shape.js';
 
 function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -70,15 +27,6 @@ function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
     if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
-}
-
-/** The answer's status in the terms of the recovery table. */
-export function classifyStatus(status: number): CallFailure | undefined {
-  if (status < 400) return undefined;
-  // 410 Gone: what the call works on no longer exists (contracts `target_missing` → stale).
-  if (status === 410) return 'target_missing';
-  if (status < 500) return 'rejected';
-  return 'server_error';
 }
 
 export function sendRequest(req: ProviderRequest, opts: SendOptions): Promise<SendResult> {
@@ -138,7 +86,10 @@ export function sendRequest(req: ProviderRequest, opts: SendOptions): Promise<Se
         const answer: ProviderAnswer = {
           status: res.statusCode ?? 0,
           headers: flatHeaders(res.headers),
-          body: parseBody(Buffer.concat(chunks), res.headers['content-type']),
+          body: parseAnswerBody(
+            Buffer.concat(chunks).toString('utf8'),
+            res.headers['content-type'],
+          ),
         };
         const failure = classifyStatus(answer.status);
         if (failure === undefined) finish({ ok: true, answer });

@@ -5,7 +5,7 @@
 // the row stood after the attempt's previous write, so the sequence numbers are known here.
 
 import { isFinalState, type JobError, type JobEvent, type JobState } from '@sluice/contracts';
-import { isoIn, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage';
+import { isoIn, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage/d1';
 import type { Attempt } from '../attempt/attempt.js';
 import type { StoredOutcome } from './finish-plan.js';
 

@@ -5,7 +5,7 @@
 // (Streams: with the outbox row written in the same statement), or the dead-letter stream.
 
 import { TRANSITIONS, type Delivery, type JobState } from '@sluice/contracts';
-import { isoIn } from '@sluice/storage';
+import { isoIn } from '@sluice/storage/d1';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { FinishWrite } from './build-write.js';
 

@@ -1,0 +1,51 @@
+// Dead-lettering a job that must not run (its version has no Workflow here, or its attempt
+// budget is spent): `queued` → `dead_lettered` with its reason in D1, fenced by the epoch read,
+// then its message on the DLQ queue. A job no longer queued is left alone; the message goes out
+// either way, so an operator sees every dead letter.
+
+import { SluiceError, type MessagePointer } from '@sluice/contracts';
+import { loadSnapshots, transitionJob, type SluiceDatabase } from '@sluice/storage/d1';
+import type { QueueLike } from './platform.js';
+
+/** What a dead-lettered job's message on the DLQ queue says. */
+export interface DeadLetterMessage {
+  jobId: string;
+  kind: string | null;
+  version: string | null;
+  tenantId: string | null;
+  reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS';
+  detail: string;
+}
+
+export function pointerFields(p: MessagePointer) {
+  return { jobId: p.jobId, kind: p.kind, version: p.version, tenantId: p.tenantId };
+}
+
+/**
+ * A job that must not run here: `queued` → `dead_lettered` with its reason (fenced by the epoch
+ * read), then its message on the dead-letter queue. A job no longer queued is left alone.
+ */
+export async function deadLetter(
+  deps: { database: SluiceDatabase; deadLetters?: QueueLike<DeadLetterMessage> | undefined },
+  pointer: MessagePointer,
+  reason: DeadLetterMessage['reason'],
+  detail: string,
+): Promise<boolean> {
+  const snap = (await loadSnapshots(deps.database, [pointer.jobId])).get(pointer.jobId);
+  let moved = false;
+  if (snap?.state === 'queued') {
+    const r = await transitionJob(deps.database.db, {
+      id: pointer.jobId,
+      event: 'dead_letter',
+      epoch: snap.epoch,
+      reason,
+      detail,
+    });
+    moved = r.ok;
+  }
+  if (!deps.deadLetters) {
+    throw new SluiceError('INVALID_CONFIG', 'no dead-letter queue binding to send to');
+  }
+  await deps.deadLetters.send({ ...pointerFields(pointer), reason, detail });
+  return moved;
+}

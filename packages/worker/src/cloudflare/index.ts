@@ -1,0 +1,16 @@
+// `@sluice/worker/cloudflare`: the Cloudflare Workflows runtime. One Workflow class per job
+// version (`createSluiceWorkflow`), a router that creates instances by the job id's prefix and
+// dead-letters what no binding serves (`createWorkflowRouter`), and the runtime's capabilities.
+// Runs inside workerd: no Node built-in, no database driver (cloudflare-bundle.test.ts).
+export { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
+export { createSluiceWorkflow } from './create-workflow.js';
+export type { SluiceWorkflowClass, SluiceWorkflowOptions } from './create-workflow.js';
+export { createWorkflowRouter } from './router.js';
+export type { DispatchResult, WorkflowRouter, WorkflowRouterOptions } from './router.js';
+export { runWorkflowJob, workflowAttemptId } from './workflow-run.js';
+export type { WorkflowRunDeps, WorkflowRunResult } from './workflow-run.js';
+export { deadLetter } from './dead-letter.js';
+export type { DeadLetterMessage } from './dead-letter.js';
+export { STEP_RESULT_LIMIT_BYTES } from './engine-protocol.js';
+export type * from './platform.js';
+export * from '../core.js';

@@ -1,0 +1,357 @@
+// One job run as one Workflow instance: the stage runner with its step seam bound to `step.do`.
+//
+// Everything durable happens inside a step with a deterministic name, so a replay (the engine
+// re-runs `run()` from the top after a crash or a pause) returns stored results instead of doing
+// the work again: `sluice:start` (queued → running at a new epoch, the `running` event),
+// `stage:prepare`, `unit:<key>`, `stage:apply`, `stage:finalize`, then `sluice:outcome`. A step writes
+// the events it queued (progress, `unit_done`) before it returns, fenced by the attempt's epoch
+// (storage `writeAttempts`: one D1 batch), so events land in order and before the terminal one.
+// Code outside steps only reads: the job row is read again on every replay, and a row that moved
+// on (cancelled, taken over) ends the run without a write.
+//
+// Errors: a step whose error the outcome table would retry is thrown as it is (the engine retries
+// the step, with the job's attempt budget as its limit); any other (needs_review, non-retriable,
+// stale, a fenced write) is thrown as the engine's NonRetryableError by its plain name, so a
+// call that may have been billed is never repeated by the engine. The original error is kept
+// here (the engine keeps only a message) and decides the stored outcome.
+
+import {
+  MessagePointer,
+  NonRetriableError,
+  parseJobId,
+  type Delivery,
+  type RuntimeCapabilities,
+} from '@sluice/contracts';
+import { isoNow, loadSnapshots, type BlobStore, type SluiceDatabase } from '@sluice/storage/d1';
+import { createAttemptAssets } from '../assets/attempt-assets.js';
+import { abortAttempt, createAttempt, type Attempt } from '../attempt/attempt.js';
+import { classifyError, decideOutcome, type Outcome } from '../attempt/decide-outcome.js';
+import type { ResolvedHandlers } from '../attempt/handler-registry.js';
+import { createJobFiles } from '../attempt/job-files.js';
+import { runStages } from '../attempt/stage-runner.js';
+import { createStep } from '../attempt/step.js';
+import { createProviderGuard } from '../guard/provider-guard.js';
+import type { SendRequest } from '../guard/request-shape.js';
+import { sendFetch } from '../guard/send-fetch.js';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
+import type { WorkerLogger } from '../logger.js';
+import type { FinishWrite } from '../writers/build-write.js';
+import { finishWriteOf } from '../writers/finish-plan.js';
+import type {
+  QueueLike,
+  WorkflowEventLike,
+  WorkflowStepConfig,
+  WorkflowStepLike,
+} from './platform.js';
+import { deadLetter, pointerFields, type DeadLetterMessage } from './dead-letter.js';
+import { assertStepResultFits, engineAbortIn, isEngineAbort } from './engine-protocol.js';
+import { writeOrFence } from './write-attempt.js';
+
+export interface WorkflowRunDeps {
+  database: SluiceDatabase;
+  handlers: ResolvedHandlers;
+  /** The one version this Workflow class serves (`v1`): a job of another is never run here. */
+  version: string;
+  capabilities: RuntimeCapabilities;
+  blobs?: BlobStore | undefined;
+  deadLetters?: QueueLike<DeadLetterMessage> | undefined;
+  logger: WorkerLogger;
+  /** Config of every unit, stage and outcome step (the job's attempt budget caps its retries). */
+  stepConfig: (maxAttempts: number) => WorkflowStepConfig;
+  /** The engine's NonRetryableError (`cloudflare:workflows`); injected so this file has no import of it. */
+  nonRetryable(message: string): Error;
+  send?: SendRequest | undefined;
+  unitConcurrency?: number | undefined;
+  hooks?: WorkerHooks | undefined;
+  /** Lease owner written while the instance runs (informational: the epoch fences). */
+  owner?: string | undefined;
+}
+
+/** The instance's output: small on purpose (the job's output is in D1). */
+export interface WorkflowRunResult {
+  jobId: string;
+  state: string;
+}
+
+type Started =
+  | { kind: 'running'; epoch: number; attempts: number; attemptId: string }
+  | { kind: 'skip'; state: string };
+
+/**
+ * The runtime's own steps. Job code's `ctx.step(name)` shares the engine's step namespace, so
+ * these carry a prefix job code may not use (a job step named `start` would otherwise be
+ * answered with this run's start record).
+ */
+export const RUNTIME_STEPS = {
+  start: 'sluice:start',
+  deadLetter: 'sluice:dead-letter',
+  outcome: 'sluice:outcome',
+} as const;
+const RESERVED_PREFIX = 'sluice:';
+
+const LEASE_MS = 15 * 60_000;
+const START_CONFIG: WorkflowStepConfig = {
+  retries: { limit: 5, delay: 200, backoff: 'exponential' },
+};
+
+/** Deterministic per job and attempt, so a re-run of the `start` step recognises its own write. */
+export function workflowAttemptId(jobId: string, attempt: number): string {
+  return `${parseJobId(jobId)?.token ?? 'x'}_a${attempt}`;
+}
+
+export async function runWorkflowJob(
+  deps: WorkflowRunDeps,
+  event: WorkflowEventLike,
+  step: WorkflowStepLike,
+): Promise<WorkflowRunResult> {
+  const parsed = MessagePointer.safeParse(event.payload);
+  if (!parsed.success || parsed.data.jobId !== event.instanceId) {
+    // Nothing names a job we could write to: end without retrying (a retry reads the same params).
+    throw deps.nonRetryable(
+      `instance ${event.instanceId}: params are not this job's pointer ({ jobId, kind, version, tenantId })`,
+    );
+  }
+  const pointer = parsed.data;
+  const { database } = deps;
+  const hooks = deps.hooks ?? DEFAULT_HOOKS;
+  // Only the job's own version runs it: never a silent fallback to another one.
+  const served = hooks.handlerVersion(pointer.version, deps.handlers.versionsOf(pointer.kind));
+  const handler =
+    served === deps.version ? deps.handlers.get(pointer.kind, pointer.version) : undefined;
+  if (!handler) {
+    const detail = `${pointer.kind} ${pointer.version} is not served by the ${deps.version} Workflow`;
+    await step.do(RUNTIME_STEPS.deadLetter, START_CONFIG, () =>
+      deadLetter(deps, pointer, 'VERSION_NOT_ROUTABLE', detail),
+    );
+    throw deps.nonRetryable(`${pointer.jobId}: dead-lettered VERSION_NOT_ROUTABLE (${detail})`);
+  }
+
+  const started = await step.do<Started>(RUNTIME_STEPS.start, START_CONFIG, async () => {
+    const snap = (await loadSnapshots(database, [pointer.jobId])).get(pointer.jobId);
+    if (!snap) return { kind: 'skip', state: 'missing' };
+    // A re-run of this step after its write committed: the row is ours already.
+    if (snap.state === 'running' && snap.attemptId === workflowAttemptId(snap.id, snap.attempts)) {
+      return {
+        kind: 'running',
+        epoch: snap.epoch,
+        attempts: snap.attempts,
+        attemptId: snap.attemptId,
+      };
+    }
+    if (snap.state !== 'queued') return { kind: 'skip', state: snap.state };
+    const attemptId = workflowAttemptId(snap.id, snap.attempts + 1);
+    const attempt = createAttempt({
+      delivery: deliveryOf(pointer),
+      job: { ...snap, epoch: snap.epoch + 1, attempts: snap.attempts + 1, attemptId },
+      fence: { epoch: snap.epoch, lastSeq: snap.lastSeq, state: 'queued' },
+      started: false,
+      startFrom: 'queued',
+    });
+    attempt.startedAt = isoNow();
+    // Refused: someone moved the row between the read and the write; the step's retry reads again.
+    await writeOrFence(database, attempt, writeContext(deps));
+    return { kind: 'running', epoch: attempt.job.epoch, attempts: attempt.job.attempts, attemptId };
+  });
+  if (started.kind === 'skip') return { jobId: pointer.jobId, state: started.state };
+
+  // Every (re)play: where the row stands now. Another epoch or state means it is not ours.
+  const snap = (await loadSnapshots(database, [pointer.jobId])).get(pointer.jobId);
+  if (!snap || snap.epoch !== started.epoch || snap.state !== 'running') {
+    return { jobId: pointer.jobId, state: snap?.state ?? 'missing' };
+  }
+  const attempt = createAttempt({
+    delivery: deliveryOf(pointer),
+    job: { ...snap, attemptId: started.attemptId },
+    fence: { epoch: snap.epoch, lastSeq: snap.lastSeq, state: 'running' },
+    started: true,
+    startFrom: 'queued',
+  });
+  attempt.runningEventStored = true;
+  attempt.startedAt = isoNow();
+  const job = attempt.job;
+  const ctx = writeContext(deps);
+  /**
+   * A write was refused: the row moved on. A cancel stands as the job's end (the run stores
+   * nothing more); anything else means another attempt holds the job.
+   */
+  const lost = (): Promise<void> => {
+    if (attempt.fenced) return attempt.fenceSettled ?? Promise.resolve();
+    attempt.fenced = true;
+    attempt.fenceSettled = loadSnapshots(database, [job.id]).then(
+      (rows) =>
+        abortAttempt(attempt, rows.get(job.id)?.state === 'cancelled' ? 'cancelled' : 'lease_lost'),
+      () => abortAttempt(attempt, 'lease_lost'),
+    );
+    return attempt.fenceSettled;
+  };
+  // One write at a time: each moves the fence the next one needs (units run concurrently).
+  let chain: Promise<void> = Promise.resolve();
+  const persist = (finish?: FinishWrite): Promise<void> => {
+    const next = chain.then(async () => {
+      if (!finish && attempt.pending.events.length === 0 && attempt.pending.units.length === 0)
+        return;
+      try {
+        await writeOrFence(database, attempt, ctx, finish);
+      } catch (error) {
+        await lost();
+        throw error;
+      }
+    });
+    chain = next.catch(() => {});
+    return next;
+  };
+  /** The terminal state this run stored (inside the failing step, or in `outcome`). */
+  let terminal: string | undefined;
+  const storeTerminal = async (outcome: Outcome): Promise<string> => {
+    if (outcome.kind === 'none' || outcome.kind === 'ack_only') return outcome.kind;
+    const finish = finishWriteOf(outcome, Date.now(), false);
+    try {
+      await persist(finish);
+    } catch {
+      return 'lease_lost';
+    }
+    terminal = finish.to;
+    abortAttempt(attempt, 'lease_lost'); // the job has ended: siblings stop, write nothing
+    if (outcome.kind === 'dead_letter') {
+      await deps.deadLetters?.send({
+        ...pointerFields(pointer),
+        reason: outcome.reason,
+        detail: outcome.detail ?? outcome.error.message,
+      });
+    }
+    return finish.to;
+  };
+  /** The original error of each step that failed (the engine passes on only a message). */
+  const failures = new Map<string, unknown>();
+  const config = deps.stepConfig(job.maxAttempts);
+  const platformStep = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+    name.startsWith(RESERVED_PREFIX)
+      ? Promise.reject(
+          new NonRetriableError(
+            `step name "${name}": the "${RESERVED_PREFIX}" prefix is Sluice's own`,
+          ),
+        )
+      : step
+          .do(name, config, async () => {
+            try {
+              const value = await fn();
+              assertStepResultFits(name, value);
+              await persist(); // what the step queued lands before the step counts as done
+              return value;
+            } catch (error) {
+              failures.set(name, error);
+              if (attempt.fenced) throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
+              if (classifyError(error) === 'retriable') throw error; // the engine retries the step
+              // The end of the job, stored before the step throws: once a step throws
+              // NonRetryableError the engine may abort the instance (the local one does), so no
+              // later step can be relied on to store it. Sibling units are stopped; their writes
+              // are fenced by the terminal state.
+              await storeTerminal(decideFor(attempt, { ok: false, error }));
+              throw deps.nonRetryable(`${name}: ${messageOf(error)}`);
+            }
+          })
+          .catch((error: unknown) => {
+            // The engine unwinding this run (pause, terminate, restart) must reach it unchanged.
+            if (isEngineAbort(error)) throw error;
+            throw failures.get(name) ?? error;
+          });
+
+  const assets = createAttemptAssets({
+    database,
+    blobs: deps.blobs,
+    job,
+    signal: attempt.controller.signal,
+    onFenced: () => void lost(),
+    hooks,
+    logger: deps.logger,
+  });
+  const providers = createProviderGuard({
+    database,
+    job,
+    declarations: handler.job.providers,
+    send: deps.send ?? sendFetch,
+    signal: attempt.controller.signal,
+    logger: deps.logger,
+    onFenced: () => void lost(),
+    hooks,
+  });
+  let outcome: Outcome;
+  try {
+    const output = await runStages({
+      handler,
+      job,
+      signal: attempt.controller.signal,
+      events: {
+        push(e) {
+          attempt.pending.events.push({ ...e, at: isoNow() });
+        },
+      },
+      step: createStep({ capabilities: deps.capabilities, platformStep }),
+      capabilities: deps.capabilities,
+      providers,
+      assets,
+      files: createJobFiles({
+        database,
+        blobs: deps.blobs,
+        tenantId: job.tenantId,
+        fileIds: job.fileIds,
+      }),
+      unitConcurrency: deps.unitConcurrency,
+      hooks,
+    });
+    outcome = decideFor(attempt, { ok: true, output });
+  } catch (error) {
+    if (attempt.fenced) await attempt.fenceSettled; // cancelled, or taken over: know which
+    const abort = engineAbortIn(error);
+    if (abort) {
+      // The engine is interrupting this run (measured: a pause pending while a step fails
+      // rejects the step with it at once) and replays it later, retrying the step. Deciding
+      // now would end a job that is not over: nothing is written, the abort goes back as it is.
+      throw abort;
+    }
+    outcome = decideFor(attempt, { ok: false, error });
+  }
+  if (terminal !== undefined) {
+    throw deps.nonRetryable(`${job.id} ended ${terminal}: ${reasonOf(outcome)}`);
+  }
+  if (outcome.kind === 'none' || outcome.kind === 'ack_only') {
+    return { jobId: job.id, state: outcome.kind === 'none' ? 'lease_lost' : 'cancelled' };
+  }
+  const decided = outcome;
+  const state = await step.do(RUNTIME_STEPS.outcome, START_CONFIG, () => storeTerminal(decided));
+  if (state !== 'succeeded') {
+    // The instance ends here: its status says errored, D1 says why.
+    throw deps.nonRetryable(`${job.id} ended ${state}: ${reasonOf(decided)}`);
+  }
+  return { jobId: job.id, state };
+}
+
+function reasonOf(outcome: Outcome): string {
+  return 'error' in outcome ? outcome.error.message : outcome.kind;
+}
+
+/**
+ * The engine has retried the failed step up to the job's attempt budget already (an
+ * interruption comes as an engine abort instead), so an error that is still retriable here has
+ * used it up: decided as the last attempt (dead-lettered MAX_ATTEMPTS).
+ */
+function decideFor(attempt: Attempt, result: Parameters<typeof decideOutcome>[0]['result']) {
+  return decideOutcome({
+    result,
+    cause: attempt.cause,
+    attempts: attempt.job.maxAttempts,
+    maxAttempts: attempt.job.maxAttempts,
+  });
+}
+
+function writeContext(deps: WorkflowRunDeps) {
+  return { now: Date.now(), leaseMs: LEASE_MS, owner: deps.owner ?? `workflow-${deps.version}` };
+}
+
+function deliveryOf(pointer: MessagePointer): Delivery {
+  return { id: pointer.jobId, pointer, transportDeliveries: 1 };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,136 @@
+// `@sluice/worker/node`: the Node runtimes and their host — createWorker, the embedded and
+// Valkey Streams runtimes, probes, metrics, logging — plus everything of `@sluice/worker/core`
+// (re-exported here, so a Node app needs one import). Re-exports only.
+export * from './core.js';
+export { defineHandler } from './attempt/define-handler.js';
+export type {
+  Handler,
+  HandlerContext,
+  HandlerFiles,
+  HandlerStages,
+  ProviderName,
+  StepFn,
+  Unit,
+  UnitResult,
+} from './attempt/define-handler.js';
+export { resolveHandlers } from './attempt/handler-registry.js';
+export type { HandlerRegistry, ResolvedHandlers } from './attempt/handler-registry.js';
+export { createWorker } from './create-worker.js';
+export type {
+  CreateWorkerOptions,
+  RuntimeContext,
+  RuntimeOption,
+  Worker,
+} from './create-worker.js';
+export {
+  createEmbeddedRuntime,
+  defaultWorkerId,
+  DEFAULT_LEASE_MS,
+} from './backends/create-embedded-runtime.js';
+export type { EmbeddedRuntimeOptions } from './backends/create-embedded-runtime.js';
+export { createEmbeddedQueueStore } from './backends/embedded-queue-store.js';
+export type { EmbeddedQueueStoreOptions } from './backends/embedded-queue-store.js';
+export { createEmbeddedConsumer, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
+export type { EmbeddedConsumerOptions } from './runtimes/embedded.js';
+export {
+  createStreamsRuntime,
+  DEFAULT_STREAMS_LEASE_MS,
+} from './backends/create-streams-runtime.js';
+export type { StreamsRuntimeOptions } from './backends/create-streams-runtime.js';
+export {
+  createStreamsConsumer,
+  STREAMS_CAPABILITIES,
+  WatchdogError,
+} from './runtimes/valkey-streams/index.js';
+export type {
+  BlockingStreamsClient,
+  StreamsClient,
+  StreamsConnections,
+  StreamsConsumer,
+  StreamsConsumerOptions,
+  StreamsDelivery,
+} from './runtimes/valkey-streams/index.js';
+export { createValkeyConnections } from './backends/valkey/create-valkey-connections.js';
+export type { ValkeyConnectionOptions } from './backends/valkey/create-valkey-connections.js';
+export { registerRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
+export type {
+  ClaimedDelivery,
+  ClaimedJob,
+  EmbeddedDelivery,
+  EmbeddedLease,
+  EmbeddedQueueStore,
+} from './runtimes/types.js';
+export { RuntimeHost } from './host/runtime-host.js';
+export type { RuntimeHostOptions } from './host/runtime-host.js';
+export { runStages, DEFAULT_UNIT_CONCURRENCY, STAGE_STEPS } from './attempt/stage-runner.js';
+export type { AttemptJob, RunStagesInput } from './attempt/stage-runner.js';
+export { runPool } from './attempt/pool.js';
+export type { PoolTask } from './attempt/pool.js';
+export { createStep } from './attempt/step.js';
+export type { CheckpointStore, CreateStepOptions } from './attempt/step.js';
+export { createUnitCheckpoints } from './checkpoints/index.js';
+export type {
+  LargeResultStore,
+  UnitCheckpoints,
+  UnitCheckpointsOptions,
+} from './checkpoints/index.js';
+export {
+  createAttemptAssets,
+  decideStagingSweep,
+  STAGING_ROOT,
+  sweepStaging,
+} from './assets/index.js';
+export type {
+  AssetBody,
+  AssetClient,
+  AssetWrite,
+  AttemptAssets,
+  StagingSweepOptions,
+  WrittenAsset,
+} from './assets/index.js';
+export {
+  createProviderGuard,
+  decideFromLedger,
+  idempotencyKeyOf,
+  idempotencyKeyOfWeb,
+  sendFetch,
+  sendRequest,
+} from './guard/index.js';
+export type {
+  AsyncJobSpec,
+  AsyncJobStatus,
+  CallInfo,
+  CallOptions,
+  ProviderAnswer,
+  ProviderClient,
+  ProviderGuard,
+  ProviderRequest,
+  RequestSpec,
+  SendOptions,
+  SendRequest,
+  SendResult,
+} from './guard/index.js';
+export { CRASH_POINTS, DEFAULT_HOOKS } from './hooks.js';
+export type { CrashPoint, WorkerHooks } from './hooks.js';
+export { decideDelivery } from './host/decide-delivery.js';
+export type { DeliveryDecision, DeliveryFacts } from './host/decide-delivery.js';
+export { decideOutcome } from './attempt/decide-outcome.js';
+export type { AbortCause, AttemptResult, Outcome, OutcomeFacts } from './attempt/decide-outcome.js';
+export { sweepUnroutable } from './host/sweep-unroutable.js';
+export type { SweepOptions } from './host/sweep-unroutable.js';
+export { startProbes } from './host/probes-server.js';
+export type { ProbesOptions, ProbesServer } from './host/probes-server.js';
+export { installShutdown } from './host/install-shutdown.js';
+export type { InstallShutdownOptions, Stoppable } from './host/install-shutdown.js';
+export { createWorkerMetrics, NO_OBSERVATIONS } from './metrics.js';
+export type {
+  WorkerCounters,
+  WorkerGauges,
+  WorkerMetrics,
+  WorkerMetricsOptions,
+  WorkerMetricsRegistry,
+  WorkerObservations,
+} from './metrics.js';
+export { createLogger, createStderrLogger, silentLogger } from './logger.js';
+export type { LogFields, LoggerOptions, WorkerLogger } from './logger.js';
+export type { SettledJob } from './writers/finish-plan.js';

@@ -1,0 +1,28 @@
+// The bindings of wrangler.test.jsonc, typed structurally.
+import { env } from 'cloudflare:workers';
+import type { MessagePointer } from '@sluice/contracts';
+import type { D1Like } from '@sluice/storage/d1';
+import type { QueueLike, WorkflowBindingLike } from '../src/cloudflare/platform.js';
+import type { DeadLetterMessage } from '../src/cloudflare/dead-letter.js';
+
+export interface TestEnv {
+  DB: D1Like;
+  WF_V1: Omit<WorkflowBindingLike<MessagePointer>, 'get'> & {
+    get(id: string): Promise<{
+      id: string;
+      status(): Promise<{
+        status: string;
+        error?: { name: string; message: string };
+        output?: unknown;
+      }>;
+      pause(): Promise<void>;
+      resume(): Promise<void>;
+      terminate(): Promise<void>;
+    }>;
+  };
+  WF_V2: TestEnv['WF_V1'];
+  DLQ: QueueLike<DeadLetterMessage>;
+  BLOBS: { list(o: { prefix: string }): Promise<{ objects: { key: string }[] }> };
+}
+
+export const bindings = env as TestEnv;
