@@ -104,6 +104,12 @@ export interface SluiceClient<R extends JobRegistry> {
     /** Fails the job. */
     discard(id: string, note: string): Promise<JobView>;
   };
+  /**
+   * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
+   * a consumer of the live feed (which carries on live, it does not replay) re-reads what it
+   * may have missed. Returns the unsubscribe function.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Ends every watch and closes the WebSocket. */
   close(): Promise<void>;
 }
@@ -178,6 +184,7 @@ export function createSluiceClient<R extends JobRegistry>(
       }) as SluiceClient<R>['review']['approve'],
       discard: (id, note) => mutate(transport, API_PATHS.reviewDiscard, { id, note }),
     },
+    onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();
       await transport.close();
