@@ -1,7 +1,7 @@
 // Documents: drop or pick files → checked, uploaded with a progress bar, submitted for analysis;
 // the list below is live (useJobs for the list, useJob per row for its per-unit progress).
 import { useJob, useJobs } from '@sluice/react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { checkDocument, documentName, uploadWithProgress } from '../api.js';
 import type { Jobs } from '../../jobs.js';
 import { useSession } from '../session.js';
@@ -9,6 +9,7 @@ import { useSession } from '../session.js';
 type Analyze = Jobs['document.analyze'];
 
 interface Upload {
+  id: number;
   name: string;
   fraction: number;
   error?: string;
@@ -58,13 +59,14 @@ export function Documents() {
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [dragging, setDragging] = useState(false);
 
-  const update = (i: number, patch: Partial<Upload>) =>
-    setUploads((u) => u.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  const nextId = useRef(0);
+  const update = (id: number, patch: Partial<Upload>) =>
+    setUploads((u) => u.map((x) => (x.id === id ? { ...x, ...patch } : x)));
 
   async function addFiles(files: FileList | File[]) {
     for (const file of Array.from(files)) {
-      let i = 0;
-      setUploads((u) => ((i = u.length), [...u, { name: file.name, fraction: 0 }]));
+      const i = nextId.current++;
+      setUploads((u) => [...u, { id: i, name: file.name, fraction: 0 }]);
       const problem = await checkDocument(file);
       if (problem) {
         update(i, { error: problem });
@@ -110,9 +112,9 @@ export function Documents() {
         />
       </label>
       <ul className="uploads">
-        {uploads.map((u, i) => (
+        {uploads.map((u) => (
           <li
-            key={i}
+            key={u.id}
             data-upload={u.name}
             data-upload-state={u.error ? 'error' : u.jobId ? 'submitted' : 'uploading'}
           >
