@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnNode, type ChildHandle } from '@sluice/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startApp, type RunningApp } from '../src/server/app.js';
 import { buildWeb } from '../src/server/build-web.js';
@@ -25,12 +26,19 @@ export interface Harness {
   /** Rows this tenant has in a table (files, jobs, provider_calls). */
   rows(table: 'files' | 'jobs' | 'provider_calls', tenant: string): Promise<number>;
   screenshot(page: Page, name: string): Promise<string>;
+  /** A worker process over the app's database and blobs (killed when the suite ends). */
+  worker(id: string): Promise<ChildHandle>;
   /** Page errors and console errors seen so far. */
   readonly problems: string[];
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export interface HarnessOptions {
+  /** Run workers as child processes (`worker(id)`) instead of inside the app. */
+  childWorkers?: boolean;
+}
+
+export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   if (!existsSync(chromiumPath)) {
     throw new Error(`no Chromium at ${chromiumPath}: run scripts/install-chromium.sh`);
   }
@@ -40,7 +48,13 @@ export async function startHarness(): Promise<Harness> {
     buildWeb(exampleDir),
     startProvider({ dataDir: join(dir, 'provider') }),
   ]);
-  const app = await startApp({ dataDir: dir, aiUrl: ai.url, webRoot });
+  const app = await startApp({
+    dataDir: dir,
+    aiUrl: ai.url,
+    webRoot,
+    worker: !o.childWorkers,
+  });
+  const children: ChildHandle[] = [];
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -77,7 +91,22 @@ export async function startHarness(): Promise<Harness> {
       await page.screenshot({ path, fullPage: true });
       return path;
     },
+    async worker(id) {
+      const child = await spawnNode(new URL('./worker-child.ts', import.meta.url), {
+        env: {
+          DB_URL: join(dir, 'sluice.db'),
+          BLOB_DIR: join(dir, 'blobs'),
+          AI_URL: ai.url,
+          WORKER_ID: id,
+        },
+        readyLine: /^READY$/m,
+        readyTimeoutMs: 30_000,
+      });
+      children.push(child);
+      return child;
+    },
     async close() {
+      for (const child of children) await child.kill();
       await browser.close();
       await app.close();
       await ai.stop();
