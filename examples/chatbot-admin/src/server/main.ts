@@ -7,20 +7,35 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startProvider } from '../provider/start-provider.js';
-import { startApp } from './app.js';
+import { startApp, type Runtime } from './app.js';
 import { buildWeb } from './build-web.js';
 
-const { values } = parseArgs({ options: { dev: { type: 'boolean' }, port: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { dev: { type: 'boolean' }, port: { type: 'string' }, role: { type: 'string' } },
+});
+const role = (values.role ?? 'all') as 'all' | 'gateway' | 'worker';
+if (!['all', 'gateway', 'worker'].includes(role))
+  throw new Error('--role is all, gateway or worker');
+const runtime: Runtime =
+  process.env.SLUICE_RUNTIME === 'valkey-streams'
+    ? { kind: 'valkey-streams', redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }
+    : { kind: 'embedded' };
 const exampleDir = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = resolve(process.env.SLUICE_HOME ?? '.sluice/chatbot');
 mkdirSync(dataDir, { recursive: true });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 
-const ai = await startProvider({ dataDir: join(dataDir, 'provider') });
+// A provider already running elsewhere (AI_URL, e.g. for separate gateway and worker processes),
+// or our own.
+const ai = process.env.AI_URL
+  ? { url: process.env.AI_URL, ledgerPath: '(its own)', stop: async () => {} }
+  : await startProvider({ dataDir: join(dataDir, 'provider') });
 let webRoot: string | undefined;
-if (!values.dev) webRoot = await buildWeb(exampleDir);
+if (!values.dev && role !== 'worker') webRoot = await buildWeb(exampleDir);
 const app = await startApp({
   dataDir,
+  runtime,
+  role,
   ...(process.env.DATABASE_URL ? { database: process.env.DATABASE_URL } : {}),
   aiUrl: ai.url,
   port: values.dev ? 0 : port,
@@ -49,9 +64,15 @@ if (values.dev) {
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-say(`\nChatbot admin: ${url}\n`);
-say('Demo logins (paste one on the login page):');
-for (const login of app.logins) say(`  ${login.tenant.padEnd(7)} ${login.apiKey}`);
+const where = process.env.DATABASE_URL?.startsWith('postgres') ? 'PostgreSQL' : 'SQLite';
+if (role === 'worker') say(`\nChatbot admin worker: ${runtime.kind} runtime, ${where}`);
+else {
+  say(
+    `\nChatbot admin: ${url} (${runtime.kind} runtime, ${where}${role === 'gateway' ? ', no worker here' : ''})\n`,
+  );
+  say('Demo logins (paste one on the login page):');
+  for (const login of app.logins) say(`  ${login.tenant.padEnd(7)} ${login.apiKey}`);
+}
 say(`\nData in ${dataDir}; fake AI provider ${ai.url} (ledger ${ai.ledgerPath}). Ctrl-C stops.`);
 
 await new Promise<void>((r) => {
