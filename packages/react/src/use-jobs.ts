@@ -129,7 +129,8 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
     const add = (id: string) => {
       known.add(id);
       client.jobs.get(id).then((view) => {
-        if (stop.signal.aborted || !matches(view, filterNow)) return;
+        if (stop.signal.aborted) return;
+        if (!matches(view, filterNow)) return void known.delete(id);
         setItems((prev) =>
           prev.some((item) => item.view.id === id)
             ? prev
@@ -141,9 +142,19 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
     void (async () => {
       try {
         const kinds = filterNow.kind ? [filterNow.kind] : undefined;
+        const states = filterNow.states;
         for await (const feed of client.watchAll({ kinds, signal: stop.signal })) {
-          if (!known.has(feed.event.jobId)) add(feed.event.jobId);
-          else setItems((prev) => applyFeedEvent(prev, feed, filterNow));
+          const { event } = feed;
+          const to = 'to' in event ? event.to : undefined;
+          if (!known.has(event.jobId)) {
+            // With a states filter only a move into one of them can add a job: other events
+            // of jobs outside the list cost nothing.
+            if (!states || (to !== undefined && states.includes(to))) add(event.jobId);
+            continue;
+          }
+          // Leaving the states: forget it, so a later move back in adds it again.
+          if (states && to !== undefined && !states.includes(to)) known.delete(event.jobId);
+          setItems((prev) => applyFeedEvent(prev, feed, filterNow));
         }
       } catch (e) {
         fail(e);

@@ -125,13 +125,18 @@ describe('@sluice/react hooks in Chromium', () => {
     expect(await attr(page, handle.id, 'result')).toBe('');
   });
 
-  it('a parked job shows needs_review, then follows the approval live to its result', async () => {
+  it('a parked job shows needs_review and enters a needs_review list, then follows the approval live to its result and leaves the list', async () => {
     const handle = await node.submit('test.review', { label: 'parked' });
     await page.evaluate(`window.hooks.watch(${JSON.stringify(handle.id)})`);
     await waitAttr(page, `[data-job="${handle.id}"]`, 'state', 'needs_review');
     await waitAttr(page, `[data-job="${handle.id}"]`, 'error', 'JobNeedsReviewError');
     expect(await attr(page, handle.id, 'reason')).not.toBe('');
+    // The needs_review list (mounted before the job existed) picked it up live.
+    await page.locator(`#review-list [data-review-job="${handle.id}"]`).waitFor();
     await node.review.approve(handle.id, 'checked by hand', 'test.review');
+    await page
+      .locator(`#review-list [data-review-job="${handle.id}"]`)
+      .waitFor({ state: 'detached' });
     await waitAttr(page, `[data-job="${handle.id}"]`, 'state', 'succeeded');
     await waitAttr(page, `[data-job="${handle.id}"]`, 'result', /.+/);
     expect(await attr(page, handle.id, 'error')).toBe('');
@@ -152,6 +157,7 @@ describe('@sluice/react hooks in Chromium', () => {
     const other = await node.submit('test.broken', { why: 'not listed' });
     await other.result().catch(() => undefined);
     expect(await page.locator(row(other.id)).count()).toBe(0);
-    expect(problems).toEqual([]);
+    // Chromium logs the refused reconnects while the gateway restarts: those are the test's doing.
+    expect(problems.filter((p) => !/^WebSocket connection to .* failed/.test(p))).toEqual([]);
   });
 });

@@ -49,6 +49,18 @@ function List() {
   );
 }
 
+/** Every kind, only jobs waiting for a person: jobs enter and leave it live. */
+function ReviewList() {
+  const { jobs } = useJobs<TestJobs>({ states: ['needs_review'] });
+  return (
+    <ul id="review-list">
+      {jobs.map((item) => (
+        <li key={item.view.id} data-review-job={item.view.id} data-state={item.view.state} />
+      ))}
+    </ul>
+  );
+}
+
 const apiKey = new URLSearchParams(location.search).get('key') ?? '';
 const client = createSluiceClient<TestJobs>({
   url: location.origin,
@@ -63,6 +75,7 @@ function App() {
   return (
     <SluiceProvider client={client}>
       <List />
+      <ReviewList />
       {watched.map((job) => (
         <Watch key={typeof job === 'string' ? job : job.id} job={job} />
       ))}
