@@ -51,10 +51,9 @@ if (values.dev) {
     server: {
       port,
       proxy: {
-        '/trpc': target,
-        '/v1': target,
-        '/api': target,
-        '/ws': { target, ws: true },
+        // Regexes, not prefixes: a prefix `/api` would also take the app's own `/api.ts`.
+        '^/(trpc|v1|api)/': target,
+        '^/ws(\\?|$)': { target, ws: true },
       },
     },
   });
