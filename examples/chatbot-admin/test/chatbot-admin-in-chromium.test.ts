@@ -152,7 +152,7 @@ describe('chatbot admin in Chromium', () => {
     shots.push(await h.screenshot(acme, 'dead-letters'));
   });
 
-  it('a wrong-type, malformed or oversized upload shows a clear error and writes nothing', async () => {
+  it('a wrong-type, malformed or oversized upload, picked or dropped, shows a clear error and writes nothing', async () => {
     const files = await h.rows('files', 'acme');
     const jobs = await h.rows('jobs', 'acme');
     await acme.goto(`${h.app.url}/#/documents`);
@@ -177,6 +177,16 @@ describe('chatbot admin in Chromium', () => {
       'report.pdf: not a valid PDF file (its content is CSV)',
     );
     expect(await error('huge.csv').textContent()).toBe('huge.csv: 11.0 MB is over the 10 MB limit');
+    // Dropped on the drop zone: the same checks.
+    const dropped = await acme.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['plain notes'], 'notes.txt', { type: 'text/plain' }));
+      return transfer;
+    });
+    await acme.dispatchEvent('.dropzone', 'drop', { dataTransfer: dropped });
+    expect(await error('notes.txt').textContent()).toBe(
+      'notes.txt: only PDF, XLSX and CSV documents can be analysed',
+    );
     shots.push(await h.screenshot(acme, 'upload-errors'));
     // The gateway refuses the oversized body too, if a client skips the form's check.
     const res = await fetch(`${h.app.url}/v1/uploads`, {
