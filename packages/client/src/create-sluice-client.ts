@@ -121,6 +121,12 @@ export interface SluiceClient<R extends JobRegistry> {
     resume(id: string): Promise<ScheduleView>;
     delete(id: string): Promise<void>;
   };
+  /**
+   * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
+   * a consumer of the live feed (which carries on live, it does not replay) re-reads what it
+   * may have missed. Returns the unsubscribe function.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Ends every watch and closes the WebSocket. */
   close(): Promise<void>;
 }
@@ -211,6 +217,7 @@ export function createSluiceClient<R extends JobRegistry>(
         await mutate(transport, API_PATHS.scheduleDelete, { id });
       },
     },
+    onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();
       await transport.close();

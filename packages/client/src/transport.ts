@@ -59,6 +59,8 @@ export interface Transport {
   readonly endpoints: Endpoints;
   readonly fetch: FetchFn;
   authorization(): Promise<string>;
+  /** Calls `listener` every time the WebSocket opens (first connect and every reconnect). */
+  onSocketOpen(listener: () => void): () => void;
   /** Throws INVALID_CONFIG when no WebSocket class is available (Node 20 without `ws`). */
   assertWebSocket(): void;
   close(): Promise<void>;
@@ -76,6 +78,7 @@ export function createTransport(options: TransportOptions): Transport {
   // createWSClient throws at construction when there is no WebSocket (Node 20): build it on the
   // first subscription, so HTTP-only use works without `ws`.
   let wsClient: ReturnType<typeof createWSClient> | undefined;
+  const openListeners = new Set<() => void>();
   const getWsClient = () =>
     (wsClient ??= createWSClient({
       url: urls.ws,
@@ -86,6 +89,9 @@ export function createTransport(options: TransportOptions): Transport {
       // Ping so a half-open socket (laptop sleep, NAT timeout) is noticed and replaced.
       keepAlive: { enabled: true, intervalMs: 15_000, pongTimeoutMs: 5_000 },
       retryDelayMs: (attempt) => backoffDelay(attempt, options.reconnect),
+      onOpen: () => {
+        for (const listener of [...openListeners]) listener();
+      },
     }));
   const lazyWsLink: TRPCLink<AnyRouter> = (runtime) => {
     let link: ReturnType<TRPCLink<AnyRouter>> | undefined;
@@ -124,6 +130,10 @@ export function createTransport(options: TransportOptions): Transport {
     endpoints: urls,
     fetch: fetchImpl,
     authorization,
+    onSocketOpen(listener) {
+      openListeners.add(listener);
+      return () => openListeners.delete(listener);
+    },
     assertWebSocket() {
       if (!WebSocketImpl) {
         throw new SluiceError(

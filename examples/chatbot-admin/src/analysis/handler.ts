@@ -1,0 +1,192 @@
+// The worker code of `document.analyze`:
+//   prepare   reads the uploaded file and converts it for real into units (pages, sheets, rows)
+//   execute   per unit: classify + extract tables (sync call → ambiguous), then intents as an
+//             async provider job (submit → external id recorded → polled → pollable)
+//   apply     merges tables and intents (no provider calls)
+//   finalize  writes the knowledge-base JSON through the asset protocol
+// Progress is reported per unit and step with the unit's human label.
+import {
+  defineHandler,
+  type AsyncJobSpec,
+  type CallInfo,
+  type HandlerContext,
+} from '@sluice/worker';
+import { z } from 'zod';
+import {
+  documentAnalyze,
+  Intent,
+  Table,
+  type Intent as IntentT,
+  type Table as TableT,
+} from '../jobs.js';
+import { convertDocument, type DocUnit, type Format } from './convert.js';
+
+type Ctx = HandlerContext<typeof documentAnalyze>;
+
+export interface AnalyzeOptions {
+  /** The AI provider's base URL. */
+  aiUrl: string;
+  /** How often an intent job is polled. */
+  pollMs?: number;
+}
+
+interface UnitInput extends DocUnit {
+  index: number;
+  units: number;
+  format: Format;
+  filename: string;
+}
+
+interface UnitResult {
+  key: string;
+  label: string;
+  category: string;
+  tables: (TableT & { source: string })[];
+  intents: IntentT[];
+  format: Format;
+  filename: string;
+}
+
+const ClassifyAnswer = z.object({
+  category: z.string(),
+  confidence: z.number(),
+  tables: z.array(Table),
+});
+const IntentsDone = z.object({
+  status: z.literal('succeeded'),
+  intents: z.array(Intent.omit({ source: true })),
+});
+
+const headers = (info: CallInfo) => ({
+  'x-job-id': info.jobId,
+  'x-unit-key': info.unitKey,
+  'x-attempt-id': info.attemptId,
+});
+
+function intentJob(o: AnalyzeOptions): AsyncJobSpec {
+  return {
+    externalId: (a) => String((a.body as { id?: unknown }).id ?? ''),
+    poll: (id, info) => ({ url: `${o.aiUrl}/v1/intent-jobs/${id}`, headers: headers(info) }),
+    status: (a) => {
+      const s = (a.body as { status?: unknown }).status;
+      return s === 'succeeded' ? 'succeeded' : s === 'running' ? 'running' : 'failed';
+    },
+    intervalMs: o.pollMs ?? 100,
+    timeoutMs: 5 * 60_000,
+  };
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function analyzeUnit(unit: UnitInput, ctx: Ctx, o: AnalyzeOptions): Promise<UnitResult> {
+  const progress = (step: 'classify' | 'intents' | 'done') =>
+    ctx.progress({ unit: unit.index + 1, units: unit.units, label: unit.label, step });
+  progress('classify');
+  const classified = ClassifyAnswer.parse(
+    (
+      await ctx.providers.call('classify', (info) => ({
+        method: 'POST',
+        url: `${o.aiUrl}/v1/classify`,
+        headers: headers(info),
+        body: { text: unit.text, label: unit.label, ...(unit.rows ? { rows: unit.rows } : {}) },
+      }))
+    ).body,
+  );
+  progress('intents');
+  const generated = IntentsDone.parse(
+    (
+      await ctx.providers.call(
+        'intents',
+        (info) => ({
+          method: 'POST',
+          url: `${o.aiUrl}/v1/intent-jobs`,
+          headers: headers(info),
+          body: { text: unit.text, category: classified.category, tables: classified.tables },
+        }),
+        { asyncJob: intentJob(o) },
+      )
+    ).body,
+  );
+  progress('done');
+  return {
+    key: unit.key,
+    label: unit.label,
+    category: classified.category,
+    tables: classified.tables.map((t) => ({ ...t, source: unit.label })),
+    intents: generated.intents.map((i) => ({ ...i, source: unit.label })),
+    format: unit.format,
+    filename: unit.filename,
+  };
+}
+
+export function createAnalyzeHandler(o: AnalyzeOptions) {
+  return defineHandler<typeof documentAnalyze, UnitInput, UnitResult, UnitResult[]>(
+    documentAnalyze,
+    {
+      async prepare(ctx) {
+        ctx.progress({ unit: 0, units: 0, label: 'Reading the document', step: 'convert' });
+        const bytes = await readAll(await ctx.files.open(ctx.input.fileId));
+        const { format, units } = await convertDocument(bytes, {
+          csvRowsPerUnit: ctx.input.csvRowsPerUnit,
+        });
+        const filename = ctx.input.filename;
+        return units.map((u, index) => ({
+          key: u.key,
+          input: { ...u, index, units: units.length, format, filename },
+        }));
+      },
+      execute: (unit, ctx) => analyzeUnit(unit.input, ctx, o),
+      apply: (results, ctx) => {
+        ctx.progress({
+          unit: 0,
+          units: results.length,
+          label: 'Merging tables and intents',
+          step: 'merge',
+        });
+        return results.map((r) => r.result);
+      },
+      async finalize(units, ctx) {
+        ctx.progress({
+          unit: 0,
+          units: units.length,
+          label: 'Publishing the knowledge base',
+          step: 'publish',
+        });
+        // One intent per name: the first unit that produced it wins, later examples are merged in.
+        const byName = new Map<string, IntentT>();
+        for (const intent of units.flatMap((u) => u.intents)) {
+          const seen = byName.get(intent.name);
+          if (!seen) byName.set(intent.name, { ...intent, examples: [...intent.examples] });
+          else
+            for (const e of intent.examples) if (!seen.examples.includes(e)) seen.examples.push(e);
+        }
+        const entry = {
+          jobId: ctx.jobId,
+          filename: ctx.input.filename,
+          format: units[0]?.format ?? 'pdf',
+          units: units.map((u) => ({ key: u.key, label: u.label, category: u.category })),
+          tables: units.flatMap((u) => u.tables),
+          intents: [...byName.values()],
+        };
+        const json = JSON.stringify(entry, null, 2);
+        const asset = await ctx.assets.write({
+          name: 'knowledge-base.json',
+          body: json,
+          contentType: 'application/json',
+        });
+        return {
+          ...entry,
+          asset: {
+            name: 'knowledge-base.json',
+            size: asset.size,
+            sha256: asset.sha256,
+          },
+        };
+      },
+    },
+  );
+}

@@ -1,0 +1,43 @@
+// Fault knobs of the fake AI provider, set at start (AI_FAULTS, JSON) or through
+// `POST /admin/faults`. A rule applies to the next `times` matching requests (default 1).
+//   fail-before       answer 503 before doing (or billing) anything
+//   commit-then-drop  do the work and bill it, then drop the connection without answering
+//   slow              wait `delayMs` before answering (an intent job stays `running` that long)
+//   async-fail        accept and bill an intent job, then report it failed
+import { z } from 'zod';
+
+export const FAULT_NAMES = ['fail-before', 'commit-then-drop', 'slow', 'async-fail'] as const;
+
+export const FaultRule = z.object({
+  fault: z.enum(FAULT_NAMES),
+  call: z.enum(['classify', 'intents']).optional(),
+  jobId: z.string().min(1).optional(),
+  unitKey: z.string().min(1).optional(),
+  times: z.number().int().min(1).default(1),
+  delayMs: z.number().int().min(0).max(60_000).default(2000),
+});
+export type FaultRule = z.infer<typeof FaultRule>;
+export const FaultRules = z.array(FaultRule);
+
+export function createFaultBook(initial: readonly FaultRule[] = []) {
+  let rules = initial.map((r) => ({ ...r }));
+  return {
+    set(next: readonly FaultRule[]) {
+      rules = next.map((r) => ({ ...r }));
+    },
+    list: () => rules.map((r) => ({ ...r })),
+    /** The first rule matching this request, consumed once. */
+    take(m: { call: string; jobId: string; unitKey: string }): FaultRule | undefined {
+      const i = rules.findIndex(
+        (r) =>
+          (r.call === undefined || r.call === m.call) &&
+          (r.jobId === undefined || r.jobId === m.jobId) &&
+          (r.unitKey === undefined || r.unitKey === m.unitKey),
+      );
+      const rule = rules[i];
+      if (!rule) return undefined;
+      if (--rule.times <= 0) rules.splice(i, 1);
+      return rule;
+    },
+  };
+}
