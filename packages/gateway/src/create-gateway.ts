@@ -13,7 +13,9 @@ import { Gauge } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 import { createAcceptor } from './accept.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
+import { remoteAddress, retryAfterSeconds } from './auth/admit-http.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
+import { createGatekeeper, type Gatekeeper } from './auth/gatekeeper.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -26,6 +28,7 @@ import { createLogger, type GatewayLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
+import { resolveLimits, type LimitOverrides } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
 import { createHttpContext, type GatewayContext } from './trpc/context.js';
@@ -62,6 +65,8 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Coalescing of post-commit dispatches (runtimes outside the database). */
   dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
+  /** Rate, failed-auth, subscription and input limits (limits/limits.ts has the defaults). */
+  limits?: LimitOverrides;
   uploads?: UploadOptions;
   downloads?: {
     /**
@@ -98,10 +103,21 @@ export interface Gateway<R extends JobRegistry = JobRegistry> {
   readonly hub: EventHub;
   readonly metrics: GatewayMetrics;
   readonly websocket: WebSocketEndpoint;
+  /** The admission check of every entry point (keys, scopes, rates, stream slots). */
+  readonly gate: Gatekeeper;
   /** Deletes expired uploads now (the sweeper does it on its interval). */
   sweepUploads(now?: number): Promise<number>;
   /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
   close(): Promise<void>;
+}
+
+/** The details of a SluiceError cause (its `retryAfterMs`), through tRPC's wrapping. */
+function detailsOf(cause: unknown): Record<string, unknown> | undefined {
+  for (let c = cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
+    const details = (c as { details?: unknown }).details;
+    if (typeof details === 'object' && details !== null) return details as Record<string, unknown>;
+  }
+  return undefined;
 }
 
 function createTailer(
@@ -125,6 +141,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
+  const limits = resolveLimits(options.limits);
+  const gate = createGatekeeper({ db: database.db, auth, limits, logger });
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer
@@ -154,7 +172,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const signer = createUrlSigner(options.downloads?.signingSecret);
   const router = createAppRouter(
     { jobs: options.jobs, database, blobs, hub, accept, dispatch, logger, signer },
-    auth,
+    gate,
+    limits.maxInputDepth,
   );
   let closing = false;
 
@@ -175,8 +194,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     closing: () => closing,
     runtime: options.runtimeProbes,
   });
-  registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
-  registerDownloads(app, { database, blobs, auth, signer, metrics, logger });
+  registerUploads(app, { database, blobs, gate, metrics, logger, options: options.uploads ?? {} });
+  registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
   app.use(
     '/trpc/*',
     requestLimit({
@@ -197,7 +216,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
         createHttpContext(
           c.req.header('authorization'),
           c.req.header('traceparent'),
+          remoteAddress(c),
         ) satisfies GatewayContext,
+      // 429s carry Retry-After (the longest any call in the batch must wait).
+      responseMeta: ({ errors }) => {
+        const limited = errors.filter((e) => e.code === 'TOO_MANY_REQUESTS');
+        if (limited.length === 0) return {};
+        const seconds = Math.max(
+          ...limited.map((e) => Number(retryAfterSeconds(detailsOf(e.cause)))),
+        );
+        return { headers: { 'retry-after': String(seconds) } };
+      },
       onError: ({ error, path }) => {
         metrics.reject(error.code);
         if (error.code === 'INTERNAL_SERVER_ERROR') {
@@ -214,6 +243,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const websocket = createWebSocketEndpoint({
     router,
     auth,
+    socketsPerKey: limits.socketsPerKey,
     origins: options.origins ?? [],
     metrics,
     logger,
@@ -232,12 +262,14 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     hub,
     metrics,
     websocket,
+    gate,
     sweepUploads,
     async close() {
       if (closing) return;
       closing = true;
       stopSweeper();
       await websocket.close();
+      await gate.close();
       await accept.flush();
       await dispatch.flush();
       await hub.close();

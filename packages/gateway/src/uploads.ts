@@ -16,8 +16,8 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Hono } from 'hono';
-import type { ApiKeyAuth } from './auth/api-key-auth.js';
-import { bearerToken } from './auth/api-key-auth.js';
+import { admitHttp } from './auth/admit-http.js';
+import type { Gatekeeper } from './auth/gatekeeper.js';
 import { toFileView } from './job-view.js';
 import type { GatewayLogger } from './logger.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -34,10 +34,6 @@ export interface UploadOptions {
 
 export const DEFAULT_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const UNAUTHORIZED_BODY = {
-  error: { code: 'UNAUTHORIZED', message: 'missing or invalid API key' },
-} as const;
 
 /** The display name of an upload: metadata only, never part of a key. */
 export function sanitizeFilename(raw: string | undefined): string | null {
@@ -69,7 +65,7 @@ export function parseContentType(raw: string | undefined): string {
 interface UploadDeps {
   database: SluiceDatabase;
   blobs: BlobStore;
-  auth: ApiKeyAuth;
+  gate: Gatekeeper;
   metrics: GatewayMetrics;
   logger: GatewayLogger;
   options: UploadOptions;
@@ -83,11 +79,10 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
   };
 
   app.post(UPLOAD_PATH, async (c) => {
-    const principal = await deps.auth.verify(bearerToken(c.req.header('authorization')));
-    if (!principal) {
-      deps.metrics.reject('UNAUTHORIZED');
-      return c.json(UNAUTHORIZED_BODY, 401);
-    }
+    const principal = await admitHttp(deps.gate, c, 'jobs:submit', (code) =>
+      deps.metrics.reject(code),
+    );
+    if (principal instanceof Response) return principal;
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > maxBytes) {
       deps.metrics.reject('PAYLOAD_TOO_LARGE');

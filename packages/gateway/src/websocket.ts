@@ -4,7 +4,9 @@
 //   - `maxPayload` (64 KiB) caps every frame;
 //   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed;
 //   - a socket that never authenticates within the handshake timeout (5 s) is closed;
+//   - at most `socketsPerKey` open sockets per API key;
 //   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
+//     Subscriptions on them end sooner, through the gatekeeper's stream watch (procedures.ts).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -43,6 +45,7 @@ export interface WebSocketEndpoint {
 interface Deps {
   router: AnyRouter;
   auth: ApiKeyAuth;
+  socketsPerKey: number;
   origins: readonly string[];
   metrics: GatewayMetrics;
   logger: GatewayLogger;
@@ -83,7 +86,12 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
     router: deps.router,
     createContext: createWsContextFactory(deps.auth, (socket, apiKey) => {
       const ws = socket as WebSocket;
+      if (authenticated.has(ws)) return true;
+      let sameKey = 0;
+      for (const key of authenticated.values()) if (key === apiKey) sameKey++;
+      if (sameKey >= deps.socketsPerKey) return false;
       if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
+      return true;
     }),
     maxBatchSize: 50,
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
