@@ -19,7 +19,7 @@ interface ProcedureInfo {
 }
 
 function proceduresOf(f: GatewayFixture): ProcedureInfo[] {
-  const procedures = f.gateway.router._def.procedures as Record<
+  const procedures = f.gateway.router._def.procedures as unknown as Record<
     string,
     { _def: { type: ProcedureInfo['type']; meta?: { scope?: ApiKeyScope } } }
   >;
