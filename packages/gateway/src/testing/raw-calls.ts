@@ -14,6 +14,13 @@ export interface RawAnswer {
   body: string;
 }
 
+/** Input sent as this exact JSON text (for inputs JSON.stringify cannot build, e.g. very deep). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+const json = (input: unknown) => (input instanceof RawJson ? input.text : JSON.stringify(input));
+
 const ADMISSION = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS']);
 
 function outcomeOf(code: string | undefined): Outcome | string {
@@ -30,13 +37,13 @@ export async function httpCall(
   const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
   const res =
     type === 'query'
-      ? await fetch(`${url}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+      ? await fetch(`${url}/trpc/${path}?input=${encodeURIComponent(json(input))}`, {
           headers,
         })
       : await fetch(`${url}/trpc/${path}`, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
-          body: JSON.stringify(input),
+          body: json(input),
         });
   const body = await res.text();
   let code: string | undefined;
