@@ -23,7 +23,7 @@ import type { DispatchBatchOptions } from './dispatch-batcher.js';
 import { createEventHub, type EventHub, type EventTailer } from './events/event-hub.js';
 import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
-import { registerHealth, type RuntimeProbes } from './health.js';
+import { createMetricsApp, registerHealth, type RuntimeProbes } from './health.js';
 import { createLogger, type GatewayLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
@@ -85,6 +85,12 @@ export interface GatewayOptions<R extends JobRegistry> {
   tracer?: Tracer;
   /** This gateway's metrics registry (default: a new one, with process metrics). */
   metrics?: MetricsOptions;
+  /**
+   * Where `/metrics` is served (it shows every tenant's activity): `'admin'` (default) on the API
+   * port for keys with the `admin` scope; `'listener'` only on `metricsApp`, for a separate
+   * private listener (`serveMetrics`).
+   */
+  metricsAccess?: 'admin' | 'listener';
   websocket?: WebSocketOptions;
   /**
    * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
@@ -99,6 +105,8 @@ export interface GatewayOptions<R extends JobRegistry> {
 
 export interface Gateway<R extends JobRegistry = JobRegistry> {
   readonly app: Hono;
+  /** `/metrics` alone and unauthenticated, for a private listener (`serveMetrics`). */
+  readonly metricsApp: Hono;
   readonly router: AppRouter<R>;
   readonly hub: EventHub;
   readonly metrics: GatewayMetrics;
@@ -193,6 +201,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     metrics,
     closing: () => closing,
     runtime: options.runtimeProbes,
+    metricsAccess: options.metricsAccess ?? 'admin',
+    gate,
   });
   registerUploads(app, { database, blobs, gate, metrics, logger, options: options.uploads ?? {} });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
@@ -258,6 +268,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
 
   return {
     app,
+    metricsApp: createMetricsApp(metrics),
     router,
     hub,
     metrics,

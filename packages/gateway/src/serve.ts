@@ -81,3 +81,27 @@ export async function serve<R extends JobRegistry>(
     },
   };
 }
+
+/** Serves `gateway.metricsApp` (`/metrics`, unauthenticated) on its own, private listener. */
+export async function serveMetrics<R extends JobRegistry>(
+  gateway: Gateway<R>,
+  options: { port: number; hostname?: string },
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = nodeServe({ fetch: gateway.metricsApp.fetch, port: options.port, hostname }, () =>
+      resolve(s as Server),
+    ) as Server;
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

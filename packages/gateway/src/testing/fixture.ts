@@ -60,6 +60,10 @@ export interface GatewayFixture {
   readonly keyA: string;
   readonly keyB: string;
   readonly keyIdA: string;
+  /** A key of tenant `acme` with the `admin` scope (reads /metrics). */
+  readonly adminKey: string;
+  /** This gateway's /metrics text (with the admin key). */
+  metricsText(): Promise<string>;
   http(key: string | null): TestClient;
   ws(key: string | null, url?: string): { client: TestClient; close(): Promise<void> };
   /** Rows, queue entries, blobs and temp files: for "a rejected request writes nothing". */
@@ -104,6 +108,10 @@ export async function startGateway(
   await gateway.hub.ready();
   const a = await createApiKey(database.db, 'acme');
   const b = await createApiKey(database.db, 'globex');
+  const admin = await createApiKey(database.db, 'acme', {
+    scopes: ['admin'],
+    label: 'fixture admin',
+  });
   const closers: (() => Promise<void>)[] = [];
 
   const headers = (key: string | null) => (key === null ? {} : { authorization: `Bearer ${key}` });
@@ -117,6 +125,14 @@ export async function startGateway(
     keyA: a.key,
     keyB: b.key,
     keyIdA: a.id,
+    adminKey: admin.key,
+    async metricsText() {
+      const res = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${admin.key}` },
+      });
+      if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+      return res.text();
+    },
     http: (key) =>
       createTRPCClient<AppRouter<TestJobs>>({
         links: [httpBatchLink({ url: `${server.url}/trpc`, headers: () => headers(key) })],
