@@ -16,6 +16,7 @@ import type { AcceptBatchOptions } from './accept-batcher.js';
 import { remoteAddress, retryAfterSeconds } from './auth/admit-http.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
 import { createGatekeeper, type Gatekeeper } from './auth/gatekeeper.js';
+import { resolveGatewayHooks, type GatewayHooks } from './hooks.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -65,6 +66,8 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Coalescing of post-commit dispatches (runtimes outside the database). */
   dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
+  /** Test seams (hooks.ts); production passes nothing. */
+  hooks?: Partial<GatewayHooks>;
   /** Rate, failed-auth, subscription and input limits (limits/limits.ts has the defaults). */
   limits?: LimitOverrides;
   uploads?: UploadOptions;
@@ -150,7 +153,13 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
   const limits = resolveLimits(options.limits);
-  const gate = createGatekeeper({ db: database.db, auth, limits, logger });
+  const gate = createGatekeeper({
+    db: database.db,
+    auth,
+    limits,
+    logger,
+    hooks: resolveGatewayHooks(options.hooks),
+  });
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer

@@ -63,7 +63,13 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
   });
   if (deps.metricsAccess === 'admin') {
     app.get('/metrics', async (c) => {
-      const admitted = await admitHttp(deps.gate, c, 'admin', (code) => deps.metrics.reject(code));
+      const admitted = await admitHttp(
+        deps.gate,
+        c,
+        'admin',
+        (code) => deps.metrics.reject(code),
+        'metrics',
+      );
       if (admitted instanceof Response) return admitted;
       return metricsResponse(deps.metrics);
     });

@@ -90,8 +90,12 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
   };
 
   app.post(UPLOAD_PATH, async (c) => {
-    const principal = await admitHttp(deps.gate, c, 'jobs:submit', (code) =>
-      deps.metrics.reject(code),
+    const principal = await admitHttp(
+      deps.gate,
+      c,
+      'jobs:submit',
+      (code) => deps.metrics.reject(code),
+      'upload',
     );
     if (principal instanceof Response) return principal;
     const declared = c.req.header('content-length');

@@ -25,11 +25,13 @@ export async function admitHttp(
   c: Context,
   scope: ApiKeyScope,
   onReject: (code: string) => void,
+  type: 'upload' | 'download' | 'metrics',
 ): Promise<Principal | Response> {
   const admitted = await gate.admit({
     apiKey: bearerToken(c.req.header('authorization')),
     address: remoteAddress(c) ?? null,
     scope,
+    call: { type, transport: 'http' },
   });
   if (admitted.ok) return admitted.principal;
   const { code, message, details } = admitted.error;

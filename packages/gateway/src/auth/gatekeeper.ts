@@ -10,8 +10,9 @@
 //   const admitted = await gate.admit({ apiKey, address, scope: 'jobs:read' });
 //   if (!admitted.ok) throw admitted.error;          // a SluiceError: UNAUTHORIZED, FORBIDDEN, RATE_LIMITED
 
-import { hasScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
+import { SluiceError, type ApiKeyScope } from '@sluice/contracts';
 import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage';
+import { DEFAULT_GATEWAY_HOOKS, type GatewayHooks, type Transport } from '../hooks.js';
 import type { Limits } from '../limits/limits.js';
 import { createTokenBuckets } from '../limits/token-bucket.js';
 import type { GatewayLogger } from '../logger.js';
@@ -24,6 +25,8 @@ export interface AdmitRequest {
   /** The client's address (per-address failed-auth throttling); null when unknown. */
   address: string | null;
   scope: ApiKeyScope;
+  /** What is called and how (default: a query over HTTP). */
+  call?: Parameters<GatewayHooks['scopeHeld']>[2];
 }
 
 export type Admission = { ok: true; principal: Principal } | { ok: false; error: SluiceError };
@@ -42,7 +45,11 @@ export interface OpenStream {
 export interface Gatekeeper {
   admit(request: AdmitRequest): Promise<Admission>;
   /** A slot for a stream of `principal`, or the RATE_LIMITED error when over a limit. */
-  openStream(principal: Principal, owner?: StreamSlotOwner): OpenStream | SluiceError;
+  openStream(
+    principal: Principal,
+    transport: Transport,
+    owner?: StreamSlotOwner,
+  ): OpenStream | SluiceError;
   /** Re-checks open streams' keys now (the timer does it every `streamRecheckMs`). */
   recheckStreams(): Promise<void>;
   /** Open streams now (all keys). */
@@ -56,6 +63,7 @@ interface Deps {
   auth: ApiKeyAuth;
   limits: Limits;
   logger: GatewayLogger;
+  hooks?: GatewayHooks;
 }
 
 export function rateLimited(retryAfterMs: number, what: string): SluiceError {
@@ -70,13 +78,17 @@ export function rateLimited(retryAfterMs: number, what: string): SluiceError {
 
 export function createGatekeeper(deps: Deps): Gatekeeper {
   const { auth, limits } = deps;
+  const hooks = deps.hooks ?? DEFAULT_GATEWAY_HOOKS;
   const keyBuckets = createTokenBuckets(limits.keyRate);
   const tenantBuckets = createTokenBuckets(limits.tenantRate);
   const failedByKeyId = createTokenBuckets(limits.failedAuthPerKeyId);
   const failedByAddress = createTokenBuckets(limits.failedAuthPerAddress);
   const used = new Set<string>();
   // keyId -> open streams of that key
-  const streams = new Map<string, Set<{ principal: Principal; abort: AbortController }>>();
+  const streams = new Map<
+    string,
+    Set<{ principal: Principal; transport: Transport; abort: AbortController }>
+  >();
 
   async function authenticate(request: AdmitRequest): Promise<Principal | SluiceError> {
     const known = auth.cached(request.apiKey);
@@ -97,7 +109,8 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
   async function admit(request: AdmitRequest): Promise<Admission> {
     const principal = await authenticate(request);
     if (principal instanceof SluiceError) return { ok: false, error: principal };
-    if (!hasScope(principal.scopes, request.scope)) {
+    const call = request.call ?? { type: 'query', transport: 'http' };
+    if (!hooks.scopeHeld(principal.scopes, request.scope, call)) {
       return {
         ok: false,
         error: new SluiceError('FORBIDDEN', `this API key lacks the "${request.scope}" scope`),
@@ -111,7 +124,11 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     return { ok: true, principal };
   }
 
-  function openStream(principal: Principal, owner?: StreamSlotOwner): OpenStream | SluiceError {
+  function openStream(
+    principal: Principal,
+    transport: Transport,
+    owner?: StreamSlotOwner,
+  ): OpenStream | SluiceError {
     const open = streams.get(principal.keyId) ?? new Set();
     if (open.size >= limits.subscriptionsPerKey) {
       return rateLimited(1000, `at most ${limits.subscriptionsPerKey} subscriptions per API key`);
@@ -119,7 +136,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     if (owner && owner.streams >= limits.subscriptionsPerSocket) {
       return rateLimited(1000, `at most ${limits.subscriptionsPerSocket} subscriptions per socket`);
     }
-    const entry = { principal, abort: new AbortController() };
+    const entry = { principal, transport, abort: new AbortController() };
     open.add(entry);
     streams.set(principal.keyId, open);
     if (owner) owner.streams++;
@@ -141,7 +158,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
   function end(keyId: string, why: string): void {
     auth.forget(keyId);
     for (const s of streams.get(keyId) ?? []) {
-      s.abort.abort(new SluiceError('UNAUTHORIZED', why));
+      if (hooks.endsStream(s.transport)) s.abort.abort(new SluiceError('UNAUTHORIZED', why));
     }
   }
 

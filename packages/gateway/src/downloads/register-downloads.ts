@@ -48,7 +48,13 @@ async function tenantOf(
     const p = path();
     return p === undefined ? undefined : deps.signer.verify(p, token);
   }
-  const principal = await admitHttp(deps.gate, c, 'jobs:read', (code) => deps.metrics.reject(code));
+  const principal = await admitHttp(
+    deps.gate,
+    c,
+    'jobs:read',
+    (code) => deps.metrics.reject(code),
+    'download',
+  );
   return principal instanceof Response ? principal : principal.tenantId;
 }
 

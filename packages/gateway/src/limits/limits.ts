@@ -27,16 +27,22 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Limits = {
-  keyRate: { perSecond: 50, burst: 100 },
-  tenantRate: { perSecond: 200, burst: 400 },
+  keyRate: { perSecond: 100, burst: 200 },
+  tenantRate: { perSecond: 500, burst: 1000 },
   failedAuthPerKeyId: { perSecond: 0.2, burst: 10 },
   failedAuthPerAddress: { perSecond: 1, burst: 30 },
-  subscriptionsPerKey: 100,
-  subscriptionsPerSocket: 20,
+  subscriptionsPerKey: 500,
+  subscriptionsPerSocket: 100,
   socketsPerKey: 20,
   streamRecheckMs: 1000,
   lastUsedFlushMs: 30_000,
   maxInputDepth: 32,
+};
+
+/** A rate that never limits: for load tests and benchmarks, which measure the gateway itself. */
+export const UNLIMITED_RATE: Rate = {
+  perSecond: Number.MAX_SAFE_INTEGER,
+  burst: Number.MAX_SAFE_INTEGER,
 };
 
 export type LimitOverrides = { [K in keyof Limits]?: Limits[K] | undefined };

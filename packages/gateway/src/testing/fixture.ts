@@ -19,6 +19,8 @@ import WebSocket from 'ws';
 import { z } from 'zod';
 import { createGateway, type Gateway, type GatewayOptions } from '../create-gateway.js';
 import type { AppRouter } from '../routers/index.js';
+import { UNLIMITED_RATE } from '../limits/limits.js';
+import { gatewayHooksFromEnv } from './seeded-bugs.js';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
 import { serve, type RunningGateway } from '../serve.js';
 
@@ -91,6 +93,7 @@ export async function startGateway(
   overrides: Partial<GatewayOptions<TestJobs>> = {},
 ): Promise<GatewayFixture> {
   const { database } = db;
+  const hooks = gatewayHooksFromEnv();
   const blobRoot = mkdtempSync(join(tmpdir(), 'sluice-gw-blobs-'));
   const blobs = createLocalBlobStore(blobRoot);
   const gateway = createGateway({
@@ -102,7 +105,10 @@ export async function startGateway(
     servedVersionsCacheMs: 0,
     auth: { cacheTtlMs: 200 },
     eventPollMs: 20,
+    ...(hooks ? { hooks } : {}),
     ...overrides,
+    // Suites submit hundreds of jobs at once with one key; the limits' own tests set theirs.
+    limits: { keyRate: UNLIMITED_RATE, tenantRate: UNLIMITED_RATE, ...overrides.limits },
   });
   const server = await serve(gateway, { port: 0 });
   await gateway.hub.ready();

@@ -54,13 +54,19 @@ export function createProcedures(gate: Gatekeeper, maxInputDepth: number) {
     // Fail closed: a procedure that declares no scope is callable by nobody.
     const scope = meta?.scope;
     if (!scope) throw new SluiceError('FORBIDDEN', 'this procedure declares no scope');
-    const admitted = await gate.admit({ apiKey: ctx.apiKey, address: ctx.address, scope });
+    const transport = ctx.socket ? 'ws' : 'http';
+    const admitted = await gate.admit({
+      apiKey: ctx.apiKey,
+      address: ctx.address,
+      scope,
+      call: { type, transport },
+    });
     if (!admitted.ok) throw admitted.error;
     const { tenantId, keyId } = admitted.principal;
     if (type !== 'subscription') {
       return next({ ctx: { tenantId, keyId, streamEnded: undefined } });
     }
-    const stream = gate.openStream(admitted.principal, ctx.socket ?? undefined);
+    const stream = gate.openStream(admitted.principal, transport, ctx.socket ?? undefined);
     if (stream instanceof SluiceError) throw stream;
     try {
       const result = await next({ ctx: { tenantId, keyId, streamEnded: stream.ended } });
