@@ -32,6 +32,7 @@ import { createAppRouter, type AppRouter } from './routers/index.js';
 import { resolveLimits, type LimitOverrides } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
+import { createOrphanSweeper, type OrphanSweepResult } from './orphan-sweeper.js';
 import { createHttpContext, type GatewayContext } from './trpc/context.js';
 import {
   registerUploads,
@@ -118,6 +119,8 @@ export interface Gateway<R extends JobRegistry = JobRegistry> {
   readonly gate: Gatekeeper;
   /** Deletes expired uploads now (the sweeper does it on its interval). */
   sweepUploads(now?: number): Promise<number>;
+  /** Removes crash leftovers of uploads now: stale temporary files and row-less upload blobs. */
+  sweepOrphans(now?: number): Promise<OrphanSweepResult>;
   /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
   close(): Promise<void>;
 }
@@ -274,6 +277,14 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     options.uploads?.sweepIntervalMs ?? 60_000,
     logger,
   );
+  const sweepOrphans = createOrphanSweeper(database.db, blobs, {
+    graceMs: options.uploads?.orphanGraceMs,
+  });
+  const stopOrphanSweeper = startUploadSweeper(
+    sweepOrphans,
+    options.uploads?.orphanSweepIntervalMs ?? 15 * 60_000,
+    logger,
+  );
 
   return {
     app,
@@ -284,10 +295,12 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     websocket,
     gate,
     sweepUploads,
+    sweepOrphans,
     async close() {
       if (closing) return;
       closing = true;
       stopSweeper();
+      stopOrphanSweeper();
       await websocket.close();
       await gate.close();
       await accept.flush();

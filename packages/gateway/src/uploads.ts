@@ -38,6 +38,10 @@ export interface UploadOptions {
   allowedTypes?: readonly string[];
   /** A body that sends nothing for this long is cut with 408 (default 10 000 ms). */
   idleMs?: number;
+  /** Crash leftovers (temp files, row-less upload blobs) older than this are removed (1 h). */
+  orphanGraceMs?: number;
+  /** How often the crash-leftover sweep runs (default 15 min; 0 turns it off). */
+  orphanSweepIntervalMs?: number;
 }
 
 export const DEFAULT_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
