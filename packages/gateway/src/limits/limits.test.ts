@@ -123,6 +123,31 @@ describeEachDialect('limits', (ctx) => {
     expect(third.text()).not.toContain('serialized-error');
   });
 
+  it('sockets: at most N open WebSockets per key; the next one is refused and closed', async () => {
+    const g = (f = await startGateway(ctx(), { limits: { socketsPerKey: 2 } }));
+    const open = [await openRawSocket(g.url, g.keyA), await openRawSocket(g.url, g.keyA)];
+    for (const [i, s] of open.entries()) {
+      s.send({ id: i + 1, method: 'subscription', params: { path: 'jobs.watchAll', input: {} } });
+      expect(
+        await s.waitFor((m) => (m as { result?: unknown }).result !== undefined),
+      ).toBeDefined();
+    }
+    const third = await openRawSocket(g.url, g.keyA);
+    third.send({ id: 9, method: 'query', params: { path: 'jobs.list', input: {} } });
+    const refused = (await third.waitFor(
+      (m) => (m as { error?: unknown }).error !== undefined,
+    )) as { error?: { data?: { code?: string } } };
+    expect(refused?.error?.data?.code).toBe('TOO_MANY_REQUESTS');
+    expect(await third.closed).toBeGreaterThan(0);
+    // Another key is not affected.
+    const other = await openRawSocket(g.url, g.keyB);
+    other.send({ id: 1, method: 'query', params: { path: 'jobs.list', input: {} } });
+    expect(
+      await other.waitFor((m) => (m as { result?: unknown }).result !== undefined),
+    ).toBeDefined();
+    for (const s of [...open, other]) s.close();
+  });
+
   it('last_used_at is written in batches (not per request), and on close', async () => {
     const g = (f = await startGateway(ctx(), { limits: { lastUsedFlushMs: 60_000 } }));
     for (let i = 0; i < 5; i++) expect((await list(g, g.keyA)).status).toBe(200);
