@@ -50,7 +50,12 @@ const gateway = createGateway({
   logger,
   servedVersionsCacheMs: 1000,
   // 2,000 submits and watches through one key at once: the load test measures the gateway.
-  limits: { keyRate: UNLIMITED_RATE, tenantRate: UNLIMITED_RATE, subscriptionsPerKey: 100_000 },
+  limits: {
+    keyRate: UNLIMITED_RATE,
+    tenantRate: UNLIMITED_RATE,
+    subscriptionsPerKey: 100_000,
+    subscriptionsPerSocket: 100_000,
+  },
 });
 const running = await serve(gateway, { port: 0 });
 await gateway.hub.ready();
