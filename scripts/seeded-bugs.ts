@@ -12,19 +12,36 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEEDED_BUGS, type SeededBug } from '../packages/worker/src/testing/seeded-bugs.js';
+import {
+  GATEWAY_SEEDED_BUGS,
+  type GatewaySeededBug,
+} from '../packages/gateway/src/testing/seeded-bugs.js';
+import {
+  SEEDED_BUGS as WORKER_SEEDED_BUGS,
+  type SeededBug as WorkerSeededBug,
+} from '../packages/worker/src/testing/seeded-bugs.js';
+
+// Worker bugs are injected by the worker's test hooks, gateway bugs by the gateway fixture's.
+type SeededBug = WorkerSeededBug | GatewaySeededBug;
+const SEEDED_BUGS: readonly SeededBug[] = [...WORKER_SEEDED_BUGS, ...GATEWAY_SEEDED_BUGS];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One vitest invocation: files of a package, optionally narrowed to matching test names. */
 interface Run {
-  pkg: 'packages/worker' | 'packages/cli';
+  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway';
   files: string[];
   testNamePattern?: string;
 }
 
 const worker = (files: string[], testNamePattern?: string): Run => ({
   pkg: 'packages/worker',
+  files: files.map((f) => `src/${f}`),
+  ...(testNamePattern ? { testNamePattern } : {}),
+});
+
+const gateway = (files: string[], testNamePattern?: string): Run => ({
+  pkg: 'packages/gateway',
   files: files.map((f) => `src/${f}`),
   ...(testNamePattern ? { testNamePattern } : {}),
 });
@@ -54,6 +71,10 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   ],
   // A zombie's start + outcome taking the row as it is now lands over the worker that took over.
   'unfenced-write': [worker(['runtimes/valkey-streams.test.ts'], 'a zombie that never wrote')],
+  // A key without the scope watches a tenant's feed over SSE; the matrix covers every transport.
+  'sse-skips-scope': [gateway(['auth/authz-matrix.test.ts'])],
+  // A revoked key's SSE feed keeps delivering; the WebSocket one still ends.
+  'revocation-keeps-sse': [gateway(['auth/streams-end-on-revocation.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

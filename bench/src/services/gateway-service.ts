@@ -5,7 +5,13 @@
 // ceiling the bench (never the gateway) adds a bare tRPC mutation to the same Hono app at
 // `/bare`: same process, same server stack, no auth, no validation, no database.
 import { trpcServer } from '@hono/trpc-server';
-import { createEmbeddedDispatcher, createGateway, serve, type Gateway } from '@sluice/gateway';
+import {
+  createEmbeddedDispatcher,
+  createGateway,
+  serve,
+  UNLIMITED_RATE,
+  type Gateway,
+} from '@sluice/gateway';
 import { createLocalBlobStore, openDatabase, type SluiceDatabase } from '@sluice/storage';
 import { initTRPC } from '@trpc/server';
 import type { CreateService } from '../harness/service.js';
@@ -44,6 +50,13 @@ async function startGateway(args: GatewayStartArgs): Promise<Running & { url: st
     blobs: createLocalBlobStore(args.blobDir),
     runtime: createEmbeddedDispatcher(database),
     uploads: { maxBytes: args.maxUploadBytes, sweepIntervalMs: 0 },
+    // The benchmark measures the gateway, not its per-key limits.
+    limits: {
+      keyRate: UNLIMITED_RATE,
+      tenantRate: UNLIMITED_RATE,
+      subscriptionsPerKey: 1_000_000,
+      subscriptionsPerSocket: 1_000_000,
+    },
     ...(args.eventPollMs ? { eventPollMs: args.eventPollMs } : {}),
   });
   gateway.app.use('/bare/*', trpcServer({ router: bareRouter(), endpoint: '/bare' }));

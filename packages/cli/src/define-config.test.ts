@@ -21,6 +21,7 @@ describe('resolveSettings', () => {
       port: 3000,
       hostname: '127.0.0.1',
       workerPort: undefined,
+      metricsPort: undefined,
       workerId: undefined,
       leaseMs: 30_000,
       drainMs: 30_000,

@@ -41,6 +41,11 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   /** Worker probes port (0 = a free port, printed). Env: SLUICE_WORKER_PORT. */
   workerPort?: number;
   /**
+   * Serve the gateway's /metrics on this separate port (127.0.0.1) instead of on the API port
+   * behind the `admin` scope.
+   */
+  metricsPort?: number;
+  /**
    * A stable name for this worker (the lease owner / consumer name), so a restarted worker takes
    * its own pending work back first. Default `hostname-pid`. Env: SLUICE_WORKER_ID.
    */
@@ -80,6 +85,7 @@ export interface Settings {
   port: number;
   hostname: string;
   workerPort: number | undefined;
+  metricsPort: number | undefined;
   workerId: string | undefined;
   concurrency: number;
   readBatch: number;
@@ -157,6 +163,7 @@ export function resolveSettings(
     port: int('PORT', env.PORT) ?? config.port ?? 3000,
     hostname: env.HOST || config.hostname || '127.0.0.1',
     workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
+    metricsPort: int('SLUICE_METRICS_PORT', env.SLUICE_METRICS_PORT) ?? config.metricsPort,
     workerId: env.SLUICE_WORKER_ID || config.workerId || undefined,
     concurrency: int('SLUICE_CONCURRENCY', env.SLUICE_CONCURRENCY) ?? config.concurrency ?? 16,
     readBatch: config.readBatch ?? 32,

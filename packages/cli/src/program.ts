@@ -94,13 +94,28 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
       .command('create')
       .description('create a key for a tenant (printed once; only its hash is stored)')
       .requiredOption('--tenant <name>', 'tenant the key acts for')
-      .option('--label <text>', 'a note to recognise the key by'),
-  ).action(async (flags: { tenant: string; label?: string }, cmd: Command) =>
-    runKeys(
-      await settingsOf(cmd),
-      { action: 'create', tenant: flags.tenant, label: flags.label },
-      io.out,
-    ),
+      .option('--label <text>', 'a note to recognise the key by')
+      .option(
+        '--scope <list>',
+        'comma-separated: jobs:submit, jobs:read, review:decide, dead-letters:manage, admin (default jobs:submit,jobs:read)',
+      )
+      .option('--expires <when>', 'a duration (30d, 12h, 90m) or an ISO date; default never'),
+  ).action(
+    async (
+      flags: { tenant: string; label?: string; scope?: string; expires?: string },
+      cmd: Command,
+    ) =>
+      runKeys(
+        await settingsOf(cmd),
+        {
+          action: 'create',
+          tenant: flags.tenant,
+          label: flags.label,
+          scope: flags.scope,
+          expires: flags.expires,
+        },
+        io.out,
+      ),
   );
   withDatabaseOptions(
     keys.command('list').description('list keys').option('--tenant <name>', 'only this tenant'),

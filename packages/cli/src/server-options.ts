@@ -43,6 +43,13 @@ export function withServeOptions(cmd: Command): Command {
       ),
     )
     .addOption(
+      opt(
+        '--metrics-port <n>',
+        'serve the gateway /metrics on this private port (127.0.0.1) instead of behind the admin scope',
+        'SLUICE_METRICS_PORT',
+      ),
+    )
+    .addOption(
       opt('--worker-id <id>', 'stable worker name (default hostname-pid)', 'SLUICE_WORKER_ID'),
     )
     .addOption(

@@ -20,3 +20,4 @@ export * from './runtime-capabilities.js';
 export * from './sleep.js';
 export * from './logging.js';
 export * from './trace-context.js';
+export * from './scopes.js';

@@ -15,7 +15,10 @@ import { createAcceptor } from './accept.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import type { AcceptBatchOptions } from './accept-batcher.js';
+import { remoteAddress, retryAfterSeconds } from './auth/admit-http.js';
 import { createApiKeyAuth, type AuthOptions } from './auth/api-key-auth.js';
+import { createGatekeeper, type Gatekeeper } from './auth/gatekeeper.js';
+import { resolveGatewayHooks, type GatewayHooks } from './hooks.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -23,13 +26,15 @@ import type { DispatchBatchOptions } from './dispatch-batcher.js';
 import { createEventHub, type EventHub, type EventTailer } from './events/event-hub.js';
 import { createPgTailer } from './events/pg-tailer.js';
 import { createSqliteTailer } from './events/sqlite-tailer.js';
-import { registerHealth, type RuntimeProbes } from './health.js';
+import { createMetricsApp, registerHealth, type RuntimeProbes } from './health.js';
 import { createLogger, type GatewayLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
 import { createMetrics, type GatewayMetrics, type MetricsOptions } from './metrics.js';
 import { createAppRouter, type AppRouter } from './routers/index.js';
+import { resolveLimits, type LimitOverrides } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
+import { createOrphanSweeper, type OrphanSweepResult } from './orphan-sweeper.js';
 import { createHttpContext, type GatewayContext } from './trpc/context.js';
 import {
   registerUploads,
@@ -64,6 +69,10 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Coalescing of post-commit dispatches (runtimes outside the database). */
   dispatchBatch?: DispatchBatchOptions;
   auth?: AuthOptions;
+  /** Test seams (hooks.ts); production passes nothing. */
+  hooks?: Partial<GatewayHooks>;
+  /** Rate, failed-auth, subscription and input limits (limits/limits.ts has the defaults). */
+  limits?: LimitOverrides;
   uploads?: UploadOptions;
   downloads?: {
     /**
@@ -82,6 +91,12 @@ export interface GatewayOptions<R extends JobRegistry> {
   tracer?: Tracer;
   /** This gateway's metrics registry (default: a new one, with process metrics). */
   metrics?: MetricsOptions;
+  /**
+   * Where `/metrics` is served (it shows every tenant's activity): `'admin'` (default) on the API
+   * port for keys with the `admin` scope; `'listener'` only on `metricsApp`, for a separate
+   * private listener (`serveMetrics`).
+   */
+  metricsAccess?: 'admin' | 'listener';
   websocket?: WebSocketOptions;
   /**
    * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
@@ -101,14 +116,29 @@ export interface GatewayOptions<R extends JobRegistry> {
 
 export interface Gateway<R extends JobRegistry = JobRegistry> {
   readonly app: Hono;
+  /** `/metrics` alone and unauthenticated, for a private listener (`serveMetrics`). */
+  readonly metricsApp: Hono;
   readonly router: AppRouter<R>;
   readonly hub: EventHub;
   readonly metrics: GatewayMetrics;
   readonly websocket: WebSocketEndpoint;
+  /** The admission check of every entry point (keys, scopes, rates, stream slots). */
+  readonly gate: Gatekeeper;
   /** Deletes expired uploads now (the sweeper does it on its interval). */
   sweepUploads(now?: number): Promise<number>;
+  /** Removes crash leftovers of uploads now: stale temporary files and row-less upload blobs. */
+  sweepOrphans(now?: number): Promise<OrphanSweepResult>;
   /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
   close(): Promise<void>;
+}
+
+/** The details of a SluiceError cause (its `retryAfterMs`), through tRPC's wrapping. */
+function detailsOf(cause: unknown): Record<string, unknown> | undefined {
+  for (let c = cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
+    const details = (c as { details?: unknown }).details;
+    if (typeof details === 'object' && details !== null) return details as Record<string, unknown>;
+  }
+  return undefined;
 }
 
 function createTailer(
@@ -132,6 +162,14 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
+  const limits = resolveLimits(options.limits);
+  const gate = createGatekeeper({
+    db: database.db,
+    auth,
+    limits,
+    logger,
+    hooks: resolveGatewayHooks(options.hooks),
+  });
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer
@@ -189,7 +227,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       signer,
       onScheduleTick: (at) => scheduler.poke(at),
     },
-    auth,
+    gate,
+    limits.maxInputDepth,
   );
   let closing = false;
 
@@ -209,9 +248,11 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     metrics,
     closing: () => closing,
     runtime: options.runtimeProbes,
+    metricsAccess: options.metricsAccess ?? 'admin',
+    gate,
   });
-  registerUploads(app, { database, blobs, auth, metrics, logger, options: options.uploads ?? {} });
-  registerDownloads(app, { database, blobs, auth, signer, metrics, logger });
+  registerUploads(app, { database, blobs, gate, metrics, logger, options: options.uploads ?? {} });
+  registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
   app.use(
     '/trpc/*',
     requestLimit({
@@ -232,7 +273,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
         createHttpContext(
           c.req.header('authorization'),
           c.req.header('traceparent'),
+          remoteAddress(c),
         ) satisfies GatewayContext,
+      // 429s carry Retry-After (the longest any call in the batch must wait).
+      responseMeta: ({ errors }) => {
+        const limited = errors.filter((e) => e.code === 'TOO_MANY_REQUESTS');
+        if (limited.length === 0) return {};
+        const seconds = Math.max(
+          ...limited.map((e) => Number(retryAfterSeconds(detailsOf(e.cause)))),
+        );
+        return { headers: { 'retry-after': String(seconds) } };
+      },
       onError: ({ error, path }) => {
         metrics.reject(error.code);
         if (error.code === 'INTERNAL_SERVER_ERROR') {
@@ -249,6 +300,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const websocket = createWebSocketEndpoint({
     router,
     auth,
+    socketsPerKey: limits.socketsPerKey,
     origins: options.origins ?? [],
     metrics,
     logger,
@@ -260,22 +312,35 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     options.uploads?.sweepIntervalMs ?? 60_000,
     logger,
   );
+  const sweepOrphans = createOrphanSweeper(database.db, blobs, {
+    graceMs: options.uploads?.orphanGraceMs,
+  });
+  const stopOrphanSweeper = startUploadSweeper(
+    sweepOrphans,
+    options.uploads?.orphanSweepIntervalMs ?? 15 * 60_000,
+    logger,
+  );
 
   scheduler.start();
 
   return {
     app,
+    metricsApp: createMetricsApp(metrics),
     router,
     hub,
     metrics,
     websocket,
+    gate,
     sweepUploads,
+    sweepOrphans,
     async close() {
       if (closing) return;
       closing = true;
       stopSweeper();
       await scheduler.close();
+      stopOrphanSweeper();
       await websocket.close();
+      await gate.close();
       await accept.flush();
       await dispatch.flush();
       await hub.close();

@@ -76,7 +76,9 @@ describeEachDialect('health and metrics', (ctx) => {
     const feed = record((h) => client.jobs.watchAll.subscribe({}, h));
     await waitFor(() => f.gateway.hub.listenerCount() === 1);
 
-    const res = await fetch(`${f.url}/metrics`);
+    const res = await fetch(`${f.url}/metrics`, {
+      headers: { authorization: `Bearer ${f.adminKey}` },
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
     expect(metric(text, 'sluice_jobs{state="queued"}')).toBe(3);

@@ -1,9 +1,14 @@
 // Probes and metrics. `/healthz` answers while the process lives; `/readyz` only while the
 // database answers `select 1` and the runtime (if it has probes: Redis for Valkey Streams) is
-// reachable, and not once shutdown began; `/metrics` is this gateway's prom-client registry.
+// reachable, and not once shutdown began; `/metrics` is this gateway's prom-client registry. The
+// registry shows every tenant's activity, so on the API port `/metrics` needs a key with the
+// `admin` scope; `metricsAccess: 'listener'` moves it to a separate, private listener instead
+// (`serveMetrics`), and off the API port.
 
 import type { SluiceDatabase } from '@sluice/storage';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
+import { admitHttp } from './auth/admit-http.js';
+import type { Gatekeeper } from './auth/gatekeeper.js';
 import type { Registry } from 'prom-client';
 import type { GatewayMetrics } from './metrics.js';
 
@@ -20,6 +25,9 @@ export interface HealthDeps {
   metrics: GatewayMetrics;
   closing(): boolean;
   runtime?: RuntimeProbes | undefined;
+  /** Where `/metrics` is served: on the API port behind `admin` (default), or not at all here. */
+  metricsAccess: 'admin' | 'listener';
+  gate: Gatekeeper;
   /** Bound on the readiness query (default 2000 ms). */
   readyTimeoutMs?: number;
 }
@@ -53,8 +61,31 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
     const why = await deps.runtime?.unready();
     return why === undefined ? c.text('ready') : c.text(why, 503);
   });
-  app.get('/metrics', async (c) => {
-    const registry = deps.metrics.registry;
-    return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
+  if (deps.metricsAccess === 'admin') {
+    app.get('/metrics', async (c) => {
+      const admitted = await admitHttp(
+        deps.gate,
+        c,
+        'admin',
+        (code) => deps.metrics.reject(code),
+        'metrics',
+      );
+      if (admitted instanceof Response) return admitted;
+      return metricsResponse(deps.metrics);
+    });
+  }
+}
+
+async function metricsResponse(metrics: GatewayMetrics): Promise<Response> {
+  const registry = metrics.registry;
+  return new Response(await registry.metrics(), {
+    headers: { 'content-type': registry.contentType },
   });
+}
+
+/** `/metrics` alone, unauthenticated: for a listener only the operator's network reaches. */
+export function createMetricsApp(metrics: GatewayMetrics): Hono {
+  const app = new Hono();
+  app.get('/metrics', () => metricsResponse(metrics));
+  return app;
 }

@@ -1,6 +1,6 @@
 export { createGateway } from './create-gateway.js';
 export type { Gateway, GatewayOptions } from './create-gateway.js';
-export { serve } from './serve.js';
+export { serve, serveMetrics } from './serve.js';
 export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
@@ -16,6 +16,9 @@ export type { StreamTailer, StreamTailerOptions } from './events/stream-tailer.j
 export type { RuntimeProbes } from './health.js';
 export type { DispatchBatchOptions } from './dispatch-batcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
+export type { Gatekeeper } from './auth/gatekeeper.js';
+export { DEFAULT_LIMITS, UNLIMITED_RATE } from './limits/limits.js';
+export type { Limits, LimitOverrides } from './limits/limits.js';
 export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';
 export type { EventHub, HubSubscriber, EventTailer } from './events/event-hub.js';
 export { createLogger } from './logger.js';

@@ -44,6 +44,7 @@ const STREAM = 'sluice:jobs:xp.work:v1';
 let redis: RedisServer;
 let db: TestDatabase;
 let key: string;
+let adminKey: string;
 let gateways: { child: ChildHandle; url: string; http: Client; ws: Client; close(): void }[] = [];
 let workers: { child: ChildHandle; url: string }[] = [];
 let probe: Redis;
@@ -51,6 +52,7 @@ let probe: Redis;
 beforeAll(async () => {
   [redis, db] = await Promise.all([startRedisServer(), createTestDatabase(dialect)]);
   key = (await createApiKey(db.database.db, 'acme')).key;
+  adminKey = (await createApiKey(db.database.db, 'acme', { scopes: ['admin'] })).key;
   probe = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   probe.on('error', () => {});
   const base = { DB_URL: db.url, REDIS_URL: redis.url };
@@ -177,11 +179,10 @@ const pending = async () =>
   Number(((await probe.xpending(STREAM, 'sluice-workers')) as unknown[])[0]);
 const started = () =>
   workers.reduce((n, w) => n + (w.child.output().match(/^STARTED /gm)?.length ?? 0), 0);
+const metricsText = async (url: string) =>
+  (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } })).text();
 const metric = async (url: string, name: string) =>
-  Number(
-    new RegExp(`^${name} (\\S+)`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ??
-      NaN,
-  );
+  Number(new RegExp(`^${name} (\\S+)`, 'm').exec(await metricsText(url))?.[1] ?? NaN);
 
 it(
   `two gateways and three workers: 2,000 jobs all succeed, every watcher sees its end, nothing pending [${dialect}]`,
@@ -207,7 +208,7 @@ it(
     });
     const reruns = await count(db.database, 'attempts>1', ids);
     for (const g of gateways) {
-      const text = await (await fetch(`${g.url}/metrics`)).text();
+      const text = await metricsText(g.url);
       console.log(
         text
           .split('\n')

@@ -13,7 +13,18 @@ export interface ServeOptions {
   port: number;
   /** Default 127.0.0.1; `0.0.0.0` to listen on every interface. */
   hostname?: string;
+  /** A client must send its request headers within this (default 10 000 ms). */
+  headersTimeoutMs?: number;
+  /**
+   * A client must send its whole request, body included, within this (default 60 000 ms; Node's
+   * own default is 5 minutes). Uploads slower than this need it raised. A stalled upload is cut
+   * sooner by the upload idle timeout (`uploads.idleMs`).
+   */
+  requestTimeoutMs?: number;
 }
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface RunningGateway {
   readonly url: string;
@@ -28,9 +39,22 @@ export async function serve<R extends JobRegistry>(
   options: ServeOptions,
 ): Promise<RunningGateway> {
   const hostname = options.hostname ?? '127.0.0.1';
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(
+    options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    headersTimeout,
+  );
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    // Node checks both timeouts on this interval (default 30 s): check often enough that a slow
+    // client is cut within about a second of its deadline.
+    connectionsCheckingInterval: Math.min(1000, headersTimeout),
+  };
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = nodeServe({ fetch: gateway.app.fetch, port: options.port, hostname }, () =>
-      resolve(s as Server),
+    const s = nodeServe(
+      { fetch: gateway.app.fetch, port: options.port, hostname, serverOptions },
+      () => resolve(s as Server),
     ) as Server;
     s.once('error', reject);
   });
@@ -55,5 +79,29 @@ export async function serve<R extends JobRegistry>(
       })();
       return closed;
     },
+  };
+}
+
+/** Serves `gateway.metricsApp` (`/metrics`, unauthenticated) on its own, private listener. */
+export async function serveMetrics<R extends JobRegistry>(
+  gateway: Gateway<R>,
+  options: { port: number; hostname?: string },
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = nodeServe({ fetch: gateway.metricsApp.fetch, port: options.port, hostname }, () =>
+      resolve(s as Server),
+    ) as Server;
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${hostname === '0.0.0.0' ? '127.0.0.1' : hostname}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

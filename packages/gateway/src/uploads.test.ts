@@ -66,6 +66,7 @@ describeEachDialect('uploads', (ctx) => {
 
   it('streams a body to the blob store with its size and sha256', async () => {
     const parts = Array.from({ length: 8 }, (_, i) => Buffer.alloc(16 * 1024, 65 + i));
+    parts[0]!.write('%PDF-1.7\n'); // the bytes bear out the declared type (upload-guard.ts)
     const expected = createHash('sha256').update(Buffer.concat(parts)).digest('hex');
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -104,16 +105,19 @@ describeEachDialect('uploads', (ctx) => {
     expect(await f.http(f.keyA).files.get.query({ id: view.id as string })).toEqual(view);
   });
 
-  it('accepts exactly the limit and an empty body', async () => {
-    expect((await upload(new Uint8Array(LIMIT))).status).toBe(201);
-    const empty = await upload(new Uint8Array(0));
-    expect(empty.status).toBe(201);
-    expect(await empty.json()).toMatchObject({
-      size: 0,
-      sha256: createHash('sha256').digest('hex'),
+  it('accepts exactly the limit; refuses an empty body, writing nothing', async () => {
+    const full = await upload(new Uint8Array(LIMIT));
+    expect(full.status).toBe(201);
+    expect(await full.json()).toMatchObject({
+      size: LIMIT,
       contentType: 'application/octet-stream',
       filename: null,
     });
+    const before = await f.counts();
+    const empty = await upload(new Uint8Array(0));
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'empty upload' } });
+    expect(await f.counts()).toEqual(before);
   });
 
   it('refuses a declared Content-Length over the limit before reading it', async () => {

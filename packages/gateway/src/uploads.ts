@@ -4,7 +4,7 @@
 // byte is read. The file row is written only once the blob is stored. Uploads not attached to a
 // job expire (`expires_at`); a sweeper deletes them, row first, then blob.
 
-import { UPLOAD_PATH, isSluiceError } from '@sluice/contracts';
+import { UPLOAD_PATH, isSluiceError, SluiceError } from '@sluice/contracts';
 import {
   expiredFiles,
   insertFile,
@@ -16,12 +16,13 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Hono } from 'hono';
-import type { ApiKeyAuth } from './auth/api-key-auth.js';
-import { bearerToken } from './auth/api-key-auth.js';
+import { admitHttp } from './auth/admit-http.js';
+import type { Gatekeeper } from './auth/gatekeeper.js';
 import { toFileView } from './job-view.js';
 import type { GatewayLogger } from './logger.js';
 import type { GatewayMetrics } from './metrics.js';
 import { deleteExpiredFile } from './storage-extras.js';
+import { decideType, guardBody, type GuardedBody } from './upload-guard.js';
 
 export interface UploadOptions {
   /** Largest accepted body in bytes (default 100 MiB). */
@@ -30,14 +31,21 @@ export interface UploadOptions {
   ttlMs?: number;
   /** How often expired uploads are swept (default 60 s; 0 turns the sweeper off). */
   sweepIntervalMs?: number;
+  /**
+   * Content types accepted (`image/*` matches a family), judged after sniffing the first bytes.
+   * Default: any type except ones a browser would run (HTML, SVG, XML, JavaScript).
+   */
+  allowedTypes?: readonly string[];
+  /** A body that sends nothing for this long is cut with 408 (default 10 000 ms). */
+  idleMs?: number;
+  /** Crash leftovers (temp files, row-less upload blobs) older than this are removed (1 h). */
+  orphanGraceMs?: number;
+  /** How often the crash-leftover sweep runs (default 15 min; 0 turns it off). */
+  orphanSweepIntervalMs?: number;
 }
 
 export const DEFAULT_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const UNAUTHORIZED_BODY = {
-  error: { code: 'UNAUTHORIZED', message: 'missing or invalid API key' },
-} as const;
 
 /** The display name of an upload: metadata only, never part of a key. */
 export function sanitizeFilename(raw: string | undefined): string | null {
@@ -54,6 +62,8 @@ export function sanitizeFilename(raw: string | undefined): string | null {
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .split(/[/\\]/)
     .pop()!
+    // markup characters: a name is shown in pages and headers, never interpreted
+    .replace(/[<>"'`]/g, '')
     .trim()
     .slice(0, 255);
   return cleaned === '' || cleaned === '.' || cleaned === '..' ? null : cleaned;
@@ -69,7 +79,7 @@ export function parseContentType(raw: string | undefined): string {
 interface UploadDeps {
   database: SluiceDatabase;
   blobs: BlobStore;
-  auth: ApiKeyAuth;
+  gate: Gatekeeper;
   metrics: GatewayMetrics;
   logger: GatewayLogger;
   options: UploadOptions;
@@ -78,31 +88,61 @@ interface UploadDeps {
 export function registerUploads(app: Hono, deps: UploadDeps): void {
   const maxBytes = deps.options.maxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const ttlMs = deps.options.ttlMs ?? DAY_MS;
+  const idleMs = deps.options.idleMs ?? 10_000;
   const tooLarge = {
     error: { code: 'PAYLOAD_TOO_LARGE', message: `upload exceeds ${maxBytes} bytes` },
   };
 
   app.post(UPLOAD_PATH, async (c) => {
-    const principal = await deps.auth.verify(bearerToken(c.req.header('authorization')));
-    if (!principal) {
-      deps.metrics.reject('UNAUTHORIZED');
-      return c.json(UNAUTHORIZED_BODY, 401);
-    }
+    const principal = await admitHttp(
+      deps.gate,
+      c,
+      'jobs:submit',
+      (code) => deps.metrics.reject(code),
+      'upload',
+    );
+    if (principal instanceof Response) return principal;
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > maxBytes) {
       deps.metrics.reject('PAYLOAD_TOO_LARGE');
       c.header('Connection', 'close');
       return c.json(tooLarge, 413);
     }
+    const refuse = (error: SluiceError, status: 400 | 408 | 415) => {
+      deps.metrics.reject(error.code);
+      // The rest of the body is not read: the connection cannot be reused.
+      c.header('Connection', 'close');
+      return c.json({ error: { code: error.code, message: error.message } }, status);
+    };
     const id = newFileId();
     const key = uploadKey(principal.tenantId, id);
-    const body = c.req.raw.body ?? new Blob([]).stream();
-    const contentType = parseContentType(c.req.header('content-type'));
+    let guarded: GuardedBody;
+    try {
+      guarded = await guardBody(c.req.raw.body ?? new Blob([]).stream(), idleMs);
+    } catch (error) {
+      if (isSluiceError(error) && error.code === 'TIMEOUT') return refuse(error, 408);
+      throw error;
+    }
+    const contentType = decideType(
+      parseContentType(c.req.header('content-type')),
+      guarded.prefix,
+      deps.options.allowedTypes,
+    );
+    if (contentType instanceof SluiceError) {
+      return refuse(contentType, contentType.details?.status === 415 ? 415 : 400);
+    }
     let stored: { size: number; sha256: string };
     try {
       // The store keeps the type too: a presigned download then answers with it.
-      stored = await deps.blobs.put(key, body, { maxBytes, signal: c.req.raw.signal, contentType });
+      stored = await deps.blobs.put(key, guarded.body, {
+        maxBytes,
+        signal: c.req.raw.signal,
+        contentType,
+      });
     } catch (error) {
+      if (guarded.timedOut()) {
+        return refuse(new SluiceError('TIMEOUT', 'upload body idle; cut'), 408);
+      }
       if (isSluiceError(error) && error.code === 'PAYLOAD_TOO_LARGE') {
         deps.metrics.reject('PAYLOAD_TOO_LARGE');
         c.header('Connection', 'close');

@@ -18,13 +18,13 @@ interface Outcome {
 /** Opens a raw socket, optionally sends frames, and records how it ends. */
 function probe(
   url: string,
-  opts: { origin?: string; send?: string[]; path?: string } = {},
+  opts: { origin?: string; send?: string[]; path?: string; headers?: Record<string, string> } = {},
 ): Promise<Outcome> {
   return new Promise((resolve) => {
     const started = Date.now();
     const messages: unknown[] = [];
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${opts.path ?? '/ws'}`, {
-      headers: opts.origin ? { origin: opts.origin } : {},
+      headers: { ...(opts.origin ? { origin: opts.origin } : {}), ...opts.headers },
     });
     ws.on('unexpected-response', (_req, res) => {
       resolve({ status: res.statusCode, messages, openedFor: 0 });
@@ -92,6 +92,13 @@ describeEachDialect('websocket guards', (ctx) => {
     expect((await probe(f.url, { origin: 'https://evil.example' })).status).toBe(403);
     expect((await probe(f.url, { origin: 'null' })).status).toBe(403);
     expect((await probe(f.url, { path: '/elsewhere' })).status).toBe(404);
+    // DNS rebinding: Origin equals Host, and both name the attacker's domain.
+    const port = new URL(f.url).port;
+    const rebound = await probe(f.url, {
+      origin: `http://evil.example:${port}`,
+      headers: { host: `evil.example:${port}` },
+    });
+    expect(rebound.status).toBe(403);
     // Listed, same-origin and Origin-less clients get through to authentication.
     for (const origin of ['https://app.example.com', f.url, undefined]) {
       const r = await probe(f.url, origin ? { origin } : {});

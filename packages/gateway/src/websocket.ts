@@ -4,7 +4,9 @@
 //   - `maxPayload` (64 KiB) caps every frame;
 //   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed;
 //   - a socket that never authenticates within the handshake timeout (5 s) is closed;
+//   - at most `socketsPerKey` open sockets per API key;
 //   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
+//     Subscriptions on them end sooner, through the gatekeeper's stream watch (procedures.ts).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -23,7 +25,10 @@ export interface WebSocketOptions {
   handshakeTimeoutMs?: number;
   /** Largest accepted frame (default 64 KiB). */
   maxPayload?: number;
-  /** Accept a browser page served from the gateway's own host (default true). */
+  /**
+   * Accept a browser page served by the gateway itself, judged by the address the connection
+   * arrived at, never the Host header (default true).
+   */
   allowSameOrigin?: boolean;
   /** Ping idle sockets this often; a socket that does not answer is dropped (default 30 s). */
   pingMs?: number;
@@ -43,10 +48,20 @@ export interface WebSocketEndpoint {
 interface Deps {
   router: AnyRouter;
   auth: ApiKeyAuth;
+  socketsPerKey: number;
   origins: readonly string[];
   metrics: GatewayMetrics;
   logger: GatewayLogger;
   options: WebSocketOptions;
+}
+
+/** The reject label of a malformed frame from a client. */
+export const CLIENT_PROTOCOL_ERROR = 'CLIENT_PROTOCOL_ERROR';
+
+/** `ws` names each protocol violation by a `WS_ERR_*` code on the error it emits. */
+export function isClientProtocolError(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('WS_ERR_');
 }
 
 function refuse(socket: Duplex, status: string): void {
@@ -83,11 +98,25 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
     router: deps.router,
     createContext: createWsContextFactory(deps.auth, (socket, apiKey) => {
       const ws = socket as WebSocket;
+      if (authenticated.has(ws)) return true;
+      let sameKey = 0;
+      for (const key of authenticated.values()) if (key === apiKey) sameKey++;
+      if (sameKey >= deps.socketsPerKey) return false;
       if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
+      return true;
     }),
     maxBatchSize: 50,
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
     onError: ({ error }) => {
+      // A frame `ws` refuses (bad opcode, unmasked, invalid UTF-8, too large) reaches tRPC as an
+      // unknown error: it is the client's fault, counted and logged as such.
+      if (isClientProtocolError(error.cause)) {
+        deps.metrics.reject(CLIENT_PROTOCOL_ERROR);
+        deps.logger.warn('client protocol error', {
+          code: (error.cause as unknown as { code: string }).code,
+        });
+        return;
+      }
       deps.metrics.reject(error.code);
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         deps.logger.error('subscription failed', { error: error.cause ?? error });
@@ -126,7 +155,8 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
         refuse(socket, '404 Not Found');
         return;
       }
-      if (!originAllowed(req.headers.origin, req.headers.host)) {
+      const local = { address: req.socket.localAddress, port: req.socket.localPort };
+      if (!originAllowed(req.headers.origin, local)) {
         deps.metrics.reject('FORBIDDEN');
         refuse(socket, '403 Forbidden');
         return;

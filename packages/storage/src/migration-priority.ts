@@ -1,4 +1,4 @@
-// Job priorities (migration 0008). `priority` is the job's current priority (higher is handed out
+// Job priorities (migration 0009). `priority` is the job's current priority (higher is handed out
 // first); `priority_at` is when it last changed (null: at creation), which the aging sweep reads
 // to raise a waiting job one level per aging period. The queued rows' partial index is rebuilt
 // in claim order — served (kind, version), then priority, then age — so a claim still walks one

@@ -1,4 +1,4 @@
-// Recurring schedules (migration 0007): one row per schedule, with the next tick it fires at.
+// Recurring schedules (migration 0008): one row per schedule, with the next tick it fires at.
 // The due-job scheduler reads due rows through `schedules_due` (only active ones are in it) and
 // moves `next_fire_at` forward with a compare-and-set on its old value, so two gateways never
 // both advance one tick.

@@ -293,6 +293,24 @@ function traceContext(): Migration {
   };
 }
 
+/**
+ * Key scopes and expiry (additive). Keys made before scopes keep what they could do then (every
+ * scope but `admin`, which did not exist); `expires_at` null means the key does not expire.
+ */
+function keyScopes(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('api_keys')
+        .addColumn('scopes', 'text', (c) =>
+          c.notNull().defaultTo('jobs:submit jobs:read review:decide dead-letters:manage'),
+        )
+        .execute();
+      await db.schema.alterTable('api_keys').addColumn('expires_at', 'text').execute();
+    },
+  };
+}
+
 /** Migrations by name, in order. Later issues append entries; never edit a shipped one. */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
@@ -302,8 +320,9 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004_events_notify_trigger': eventsNotifyTrigger(dialect),
     '0005_write_model': writeModel(dialect),
     '0006_trace_context': traceContext(),
-    '0007_schedules': schedules(dialect),
-    '0008_priority': priority(),
+    '0007_key_scopes': keyScopes(),
+    '0008_schedules': schedules(dialect),
+    '0009_priority': priority(),
   };
 }
 

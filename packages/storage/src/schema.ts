@@ -90,6 +90,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Space-separated scopes (`jobs:submit jobs:read`); see @sluice/contracts `API_KEY_SCOPES`. */
+  scopes: Generated<string>;
+  /** ISO time after which the key no longer verifies; null: never. */
+  expires_at: string | null;
 }
 
 /** Jobs to dispatch (again) to a runtime whose queue is not in this database. */

@@ -26,6 +26,18 @@ it('applies every migration to D1 once, then nothing', async () => {
   expect(indexes.results.map((i) => i.name)).toEqual(
     expect.arrayContaining(['jobs_queued', 'jobs_running', 'jobs_idempotency']),
   );
+  // 0007: key scopes (with the legacy default) and expiry.
+  const keyColumns = await env.DB.prepare(
+    "select name, dflt_value from pragma_table_info('api_keys')",
+  )
+    .bind()
+    .all<{ name: string; dflt_value: string | null }>();
+  expect(keyColumns.results).toEqual(
+    expect.arrayContaining([
+      { name: 'scopes', dflt_value: "'jobs:submit jobs:read review:decide dead-letters:manage'" },
+      { name: 'expires_at', dflt_value: null },
+    ]),
+  );
 });
 
 it('says it has no interactive transactions, and a transaction writes nothing', async () => {

@@ -3,6 +3,7 @@ import {
   createGateway,
   createStreamsGatewayRuntime,
   serve,
+  serveMetrics,
   type GatewayOptions,
   type RunningGateway,
 } from '@sluice/gateway';
@@ -61,11 +62,22 @@ export async function startGateway(
     origins: settings.origins,
     rollout: settings.rollout,
     ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
+    metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',
   });
   const running = await serve(gateway, { port: settings.port, hostname: settings.hostname });
+  const metrics =
+    settings.metricsPort === undefined
+      ? undefined
+      : await serveMetrics(gateway, { port: settings.metricsPort }).catch(
+          async (error: unknown) => {
+            await running.close();
+            throw error;
+          },
+        );
   return {
     running,
     async close() {
+      await metrics?.close();
       await running.close();
       await parts.close();
     },

@@ -1,5 +1,7 @@
-// `sluice keys create --tenant <name>` prints the key once; only its hash is stored.
-import { SluiceError } from '@sluice/contracts';
+// `sluice keys create --tenant <name> [--scope jobs:submit,jobs:read] [--expires 30d]` prints the
+// key once; only its hash is stored. Without --scope a key may submit and read jobs only
+// (least privilege): review decisions, dead-letter requeues and /metrics need their own scopes.
+import { API_KEY_SCOPES, isApiKeyScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
 import { createApiKey, listApiKeys, migrate, openDatabase, revokeApiKey } from '@sluice/storage';
 import type { Settings } from '../define-config.js';
 
@@ -8,6 +10,43 @@ export interface KeysArgs {
   tenant?: string | undefined;
   label?: string | undefined;
   id?: string | undefined;
+  /** Comma- or space-separated scopes (create). */
+  scope?: string | undefined;
+  /** `30d`, `12h`, `90m` or an ISO date (create). */
+  expires?: string | undefined;
+}
+
+export const DEFAULT_CLI_SCOPES: readonly ApiKeyScope[] = ['jobs:submit', 'jobs:read'];
+
+export function parseScopeList(raw: string | undefined): ApiKeyScope[] {
+  if (raw === undefined) return [...DEFAULT_CLI_SCOPES];
+  const names = raw.split(/[\s,]+/).filter((n) => n !== '');
+  const bad = names.filter((n) => !isApiKeyScope(n));
+  if (bad.length > 0 || names.length === 0) {
+    throw new SluiceError(
+      'BAD_REQUEST',
+      `unknown scope "${bad.join(', ') || raw}": use ${API_KEY_SCOPES.join(', ')}`,
+    );
+  }
+  return names as ApiKeyScope[];
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--expires`: a duration from now (`30d`, `12h`, `90m`) or an absolute ISO date. */
+export function parseExpiry(raw: string | undefined, now = Date.now()): Date | undefined {
+  if (raw === undefined) return undefined;
+  const duration = /^(\d{1,6})([mhd])$/.exec(raw.trim());
+  const at = duration
+    ? new Date(now + Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS])
+    : new Date(raw);
+  if (Number.isNaN(at.getTime()) || at.getTime() <= now) {
+    throw new SluiceError(
+      'BAD_REQUEST',
+      `--expires "${raw}": give a future ISO date or a duration like 30d, 12h, 90m`,
+    );
+  }
+  return at;
 }
 
 export async function runKeys(
@@ -21,15 +60,32 @@ export async function runKeys(
     switch (args.action) {
       case 'create': {
         if (!args.tenant) throw new SluiceError('BAD_REQUEST', 'keys create needs --tenant <name>');
-        const key = await createApiKey(database.db, args.tenant, args.label);
-        out(`created key ${key.id} for tenant ${key.tenantId}; it is shown only this once:`);
+        const scopes = parseScopeList(args.scope);
+        const expiresAt = parseExpiry(args.expires);
+        const key = await createApiKey(database.db, args.tenant, {
+          label: args.label,
+          scopes,
+          expiresAt,
+        });
+        out(
+          `created key ${key.id} for tenant ${key.tenantId} (scopes ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}); it is shown only this once:`,
+        );
         out(key.key);
         return;
       }
       case 'list': {
         for (const k of await listApiKeys(database.db, args.tenant)) {
           out(
-            `${k.id}\t${k.tenantId}\t${k.label ?? ''}\tcreated ${k.createdAt}${k.revokedAt ? `\trevoked ${k.revokedAt}` : ''}`,
+            [
+              k.id,
+              k.tenantId,
+              k.label ?? '',
+              k.scopes.join(' '),
+              `created ${k.createdAt}`,
+              `last used ${k.lastUsedAt ?? 'never'}`,
+              ...(k.expiresAt ? [`expires ${k.expiresAt}`] : []),
+              ...(k.revokedAt ? [`revoked ${k.revokedAt}`] : []),
+            ].join('\t'),
           );
         }
         return;
@@ -46,7 +102,7 @@ export async function runKeys(
       default:
         throw new SluiceError(
           'BAD_REQUEST',
-          'usage: sluice keys create --tenant <name> [--label <text>] | keys list [--tenant <name>] | keys revoke <id>',
+          'usage: sluice keys create --tenant <name> [--label <text>] [--scope <list>] [--expires <when>] | keys list [--tenant <name>] | keys revoke <id>',
         );
     }
   } finally {

@@ -21,8 +21,17 @@ export async function runServe(
   out: (line: string) => void,
 ): Promise<Served> {
   // `sluice dev` always has a key to try things with: SLUICE_API_KEY, or one made for this run.
+  // Only `sluice dev`: in `sluice gateway` the dev key would be a live key that no one can
+  // revoke, so it is dropped there (and said so).
   const settings: Settings =
-    mode === 'dev' && !input.devApiKey ? { ...input, devApiKey: `dev_${randomToken()}` } : input;
+    mode === 'dev'
+      ? { ...input, devApiKey: input.devApiKey || `dev_${randomToken()}` }
+      : { ...input, devApiKey: undefined };
+  if (mode === 'gateway' && input.devApiKey) {
+    out(
+      'sluice gateway: SLUICE_API_KEY / --api-key is ignored (the dev key exists only in sluice dev)',
+    );
+  }
   const resources = await openResources(settings);
   let gateway: StartedGateway | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;

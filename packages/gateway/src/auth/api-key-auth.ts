@@ -1,20 +1,31 @@
 // API-key authentication behind a small TTL cache. The cache keeps `verifyApiKey` off the hot
-// path; its TTL bounds how long a revoked key keeps working (default 2 s, at most 5 s). Unknown,
-// malformed and revoked keys all resolve to `undefined`, so callers answer them identically.
+// path; its TTL bounds how long a revoked key keeps working on new requests (default 2 s, at most
+// 5 s; open streams are re-checked by the gatekeeper's stream watch instead). Unknown, malformed,
+// revoked and expired keys all resolve to `undefined`, so callers answer them identically. A
+// cached verification past the key's expiry counts as expired at once.
 //
 //   const auth = createApiKeyAuth(database.db, { devKey: process.env.SLUICE_API_KEY });
 //   const principal = await auth.verify(bearerToken(request.headers.get('authorization')));
 
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { API_KEY_SCOPES, type ApiKeyScope } from '@sluice/contracts';
 import { verifyApiKey, type Db } from '@sluice/storage';
 
 export interface Principal {
   readonly tenantId: string;
   readonly keyId: string;
+  readonly scopes: readonly ApiKeyScope[];
+  /** Epoch ms after which the key no longer works; null: never. */
+  readonly expiresAt: number | null;
+  /** A stored key (re-checked, `last_used_at` written) or the process's dev key. */
+  readonly source: 'stored' | 'dev';
 }
 
 export interface AuthOptions {
-  /** `SLUICE_API_KEY`: accepted as the key of tenant `dev` (local development). */
+  /**
+   * The dev key (`sluice dev` only): accepted as a key of tenant `dev` with every scope. The CLI
+   * passes it in `sluice dev` and never in `sluice gateway`.
+   */
   devKey?: string | undefined;
   /** How long a verification is reused; revocation takes effect within it. Default 2000, max 5000. */
   cacheTtlMs?: number | undefined;
@@ -24,6 +35,10 @@ export interface AuthOptions {
 
 export interface ApiKeyAuth {
   verify(key: string | null | undefined): Promise<Principal | undefined>;
+  /** A still-valid cached verification of `key`, without any lookup. */
+  cached(key: string | null | undefined): Principal | undefined;
+  /** Forget cached verifications of one key id (it was found revoked). */
+  forget(keyId: string): void;
   /** Forget every cached verification (after a revocation, in tests). */
   clear(): void;
 }
@@ -42,6 +57,10 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match ? (match[1] as string) : null;
 }
 
+export function isExpired(principal: Principal, now = Date.now()): boolean {
+  return principal.expiresAt !== null && principal.expiresAt <= now;
+}
+
 export function createApiKeyAuth(db: Db, options: AuthOptions = {}): ApiKeyAuth {
   const ttl = Math.min(Math.max(options.cacheTtlMs ?? 2000, 0), 5000);
   const maxEntries = options.cacheSize ?? 10_000;
@@ -52,10 +71,23 @@ export function createApiKeyAuth(db: Db, options: AuthOptions = {}): ApiKeyAuth 
   async function lookup(key: string): Promise<Principal | undefined> {
     // Constant-time comparison of equal-length digests (CWE-208).
     if (devDigest && timingSafeEqual(digest(key), devDigest)) {
-      return { tenantId: DEV_TENANT, keyId: 'dev' };
+      return {
+        tenantId: DEV_TENANT,
+        keyId: 'dev',
+        scopes: API_KEY_SCOPES,
+        expiresAt: null,
+        source: 'dev',
+      };
     }
     const found = await verifyApiKey(db, key);
-    return found ? { tenantId: found.tenantId, keyId: found.keyId } : undefined;
+    if (!found) return undefined;
+    return {
+      tenantId: found.tenantId,
+      keyId: found.keyId,
+      scopes: found.scopes,
+      expiresAt: found.expiresAt === null ? null : Date.parse(found.expiresAt),
+      source: 'stored',
+    };
   }
 
   function remember(key: string, principal: Principal | undefined): void {
@@ -67,16 +99,26 @@ export function createApiKeyAuth(db: Db, options: AuthOptions = {}): ApiKeyAuth 
     cache.set(key, { principal, until: Date.now() + ttl });
   }
 
+  function cachedEntry(key: string): { principal: Principal | undefined } | undefined {
+    const hit = cache.get(key);
+    if (!hit) return undefined;
+    const now = Date.now();
+    if (hit.until <= now) {
+      cache.delete(key);
+      return undefined;
+    }
+    if (hit.principal && isExpired(hit.principal, now)) return { principal: undefined };
+    return hit;
+  }
+
+  const valid = (key: unknown): key is string =>
+    typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH;
+
   return {
     async verify(key) {
-      if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
-        return undefined;
-      }
-      const hit = cache.get(key);
-      if (hit) {
-        if (hit.until > Date.now()) return hit.principal;
-        cache.delete(key);
-      }
+      if (!valid(key)) return undefined;
+      const hit = cachedEntry(key);
+      if (hit) return hit.principal;
       let pending = inflight.get(key);
       if (!pending) {
         pending = lookup(key).then(
@@ -93,6 +135,12 @@ export function createApiKeyAuth(db: Db, options: AuthOptions = {}): ApiKeyAuth 
         inflight.set(key, pending);
       }
       return pending;
+    },
+    cached(key) {
+      return valid(key) ? cachedEntry(key)?.principal : undefined;
+    },
+    forget(keyId) {
+      for (const [key, entry] of cache) if (entry.principal?.keyId === keyId) cache.delete(key);
     },
     clear() {
       cache.clear();

@@ -14,16 +14,23 @@ it('reads bearer tokens and nothing else', () => {
   expect(bearerToken(undefined)).toBeNull();
 });
 
-it('checks Origin: none and listed pass, same-origin passes by default, others fail', () => {
+it('checks Origin: none and listed pass; same-origin only by the local address, never by Host', () => {
   const check = createOriginCheck({ allow: ['https://app.example.com/'], sameOrigin: true });
-  expect(check(undefined, 'gw:3000')).toBe(true);
-  expect(check('https://app.example.com', 'gw:3000')).toBe(true);
-  expect(check('HTTPS://APP.EXAMPLE.COM', 'gw:3000')).toBe(true);
-  expect(check('http://gw:3000', 'gw:3000')).toBe(true);
-  expect(check('https://evil.example', 'gw:3000')).toBe(false);
-  expect(check('null', 'gw:3000')).toBe(false);
+  const local = { address: '127.0.0.1', port: 3000 };
+  expect(check(undefined, local)).toBe(true);
+  expect(check('https://app.example.com', local)).toBe(true);
+  expect(check('HTTPS://APP.EXAMPLE.COM', local)).toBe(true);
+  expect(check('http://127.0.0.1:3000', local)).toBe(true);
+  expect(check('http://localhost:3000', local)).toBe(true);
+  expect(check('http://[::1]:3000', { address: '::1', port: 3000 })).toBe(true);
+  // DNS rebinding: the attacker's name resolves here, and its page has Origin == Host.
+  expect(check('http://evil.example:3000', local)).toBe(false);
+  expect(check('http://127.0.0.1:3001', local)).toBe(false);
+  expect(check('http://localhost:3000', { address: '10.0.0.5', port: 3000 })).toBe(false);
+  expect(check('https://evil.example', local)).toBe(false);
+  expect(check('null', local)).toBe(false);
   const strict = createOriginCheck({ allow: [], sameOrigin: false });
-  expect(strict('http://gw:3000', 'gw:3000')).toBe(false);
+  expect(strict('http://127.0.0.1:3000', local)).toBe(false);
 });
 
 describeEachDialect('auth', (ctx) => {
@@ -85,7 +92,7 @@ describeEachDialect('auth', (ctx) => {
   it('caches verifications for at most the TTL', async () => {
     const auth = createApiKeyAuth(ctx().database.db, { cacheTtlMs: 60_000 });
     const k = await createApiKey(ctx().database.db, 'acme');
-    expect(await auth.verify(k.key)).toEqual({ tenantId: 'acme', keyId: k.id });
+    expect(await auth.verify(k.key)).toMatchObject({ tenantId: 'acme', keyId: k.id });
     await revokeApiKey(ctx().database.db, k.id);
     // Capped at 5 s whatever is asked; a fresh verifier sees the revocation at once.
     expect(await createApiKeyAuth(ctx().database.db).verify(k.key)).toBeUndefined();

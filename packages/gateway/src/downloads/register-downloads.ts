@@ -7,7 +7,8 @@ import { AssetName, FileId, JobIdInput, UnitKey } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { bearerToken, type ApiKeyAuth } from '../auth/api-key-auth.js';
+import { admitHttp } from '../auth/admit-http.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
 import type { GatewayLogger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { assetPath, filePath, findAsset, findFile, type Downloadable } from './downloadables.js';
@@ -17,7 +18,7 @@ import type { UrlSigner } from './signed-urls.js';
 export interface DownloadDeps {
   database: SluiceDatabase;
   blobs: BlobStore;
-  auth: ApiKeyAuth;
+  gate: Gatekeeper;
   signer: UrlSigner;
   metrics: GatewayMetrics;
   logger: GatewayLogger;
@@ -33,14 +34,28 @@ function reject(deps: DownloadDeps, status: number, code: string, message: strin
   return errorResponse(status, code, message);
 }
 
-/** The tenant the request acts for: its API key's, or the signed token's for exactly `path`. */
-async function tenantOf(deps: DownloadDeps, c: Context, path: () => string | undefined) {
+/**
+ * The tenant the request acts for: its API key's (scope `jobs:read`), or the signed token's for
+ * exactly `path`. A Response when the key is refused (401, 403, 429).
+ */
+async function tenantOf(
+  deps: DownloadDeps,
+  c: Context,
+  path: () => string | undefined,
+): Promise<string | undefined | Response> {
   const token = c.req.query('token');
   if (token !== undefined) {
     const p = path();
     return p === undefined ? undefined : deps.signer.verify(p, token);
   }
-  return (await deps.auth.verify(bearerToken(c.req.header('authorization'))))?.tenantId;
+  const principal = await admitHttp(
+    deps.gate,
+    c,
+    'jobs:read',
+    (code) => deps.metrics.reject(code),
+    'download',
+  );
+  return principal instanceof Response ? principal : principal.tenantId;
 }
 
 async function respond(
@@ -82,6 +97,7 @@ export function registerDownloads(app: Hono, deps: DownloadDeps): void {
   app.get('/v1/files/:id', async (c) => {
     const raw = { id: c.req.param('id') };
     const tenantId = await tenantOf(deps, c, () => filePath(raw.id));
+    if (tenantId instanceof Response) return tenantId;
     if (tenantId === undefined) return unauthorized();
     const params = FileParams.safeParse(raw);
     if (!params.success) return badRequest(deps, params.error);
@@ -97,6 +113,7 @@ export function registerDownloads(app: Hono, deps: DownloadDeps): void {
     };
     const ref = { jobId: raw.id, name: raw.name, unit: unit ?? null };
     const tenantId = await tenantOf(deps, c, () => assetPath(ref));
+    if (tenantId instanceof Response) return tenantId;
     if (tenantId === undefined) return unauthorized();
     const params = AssetParams.safeParse(raw);
     if (!params.success) return badRequest(deps, params.error);

@@ -20,7 +20,8 @@ export const RequeueResult = CancelResult;
 export function createDeadLettersRouter(p: Procedures, deps: RouterDeps) {
   const { database, hub, dispatch } = deps;
   return p.router({
-    list: p.authedProcedure
+    list: p
+      .scoped('jobs:read')
       .input(PageInput)
       .output(ListResult)
       .query(async ({ ctx, input }) => {
@@ -31,7 +32,8 @@ export function createDeadLettersRouter(p: Procedures, deps: RouterDeps) {
         return { items: page.items.map(toJobView), nextCursor: page.nextCursor };
       }),
 
-    requeue: p.authedProcedure
+    requeue: p
+      .scoped('dead-letters:manage')
       .input(GetInput)
       .output(RequeueResult)
       .mutation(async ({ ctx, input }) => {

@@ -48,7 +48,8 @@ export function createDownloadProcedures(p: Procedures, deps: RouterDeps) {
   const db = deps.database.db;
   return {
     files: {
-      signedUrl: p.authedProcedure
+      signedUrl: p
+        .scoped('jobs:read')
         .input(FileUrlInput)
         .output(SignedUrl)
         .mutation(async ({ ctx, input }) => {
@@ -58,7 +59,8 @@ export function createDownloadProcedures(p: Procedures, deps: RouterDeps) {
         }),
     },
     jobs: {
-      assets: p.authedProcedure
+      assets: p
+        .scoped('jobs:read')
         .input(GetInput)
         .output(JobAssetsResult)
         .query(async ({ ctx, input }) => {
@@ -66,7 +68,8 @@ export function createDownloadProcedures(p: Procedures, deps: RouterDeps) {
           if (!items) throw new SluiceError('NOT_FOUND', 'job not found');
           return { items };
         }),
-      assetUrl: p.authedProcedure
+      assetUrl: p
+        .scoped('jobs:read')
         .input(AssetUrlInput)
         .output(SignedUrl)
         .mutation(async ({ ctx, input }) => {

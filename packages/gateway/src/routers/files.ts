@@ -21,7 +21,8 @@ const notFound = () => new SluiceError('NOT_FOUND', 'file not found');
 export function createFilesRouter(p: Procedures, deps: RouterDeps) {
   const db = deps.database.db;
   return p.router({
-    get: p.authedProcedure
+    get: p
+      .scoped('jobs:read')
       .input(FileIdInput)
       .output(FileView)
       .query(async ({ ctx, input }) => {
@@ -30,7 +31,8 @@ export function createFilesRouter(p: Procedures, deps: RouterDeps) {
         return toFileView(file);
       }),
 
-    list: p.authedProcedure
+    list: p
+      .scoped('jobs:read')
       .input(FileListInput)
       .output(FileListResult)
       .query(async ({ ctx, input }) => ({
@@ -38,7 +40,8 @@ export function createFilesRouter(p: Procedures, deps: RouterDeps) {
       })),
 
     /** Row first, then blob: a job that still needs the file ends `stale` in the worker. */
-    delete: p.authedProcedure
+    delete: p
+      .scoped('jobs:submit')
       .input(FileIdInput)
       .output(FileDeleteResult)
       .mutation(async ({ ctx, input }) => {

@@ -2,7 +2,7 @@
 // discriminated union of every kind's input schema.
 
 import type { JobRegistry } from '@sluice/contracts';
-import type { ApiKeyAuth } from '../auth/api-key-auth.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
 import { createProcedures } from '../trpc/procedures.js';
 import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
@@ -11,8 +11,12 @@ import { createJobsRouter } from './jobs.js';
 import { createReviewRouter } from './review.js';
 import { createSchedulesRouter } from './schedules.js';
 
-export function createAppRouter<R extends JobRegistry>(deps: RouterDeps<R>, auth: ApiKeyAuth) {
-  const p = createProcedures(auth);
+export function createAppRouter<R extends JobRegistry>(
+  deps: RouterDeps<R>,
+  gate: Gatekeeper,
+  maxInputDepth: number,
+) {
+  const p = createProcedures(gate, maxInputDepth);
   return p.router({
     jobs: createJobsRouter(p, deps),
     files: createFilesRouter(p, deps),

@@ -25,7 +25,7 @@ import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
 import { toJobResult, toJobView } from '../job-view.js';
 import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
-import type { Procedures } from '../trpc/procedures.js';
+import { streamSignal, type Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { createDownloadProcedures } from './downloads.js';
 import { logJobStates } from '../log-job-states.js';
@@ -49,17 +49,20 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
   }
 
   return p.router({
-    submit: p.authedProcedure
+    submit: p
+      .scoped('jobs:submit')
       .input(submitInput)
       .output(SubmitResult)
       .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input, ctx.traceparent)),
 
-    get: p.authedProcedure
+    get: p
+      .scoped('jobs:read')
       .input(GetInput)
       .output(JobView)
       .query(async ({ ctx, input }) => toJobView(await ownJob(ctx.tenantId, input.id))),
 
-    list: p.authedProcedure
+    list: p
+      .scoped('jobs:read')
       .input(ListInput)
       .output(ListResult)
       .query(async ({ ctx, input }) => {
@@ -67,7 +70,8 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         return { items: page.items.map(toJobView), nextCursor: page.nextCursor };
       }),
 
-    cancel: p.authedProcedure
+    cancel: p
+      .scoped('jobs:submit')
       .input(GetInput)
       .output(CancelResult)
       .mutation(async ({ ctx, input }) => {
@@ -89,22 +93,27 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
       }),
 
-    result: p.authedProcedure
+    result: p
+      .scoped('jobs:read')
       .input(GetInput)
       .output(JobResult)
       .query(async ({ ctx, input }) => toJobResult(await ownJob(ctx.tenantId, input.id))),
 
-    watch: p.authedProcedure
+    watch: p
+      .scoped('jobs:read')
       .input(WatchInput)
       .output(watchOutput)
       .subscription(({ ctx, input, signal }) =>
-        openJobWatch({ db, hub }, ctx.tenantId, input, signal),
+        openJobWatch({ db, hub }, ctx.tenantId, input, streamSignal(signal, ctx.streamEnded)),
       ),
 
-    watchAll: p.authedProcedure
+    watchAll: p
+      .scoped('jobs:read')
       .input(WatchAllInput)
       .output(feedOutput)
-      .subscription(({ ctx, input, signal }) => watchTenant(hub, ctx.tenantId, input, signal)),
+      .subscription(({ ctx, input, signal }) =>
+        watchTenant(hub, ctx.tenantId, input, streamSignal(signal, ctx.streamEnded)),
+      ),
 
     // `assets`, `assetUrl`
     ...createDownloadProcedures(p, deps as RouterDeps).jobs,

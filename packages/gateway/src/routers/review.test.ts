@@ -144,7 +144,7 @@ describeEachDialect('review', (ctx) => {
   });
 
   it('/metrics shows provider calls by class and outcome, jobs in review and refusals', async () => {
-    const text = await (await fetch(`${f.url}/metrics`)).text();
+    const text = await f.metricsText();
     expect(text).toMatch(
       /^sluice_provider_calls\{class="ambiguous",outcome="connection_dropped"\} \d+$/m,
     );

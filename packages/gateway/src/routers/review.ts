@@ -85,7 +85,8 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
     new SluiceError('CONFLICT', `job is ${job?.state ?? 'gone'}, not needs_review`);
 
   return p.router({
-    list: p.authedProcedure
+    list: p
+      .scoped('jobs:read')
       .input(PageInput)
       .output(ReviewListResult)
       .query(async ({ ctx, input }) => {
@@ -96,7 +97,8 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
         return { items, nextCursor: page.nextCursor };
       }),
 
-    approve: p.authedProcedure
+    approve: p
+      .scoped('review:decide')
       .input(ReviewDecisionInput)
       .output(ApproveResult)
       .mutation(async ({ ctx, input }) => {
@@ -137,7 +139,8 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
         return { id: job.id, kind: job.kind, state: 'queued' as const, authorised: r.authorised };
       }),
 
-    discard: p.authedProcedure
+    discard: p
+      .scoped('review:decide')
       .input(ReviewDecisionInput)
       .output(JobView)
       .mutation(async ({ ctx, input }) => {

@@ -1,4 +1,6 @@
 // `schedules.*`: recurring schedules of the caller's tenant (another tenant's reads as missing).
+// Reading needs `jobs:read`; creating or changing one submits jobs on the key's behalf, so it
+// needs `jobs:submit`.
 // A schedule's input is validated like a submit's; its cron expression and time zone are read
 // here, so a bad one is a BAD_REQUEST that writes nothing. Firing is the due-job scheduler's.
 
@@ -62,7 +64,8 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
     return s;
   };
   return p.router({
-    create: p.authedProcedure
+    create: p
+      .scoped('jobs:submit')
       .input(createInput)
       .output(ScheduleView)
       .mutation(async ({ ctx, input }) => {
@@ -87,12 +90,14 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
         return toScheduleView(row);
       }),
 
-    get: p.authedProcedure
+    get: p
+      .scoped('jobs:read')
       .input(ScheduleIdInput)
       .output(ScheduleView)
       .query(async ({ ctx, input }) => toScheduleView(await own(ctx.tenantId, input.id))),
 
-    list: p.authedProcedure
+    list: p
+      .scoped('jobs:read')
       .input(ScheduleListInput)
       .output(ScheduleListResult)
       .query(async ({ ctx, input }) => {
@@ -100,7 +105,8 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
         return { items: page.items.map(toScheduleView), nextCursor: page.nextCursor };
       }),
 
-    pause: p.authedProcedure
+    pause: p
+      .scoped('jobs:submit')
       .input(ScheduleIdInput)
       .output(ScheduleView)
       .mutation(async ({ ctx, input }) => {
@@ -110,7 +116,8 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       }),
 
     // Resuming owes nothing for the paused time: the next tick is the first one after now.
-    resume: p.authedProcedure
+    resume: p
+      .scoped('jobs:submit')
       .input(ScheduleIdInput)
       .output(ScheduleView)
       .mutation(async ({ ctx, input }) => {
@@ -122,7 +129,8 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
         return toScheduleView(row);
       }),
 
-    delete: p.authedProcedure
+    delete: p
+      .scoped('jobs:submit')
       .input(ScheduleIdInput)
       .output(ScheduleDeleteResult)
       .mutation(async ({ ctx, input }) => {

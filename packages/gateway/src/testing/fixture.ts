@@ -19,6 +19,8 @@ import WebSocket from 'ws';
 import { z } from 'zod';
 import { createGateway, type Gateway, type GatewayOptions } from '../create-gateway.js';
 import type { AppRouter } from '../routers/index.js';
+import { UNLIMITED_RATE } from '../limits/limits.js';
+import { gatewayHooksFromEnv } from './seeded-bugs.js';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
 import { serve, type RunningGateway } from '../serve.js';
 
@@ -60,6 +62,10 @@ export interface GatewayFixture {
   readonly keyA: string;
   readonly keyB: string;
   readonly keyIdA: string;
+  /** A key of tenant `acme` with the `admin` scope (reads /metrics). */
+  readonly adminKey: string;
+  /** This gateway's /metrics text (with the admin key). */
+  metricsText(): Promise<string>;
   http(key: string | null): TestClient;
   ws(key: string | null, url?: string): { client: TestClient; close(): Promise<void> };
   /** Rows, queue entries, blobs and temp files: for "a rejected request writes nothing". */
@@ -87,6 +93,7 @@ export async function startGateway(
   overrides: Partial<GatewayOptions<TestJobs>> = {},
 ): Promise<GatewayFixture> {
   const { database } = db;
+  const hooks = gatewayHooksFromEnv();
   const blobRoot = mkdtempSync(join(tmpdir(), 'sluice-gw-blobs-'));
   const blobs = createLocalBlobStore(blobRoot);
   const gateway = createGateway({
@@ -98,12 +105,19 @@ export async function startGateway(
     servedVersionsCacheMs: 0,
     auth: { cacheTtlMs: 200 },
     eventPollMs: 20,
+    ...(hooks ? { hooks } : {}),
     ...overrides,
+    // Suites submit hundreds of jobs at once with one key; the limits' own tests set theirs.
+    limits: { keyRate: UNLIMITED_RATE, tenantRate: UNLIMITED_RATE, ...overrides.limits },
   });
   const server = await serve(gateway, { port: 0 });
   await gateway.hub.ready();
   const a = await createApiKey(database.db, 'acme');
   const b = await createApiKey(database.db, 'globex');
+  const admin = await createApiKey(database.db, 'acme', {
+    scopes: ['admin'],
+    label: 'fixture admin',
+  });
   const closers: (() => Promise<void>)[] = [];
 
   const headers = (key: string | null) => (key === null ? {} : { authorization: `Bearer ${key}` });
@@ -117,6 +131,14 @@ export async function startGateway(
     keyA: a.key,
     keyB: b.key,
     keyIdA: a.id,
+    adminKey: admin.key,
+    async metricsText() {
+      const res = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${admin.key}` },
+      });
+      if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+      return res.text();
+    },
     http: (key) =>
       createTRPCClient<AppRouter<TestJobs>>({
         links: [httpBatchLink({ url: `${server.url}/trpc`, headers: () => headers(key) })],

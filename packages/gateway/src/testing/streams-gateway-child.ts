@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGateway } from '../create-gateway.js';
+import { UNLIMITED_RATE } from '../limits/limits.js';
 import { createStreamsGatewayRuntime } from '../runtimes/valkey-streams/create-streams-gateway-runtime.js';
 import { serve } from '../serve.js';
 import { xpJobs } from './xp-jobs.js';
@@ -48,6 +49,13 @@ const gateway = createGateway({
   runtimeProbes: rt.probes,
   logger,
   servedVersionsCacheMs: 1000,
+  // 2,000 submits and watches through one key at once: the load test measures the gateway.
+  limits: {
+    keyRate: UNLIMITED_RATE,
+    tenantRate: UNLIMITED_RATE,
+    subscriptionsPerKey: 100_000,
+    subscriptionsPerSocket: 100_000,
+  },
 });
 const running = await serve(gateway, { port: 0 });
 await gateway.hub.ready();

@@ -88,6 +88,12 @@ export interface BlobStore {
   list(prefix: string): AsyncIterable<string>;
   /** With `capabilities.presignGet`: a URL that GETs the blob without credentials until it expires. */
   presignGet?(key: string, opts: PresignOptions): Promise<string>;
+  /**
+   * Stores that stage bytes in temporary files (the local store's `.tmp/`): removes those not
+   * written for `olderThanMs`, the leftovers of a process killed mid-upload. A live upload writes
+   * at least every idle timeout, so a stale file is never one in flight. Returns how many went.
+   */
+  sweepTemporary?(olderThanMs: number, now?: number): Promise<number>;
   /** Releases connections (S3 clients); a no-op for the local store. */
   close?(): Promise<void>;
 }

@@ -7,7 +7,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { SluiceError } from '@sluice/contracts';
@@ -179,6 +179,24 @@ export function createLocalBlobStore(root: string): BlobStore {
       }
       await unlink(src);
       return 'published';
+    },
+    async sweepTemporary(olderThanMs, now = Date.now()) {
+      let names: string[];
+      try {
+        names = await readdir(tmpDir);
+      } catch (error) {
+        if (isNotFound(error)) return 0;
+        throw error;
+      }
+      let removed = 0;
+      for (const name of names) {
+        const path = join(tmpDir, name);
+        const info = await stat(path).catch(() => undefined);
+        if (!info || now - info.mtimeMs < olderThanMs) continue;
+        await rm(path, { force: true });
+        removed++;
+      }
+      return removed;
     },
     async *list(prefix) {
       const start = resolve(base, prefix.split('/').slice(0, -1).join('/') || '.');

@@ -5,7 +5,14 @@ import { formatJobId } from '@sluice/contracts';
 import { expect, it } from 'vitest';
 import { isoIn, isoNow } from '../json.js';
 import { describeEachDialect } from '../testing/dialects.js';
-import { createApiKey, listApiKeys, revokeApiKey, verifyApiKey } from './api-keys.js';
+import {
+  createApiKey,
+  liveApiKeyIds,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKeys,
+  verifyApiKey,
+} from './api-keys.js';
 import { EVENTS_CHANNEL, eventsByIds, eventsSince, insertEvents, maxEventId } from './events.js';
 import { openDatabase } from '../database.js';
 import { waitFor } from '@sluice/testkit';
@@ -30,7 +37,12 @@ describeEachDialect('api keys', (ctx) => {
     const db = test.database.db;
     const created = await createApiKey(db, 'acme', 'ci');
     expect(created.key).toMatch(/^sk_k[a-z2-7]{12}_[a-z2-7]{32}$/);
-    expect(await verifyApiKey(db, created.key)).toEqual({ tenantId: 'acme', keyId: created.id });
+    expect(await verifyApiKey(db, created.key)).toEqual({
+      tenantId: 'acme',
+      keyId: created.id,
+      scopes: ['jobs:submit', 'jobs:read', 'review:decide', 'dead-letters:manage'],
+      expiresAt: null,
+    });
     // a wrong secret with the right id, a malformed key, an unknown id: all the same answer
     const wrong = created.key.slice(0, -1) + (created.key.endsWith('a') ? 'b' : 'a');
     expect(await verifyApiKey(db, wrong)).toBeUndefined();
@@ -46,6 +58,42 @@ describeEachDialect('api keys', (ctx) => {
     expect(await revokeApiKey(db, created.id)).toBe(false);
     expect(await verifyApiKey(db, created.key)).toBeUndefined();
     await expect(createApiKey(db, '../x')).rejects.toThrow(/invalid tenant id/);
+  });
+
+  it('stores scopes and expiry with the key; an expired key verifies to nothing', async () => {
+    const db = ctx().database.db;
+    const expiresAt = new Date(Date.now() + 60_000);
+    const k = await createApiKey(db, 'acme', { scopes: ['jobs:read'], expiresAt, label: 'ro' });
+    expect(await verifyApiKey(db, k.key)).toEqual({
+      tenantId: 'acme',
+      keyId: k.id,
+      scopes: ['jobs:read'],
+      expiresAt: expiresAt.toISOString(),
+    });
+    expect(await verifyApiKey(db, k.key, expiresAt.getTime() + 1)).toBeUndefined();
+    expect(await liveApiKeyIds(db, [k.id, 'knope'])).toEqual(new Set([k.id]));
+    expect(await liveApiKeyIds(db, [k.id], expiresAt.getTime())).toEqual(new Set());
+    await expect(
+      createApiKey(db, 'acme', { scopes: ['jobs:everything' as 'admin'] }),
+    ).rejects.toThrow(/invalid scopes/);
+    await expect(createApiKey(db, 'acme', { scopes: [] })).rejects.toThrow(/invalid scopes/);
+    const info = (await listApiKeys(db, 'acme')).find((i) => i.id === k.id);
+    expect(info).toMatchObject({ scopes: ['jobs:read'], label: 'ro', lastUsedAt: null });
+  });
+
+  it('touchApiKeys writes last_used_at for a whole batch in one call', async () => {
+    const db = ctx().database.db;
+    const a = await createApiKey(db, 'acme');
+    const b = await createApiKey(db, 'globex');
+    await touchApiKeys(db, [a.id, b.id], '2026-01-02T03:04:05.000Z');
+    const used = (await listApiKeys(db)).filter((i) => i.id === a.id || i.id === b.id);
+    expect(used.map((i) => i.lastUsedAt)).toEqual([
+      '2026-01-02T03:04:05.000Z',
+      '2026-01-02T03:04:05.000Z',
+    ]);
+    const revoked = await createApiKey(db, 'acme');
+    await revokeApiKey(db, revoked.id);
+    expect(await liveApiKeyIds(db, [a.id, revoked.id])).toEqual(new Set([a.id]));
   });
 });
 

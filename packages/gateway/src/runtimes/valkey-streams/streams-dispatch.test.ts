@@ -205,7 +205,7 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
 
   it('is ready while Redis answers, unready while it is down, and exposes stream figures', async () => {
     expect((await fetch(`${f.url}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${f.url}/metrics`)).text();
+    const metrics = await f.metricsText();
     expect(metrics).toMatch(/sluice_stream_length\{stream="sluice:jobs:demo.echo:v1"\} \d+/);
     expect(metrics).toMatch(/sluice_stream_pending\{stream="sluice:jobs:demo.echo:v1"\} \d+/);
     expect(metrics).toMatch(
@@ -218,7 +218,7 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
     const down = await fetch(`${f.url}/readyz`);
     expect(down.status).toBe(503);
     expect(await down.text()).toBe('redis unavailable');
-    expect(await (await fetch(`${f.url}/metrics`)).text()).toContain('sluice_runtime_metrics_up 0');
+    expect(await f.metricsText()).toContain('sluice_runtime_metrics_up 0');
     await redis.restart();
     await expect
       .poll(async () => (await fetch(`${f.url}/readyz`)).status, { timeout: 10_000 })

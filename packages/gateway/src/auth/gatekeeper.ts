@@ -1,0 +1,216 @@
+// The one admission check of the gateway: every tRPC call (HTTP, SSE, WebSocket), upload and
+// download goes through `admit`, which authenticates the key, checks the scope the entry point
+// declared, and takes a token from the key's and the tenant's rate buckets. Failed
+// authentications are throttled per key id and per address before any lookup (a key already
+// verified in the auth cache is never throttled, so an attacker spamming a known key id cannot
+// lock out its owner). Open streams take a slot (per key, per socket) and are watched: a
+// revoked or expired key ends them within `streamRecheckMs` plus one query.
+//
+//   const gate = createGatekeeper({ db, auth, limits, logger });
+//   const admitted = await gate.admit({ apiKey, address, scope: 'jobs:read' });
+//   if (!admitted.ok) throw admitted.error;          // a SluiceError: UNAUTHORIZED, FORBIDDEN, RATE_LIMITED
+
+import { SluiceError, type ApiKeyScope } from '@sluice/contracts';
+import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage';
+import { DEFAULT_GATEWAY_HOOKS, type GatewayHooks, type Transport } from '../hooks.js';
+import type { Limits } from '../limits/limits.js';
+import { createTokenBuckets } from '../limits/token-bucket.js';
+import type { GatewayLogger } from '../logger.js';
+import { isExpired, type ApiKeyAuth, type Principal } from './api-key-auth.js';
+
+export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
+
+export interface AdmitRequest {
+  apiKey: string | null;
+  /** The client's address (per-address failed-auth throttling); null when unknown. */
+  address: string | null;
+  scope: ApiKeyScope;
+  /** What is called and how (default: a query over HTTP). */
+  call?: Parameters<GatewayHooks['scopeHeld']>[2];
+}
+
+export type Admission = { ok: true; principal: Principal } | { ok: false; error: SluiceError };
+
+/** Counts open streams of one connection (a WebSocket); HTTP streams have none. */
+export interface StreamSlotOwner {
+  streams: number;
+}
+
+export interface OpenStream {
+  /** Aborts when the key is revoked or expires (reason: a SluiceError UNAUTHORIZED). */
+  readonly ended: AbortSignal;
+  release(): void;
+}
+
+export interface Gatekeeper {
+  admit(request: AdmitRequest): Promise<Admission>;
+  /** A slot for a stream of `principal`, or the RATE_LIMITED error when over a limit. */
+  openStream(
+    principal: Principal,
+    transport: Transport,
+    owner?: StreamSlotOwner,
+  ): OpenStream | SluiceError;
+  /** Re-checks open streams' keys now (the timer does it every `streamRecheckMs`). */
+  recheckStreams(): Promise<void>;
+  /** Open streams now (all keys). */
+  streamCount(): number;
+  /** Writes pending `last_used_at` and stops the timers. */
+  close(): Promise<void>;
+}
+
+interface Deps {
+  db: Db;
+  auth: ApiKeyAuth;
+  limits: Limits;
+  logger: GatewayLogger;
+  hooks?: GatewayHooks;
+}
+
+export function rateLimited(retryAfterMs: number, what: string): SluiceError {
+  return new SluiceError(
+    'RATE_LIMITED',
+    `${what}; retry after ${Math.ceil(retryAfterMs / 1000)} s`,
+    {
+      details: { retryAfterMs },
+    },
+  );
+}
+
+export function createGatekeeper(deps: Deps): Gatekeeper {
+  const { auth, limits } = deps;
+  const hooks = deps.hooks ?? DEFAULT_GATEWAY_HOOKS;
+  const keyBuckets = createTokenBuckets(limits.keyRate);
+  const tenantBuckets = createTokenBuckets(limits.tenantRate);
+  const failedByKeyId = createTokenBuckets(limits.failedAuthPerKeyId);
+  const failedByAddress = createTokenBuckets(limits.failedAuthPerAddress);
+  const used = new Set<string>();
+  // keyId -> open streams of that key
+  const streams = new Map<
+    string,
+    Set<{ principal: Principal; transport: Transport; abort: AbortController }>
+  >();
+
+  async function authenticate(request: AdmitRequest): Promise<Principal | SluiceError> {
+    const known = auth.cached(request.apiKey);
+    if (known) return known;
+    const keyId = request.apiKey ? apiKeyIdOf(request.apiKey) : null;
+    const wait = Math.max(
+      keyId ? failedByKeyId.peek(keyId) : 0,
+      request.address ? failedByAddress.peek(request.address) : 0,
+    );
+    if (wait > 0) return rateLimited(wait, 'too many failed authentications');
+    const principal = await auth.verify(request.apiKey);
+    if (principal) return principal;
+    if (keyId) failedByKeyId.take(keyId);
+    if (request.address) failedByAddress.take(request.address);
+    return new SluiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+  }
+
+  async function admit(request: AdmitRequest): Promise<Admission> {
+    const principal = await authenticate(request);
+    if (principal instanceof SluiceError) return { ok: false, error: principal };
+    const call = request.call ?? { type: 'query', transport: 'http' };
+    if (!hooks.scopeHeld(principal.scopes, request.scope, call)) {
+      return {
+        ok: false,
+        error: new SluiceError('FORBIDDEN', `this API key lacks the "${request.scope}" scope`),
+      };
+    }
+    const keyWait = keyBuckets.take(principal.keyId);
+    if (keyWait > 0) return { ok: false, error: rateLimited(keyWait, 'API key rate limit') };
+    const tenantWait = tenantBuckets.take(principal.tenantId);
+    if (tenantWait > 0) return { ok: false, error: rateLimited(tenantWait, 'tenant rate limit') };
+    if (principal.source === 'stored') used.add(principal.keyId);
+    return { ok: true, principal };
+  }
+
+  function openStream(
+    principal: Principal,
+    transport: Transport,
+    owner?: StreamSlotOwner,
+  ): OpenStream | SluiceError {
+    const open = streams.get(principal.keyId) ?? new Set();
+    if (open.size >= limits.subscriptionsPerKey) {
+      return rateLimited(1000, `at most ${limits.subscriptionsPerKey} subscriptions per API key`);
+    }
+    if (owner && owner.streams >= limits.subscriptionsPerSocket) {
+      return rateLimited(1000, `at most ${limits.subscriptionsPerSocket} subscriptions per socket`);
+    }
+    const entry = { principal, transport, abort: new AbortController() };
+    open.add(entry);
+    streams.set(principal.keyId, open);
+    if (owner) owner.streams++;
+    let released = false;
+    return {
+      ended: entry.abort.signal,
+      release() {
+        if (released) return;
+        released = true;
+        if (owner) owner.streams--;
+        open.delete(entry);
+        if (open.size === 0 && streams.get(principal.keyId) === open) {
+          streams.delete(principal.keyId);
+        }
+      },
+    };
+  }
+
+  function end(keyId: string, why: string): void {
+    auth.forget(keyId);
+    for (const s of streams.get(keyId) ?? []) {
+      if (hooks.endsStream(s.transport)) s.abort.abort(new SluiceError('UNAUTHORIZED', why));
+    }
+  }
+
+  async function recheckStreams(): Promise<void> {
+    const now = Date.now();
+    const stored: string[] = [];
+    for (const [keyId, open] of streams) {
+      const first = open.values().next().value;
+      if (!first) continue;
+      if (isExpired(first.principal, now)) end(keyId, 'API key expired');
+      else if (first.principal.source === 'stored') stored.push(keyId);
+    }
+    if (stored.length === 0) return;
+    const live = await liveApiKeyIds(deps.db, stored, now);
+    for (const keyId of stored) if (!live.has(keyId)) end(keyId, 'API key revoked or expired');
+  }
+
+  async function flushUsed(): Promise<void> {
+    if (used.size === 0) return;
+    const ids = [...used];
+    used.clear();
+    await touchApiKeys(deps.db, ids);
+  }
+
+  const every = (ms: number, what: string, fn: () => Promise<void>) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      fn()
+        .catch((error: unknown) => deps.logger.error(what, { error }))
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    return timer;
+  };
+  const recheckTimer = every(limits.streamRecheckMs, 'stream key re-check failed', async () => {
+    if (streams.size > 0) await recheckStreams();
+  });
+  const flushTimer = every(limits.lastUsedFlushMs, 'last_used_at write failed', flushUsed);
+
+  return {
+    admit,
+    openStream,
+    recheckStreams,
+    streamCount: () => [...streams.values()].reduce((n, s) => n + s.size, 0),
+    async close() {
+      clearInterval(recheckTimer);
+      clearInterval(flushTimer);
+      await flushUsed().catch((error: unknown) =>
+        deps.logger.error('last_used_at write failed', { error }),
+      );
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// The gateway's test seams, injected like the worker's (packages/worker/src/hooks.ts): decisions
+// a fault-injection run swaps for a known-dangerous variant to prove the tests catch it.
+// Production passes nothing and gets the real decisions; no environment variable or test name
+// is read here, and the dangerous variants live under `src/testing/` only.
+
+import { hasScope, type ApiKeyScope } from '@sluice/contracts';
+
+/** How a call arrived: plain HTTP (queries, mutations, SSE subscriptions) or a WebSocket. */
+export type Transport = 'http' | 'ws';
+
+export interface GatewayHooks {
+  /** Whether a key holding `granted` may call a procedure that declares `required`. */
+  scopeHeld(
+    granted: readonly ApiKeyScope[],
+    required: ApiKeyScope,
+    call: {
+      type: 'query' | 'mutation' | 'subscription' | 'upload' | 'download' | 'metrics';
+      transport: Transport;
+    },
+  ): boolean;
+  /** Whether an open stream ends when its key is found revoked or expired. */
+  endsStream(transport: Transport): boolean;
+}
+
+export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
+  scopeHeld: (granted, required) => hasScope(granted, required),
+  endsStream: () => true,
+};
+
+export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {
+  return { ...DEFAULT_GATEWAY_HOOKS, ...partial };
+}

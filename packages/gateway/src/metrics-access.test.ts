@@ -1,0 +1,43 @@
+// /metrics shows every tenant's activity: on the API port only a key with the `admin` scope reads
+// it; with `metricsAccess: 'listener'` it is not on the API port at all, only on its own listener.
+
+import { createApiKey } from '@sluice/storage';
+import { describeEachDialect } from '@sluice/storage/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { serveMetrics } from './serve.js';
+import { startGateway, type GatewayFixture } from './testing/fixture.js';
+
+describeEachDialect('metrics access', (ctx) => {
+  let f: GatewayFixture;
+  beforeAll(async () => {
+    f = await startGateway(ctx());
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+  const get = (url: string, key?: string) =>
+    fetch(`${url}/metrics`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+
+  it('needs the admin scope on the API port', async () => {
+    expect((await get(f.url)).status).toBe(401);
+    expect((await get(f.url, f.keyA)).status).toBe(403);
+    const res = await get(f.url, f.adminKey);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^sluice_gateway_active_subscriptions \d+$/m);
+  });
+
+  it('with a separate listener, is off the API port and open on its own', async () => {
+    const g = await startGateway(ctx(), { metricsAccess: 'listener' });
+    const listener = await serveMetrics(g.gateway, { port: 0 });
+    try {
+      const admin = await createApiKey(ctx().database.db, 'acme', { scopes: ['admin'] });
+      expect((await get(g.url, admin.key)).status).toBe(404);
+      const res = await get(listener.url);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('sluice_gateway_active_subscriptions');
+    } finally {
+      await listener.close();
+      await g.close();
+    }
+  });
+});

@@ -1,0 +1,207 @@
+// Raw transport calls for the security suites: one tRPC procedure over plain HTTP (GET for a
+// query, POST for a mutation), over SSE (a subscription on /trpc), or over a WebSocket speaking
+// tRPC's wire protocol — no client library in between, so no retry or reconnect hides an answer.
+// Each answers the outcome a client would see: the tRPC error code, or 'ADMITTED' when the call
+// got past admission (it may still be a 400 or 404: that is the procedure's answer).
+
+import WebSocket from 'ws';
+
+export type Outcome = 'ADMITTED' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'TOO_MANY_REQUESTS';
+
+export interface RawAnswer {
+  outcome: Outcome | string;
+  status: number;
+  body: string;
+}
+
+/** Input sent as this exact JSON text (for inputs JSON.stringify cannot build, e.g. very deep). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+const json = (input: unknown) => (input instanceof RawJson ? input.text : JSON.stringify(input));
+
+const ADMISSION = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'TOO_MANY_REQUESTS']);
+
+function outcomeOf(code: string | undefined): Outcome | string {
+  return code && ADMISSION.has(code) ? code : 'ADMITTED';
+}
+
+export async function httpCall(
+  url: string,
+  path: string,
+  type: 'query' | 'mutation',
+  key: string | null,
+  input: unknown,
+): Promise<RawAnswer> {
+  const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
+  const res =
+    type === 'query'
+      ? await fetch(`${url}/trpc/${path}?input=${encodeURIComponent(json(input))}`, {
+          headers,
+        })
+      : await fetch(`${url}/trpc/${path}`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: json(input),
+        });
+  const body = await res.text();
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(body) as { error?: { data?: { code?: string } } }).error?.data?.code;
+  } catch {
+    code = undefined;
+  }
+  return { outcome: outcomeOf(code), status: res.status, body };
+}
+
+export interface SseStream {
+  /** Everything received so far. */
+  text(): string;
+  /** Resolves when the server ends the response (or rejects with the fetch error). */
+  readonly ended: Promise<void>;
+  close(): void;
+}
+
+/** Opens a subscription over SSE and keeps reading. */
+export async function openSse(
+  url: string,
+  path: string,
+  key: string | null,
+  input: unknown,
+): Promise<SseStream> {
+  const ac = new AbortController();
+  const res = await fetch(
+    `${url}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`,
+    {
+      headers: {
+        accept: 'text/event-stream',
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      },
+      signal: ac.signal,
+    },
+  );
+  let text = '';
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const ended = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+    }
+  })();
+  ended.catch(() => {});
+  return { text: () => text, ended, close: () => ac.abort() };
+}
+
+const SSE_ERROR = /event: serialized-error\ndata: (.*)\n/;
+
+/** A subscription over SSE: its outcome within `windowMs` (no error by then: admitted). */
+export async function sseCall(
+  url: string,
+  path: string,
+  key: string | null,
+  input: unknown,
+  windowMs = 400,
+): Promise<RawAnswer> {
+  const stream = await openSse(url, path, key, input);
+  const deadline = Date.now() + windowMs;
+  while (Date.now() < deadline && !SSE_ERROR.test(stream.text())) {
+    await Promise.race([stream.ended, new Promise((r) => setTimeout(r, 20))]);
+  }
+  stream.close();
+  const m = SSE_ERROR.exec(stream.text());
+  const code = m ? (JSON.parse(m[1]!) as { data?: { code?: string } }).data?.code : undefined;
+  return { outcome: outcomeOf(code), status: 200, body: stream.text() };
+}
+
+export interface RawSocket {
+  readonly socket: WebSocket;
+  /** Every message received, parsed. */
+  readonly messages: unknown[];
+  send(message: unknown): void;
+  /** Resolves with the first message matching `pick` (or undefined after `timeoutMs`). */
+  waitFor(pick: (m: unknown) => boolean, timeoutMs?: number): Promise<unknown>;
+  readonly closed: Promise<number>;
+  close(): void;
+}
+
+/** A WebSocket to /ws that has sent `{ apiKey }` as its connection params. */
+export async function openRawSocket(url: string, key: string | null): Promise<RawSocket> {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/ws?connectionParams=1`);
+  const messages: unknown[] = [];
+  const listeners = new Set<() => void>();
+  socket.on('message', (data: Buffer) => {
+    try {
+      messages.push(JSON.parse(data.toString()));
+    } catch {
+      messages.push(data.toString());
+    }
+    for (const l of [...listeners]) l();
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  socket.send(
+    JSON.stringify({ method: 'connectionParams', data: key === null ? {} : { apiKey: key } }),
+  );
+  return {
+    socket,
+    messages,
+    send: (m) => socket.send(JSON.stringify(m)),
+    waitFor(pick, timeoutMs = 2000) {
+      const found = messages.find(pick);
+      if (found !== undefined) return Promise.resolve(found);
+      return new Promise((resolve) => {
+        const done = (value: unknown) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve(value);
+        };
+        const check = () => {
+          const m = messages.find(pick);
+          if (m !== undefined) done(m);
+        };
+        const timer = setTimeout(() => done(undefined), timeoutMs);
+        listeners.add(check);
+        void closed.then(() => setTimeout(check, 10));
+      });
+    },
+    closed,
+    close: () => socket.terminate(),
+  };
+}
+
+interface WireError {
+  id?: unknown;
+  error?: { data?: { code?: string } };
+  result?: { type?: string };
+}
+
+/** A subscription over a WebSocket: started (admitted) or its error code. */
+export async function wsCall(
+  url: string,
+  path: string,
+  key: string | null,
+  input: unknown,
+): Promise<RawAnswer> {
+  const raw = await openRawSocket(url, key);
+  try {
+    raw.send({ id: 1, method: 'subscription', params: { path, input } });
+    const answer = (await raw.waitFor((m) => {
+      const w = m as WireError;
+      return (w.id === 1 || w.id === null) && (w.error !== undefined || w.result !== undefined);
+    })) as WireError | undefined;
+    const code = answer?.error?.data?.code;
+    return {
+      outcome: answer === undefined ? 'NO_ANSWER' : outcomeOf(code),
+      status: 0,
+      body: JSON.stringify(raw.messages),
+    };
+  } finally {
+    raw.close();
+  }
+}

@@ -1,0 +1,39 @@
+// Fault injection for the gateway's tests only (the worker's twin: packages/worker/src/testing/
+// seeded-bugs.ts). Each seeded bug is one known-dangerous change expressed as gateway hooks
+// (src/hooks.ts); `npm run seeded-bugs` runs the tests that must catch each with
+// `SLUICE_SEEDED_BUG=<name>` and proves they turn red. Only the test fixture calls
+// `gatewayHooksFromEnv()`; production code never reads the variable.
+
+import type { GatewayHooks } from '../hooks.js';
+
+export const GATEWAY_SEEDED_BUGS = [
+  /** The scope check is skipped for subscriptions served over SSE. */
+  'sse-skips-scope',
+  /** Revocation and expiry end WebSocket streams only; SSE streams keep delivering. */
+  'revocation-keeps-sse',
+] as const;
+export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
+
+export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks> {
+  switch (bug) {
+    case 'sse-skips-scope':
+      return {
+        scopeHeld: (granted, required, call) =>
+          (call.type === 'subscription' && call.transport === 'http') ||
+          granted.includes(required) ||
+          granted.includes('admin'),
+      };
+    case 'revocation-keeps-sse':
+      return { endsStream: (transport) => transport !== 'http' };
+  }
+}
+
+/** The hooks `SLUICE_SEEDED_BUG` names, when it names a gateway bug (test processes only). */
+export function gatewayHooksFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Partial<GatewayHooks> | undefined {
+  const bug = env.SLUICE_SEEDED_BUG;
+  return (GATEWAY_SEEDED_BUGS as readonly string[]).includes(bug ?? '')
+    ? gatewaySeededHooks(bug as GatewaySeededBug)
+    : undefined;
+}
