@@ -4,13 +4,7 @@
 // consume half lives in @sluice/worker.
 
 import { EMBEDDED_CAPABILITIES, type RuntimeDispatcher } from '@sluice/contracts';
-import {
-  enqueue,
-  notifyWork,
-  servedVersions,
-  type Db,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { enqueue, notifyWork, servedVersions, type Db, type SluiceDatabase } from '@sluice/storage';
 
 export { EMBEDDED_CAPABILITIES };
 
