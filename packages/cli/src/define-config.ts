@@ -3,6 +3,7 @@
 
 import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
 import { SluiceError, assertRolloutPercent } from '@sluice/contracts';
+import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 
 export type RuntimeName = 'embedded' | 'valkey-streams';
@@ -63,6 +64,8 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   origins?: string[];
   /** Rollout percentage per kind; env SLUICE_ROLLOUT_<KIND> (dots and dashes as `_`) wins. */
   rollout?: Record<string, number>;
+  /** Gateway request limits (rates, subscriptions, sockets…); each unset one keeps its default. */
+  limits?: LimitOverrides;
 }
 
 /** Declares `sluice.config.ts`; the handler map is type-checked against the job registry. */
@@ -94,6 +97,7 @@ export interface Settings {
   uploads: { maxBytes: number; ttlMs: number };
   origins: string[];
   rollout: Record<string, number>;
+  limits: LimitOverrides;
   devApiKey: string | undefined;
   /** Key for signed download links; every gateway behind one load balancer needs the same. */
   signingSecret: string | undefined;
@@ -174,6 +178,7 @@ export function resolveSettings(
       ttlMs: config.uploads?.ttlMs ?? 24 * 3600_000,
     },
     origins: config.origins ?? [],
+    limits: config.limits ?? {},
     rollout,
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),

@@ -13,6 +13,7 @@ import { createApiKey, createLocalBlobStore, getJobsByIds, heartbeatServed } fro
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
+import { UNLIMITED_RATE } from '@sluice/gateway';
 import { startGateway } from '../src/commands/gateway.js';
 import { resolveSettings, rolloutEnvName } from '../src/define-config.js';
 
@@ -51,7 +52,12 @@ describeEachDialect('version rollout is the number', (ctx) => {
   async function phase(percent: string, tag: string): Promise<string[]> {
     const settings = resolveSettings(
       // The config says 0; the environment variable is the only thing that changes.
-      { jobs, rollout: { [KIND]: 0 } },
+      // Unlimited rates: 1,000 submits in a burst measure the rollout, not the rate limit.
+      {
+        jobs,
+        rollout: { [KIND]: 0 },
+        limits: { keyRate: UNLIMITED_RATE, tenantRate: UNLIMITED_RATE },
+      },
       { PORT: '0', SLUICE_BLOBS_DIR: blobsDir, [rolloutEnvName(KIND)]: percent },
     );
     const gateway = await startGateway(settings, {

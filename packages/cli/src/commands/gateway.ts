@@ -61,6 +61,7 @@ export async function startGateway(
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,
     rollout: settings.rollout,
+    limits: settings.limits,
     ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
     metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',
   });
