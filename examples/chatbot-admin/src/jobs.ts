@@ -29,9 +29,15 @@ export const Intent = z.object({
 });
 export type Intent = z.infer<typeof Intent>;
 
+/** The handler versions of `document.analyze`: v2 adds keywords per unit (see README, rollout). */
+export const ANALYZERS = ['v1', 'v2'] as const;
+export type Analyzer = (typeof ANALYZERS)[number];
+
 export const documentAnalyze = defineJob({
   kind: 'document.analyze',
-  versions: { current: 'v1' },
+  // New documents go to v2 by `rolloutPercent` (0 here; the app's SLUICE_ROLLOUT_DOCUMENT_ANALYZE
+  // overrides it at the gateway). The version is fixed at accept and never changes after.
+  versions: { current: 'v1', next: 'v2', rolloutPercent: 0 },
   input: z
     .object({
       /** The uploaded document (its file id, also passed in the submit's `fileIds`). */
@@ -45,7 +51,17 @@ export const documentAnalyze = defineJob({
   output: z.object({
     filename: z.string(),
     format: z.enum(['pdf', 'xlsx', 'csv']),
-    units: z.array(z.object({ key: z.string(), label: z.string(), category: z.string() })),
+    /** The handler version that produced this entry. */
+    analyzer: z.enum(ANALYZERS),
+    units: z.array(
+      z.object({
+        key: z.string(),
+        label: z.string(),
+        category: z.string(),
+        /** v2 only: the unit's main terms, for search and for the chat's matching. */
+        keywords: z.array(z.string()).optional(),
+      }),
+    ),
     tables: z.array(Table.extend({ source: z.string() })),
     intents: z.array(Intent),
     /** The knowledge-base JSON, written through the asset protocol. */
@@ -58,6 +74,8 @@ export const documentAnalyze = defineJob({
     /** A human label: "Page 2", "Sheet Prices", "Rows 51–100". */
     label: z.string(),
     step: z.enum(ANALYZE_STEPS),
+    /** The handler version reporting it. */
+    analyzer: z.enum(ANALYZERS),
   }),
   providers: {
     // A plain synchronous model call without an idempotency key: a lost answer is ambiguous.

@@ -36,6 +36,8 @@ export interface Harness {
 export interface HarnessOptions {
   /** Run workers as child processes (`worker(id)`) instead of inside the app. */
   childWorkers?: boolean;
+  /** Share of new documents the gateway sends to `document.analyze` v2. */
+  rolloutPercent?: number;
 }
 
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
@@ -53,6 +55,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     aiUrl: ai.url,
     webRoot,
     worker: !o.childWorkers,
+    ...(o.rolloutPercent === undefined ? {} : { rolloutPercent: o.rolloutPercent }),
   });
   const children: ChildHandle[] = [];
   const browser = await chromium.launch({

@@ -24,7 +24,10 @@ const leaseMs = 5000;
 const worker = createWorker({
   jobs,
   handlers: {
-    'document.analyze': { v1: createAnalyzeHandler({ aiUrl: need('AI_URL'), pollMs: 50 }) },
+    'document.analyze': {
+      v1: createAnalyzeHandler({ version: 'v1', aiUrl: need('AI_URL'), pollMs: 50 }),
+      v2: createAnalyzeHandler({ version: 'v2', aiUrl: need('AI_URL'), pollMs: 50 }),
+    },
   },
   database,
   blobs,

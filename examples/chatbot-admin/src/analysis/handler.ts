@@ -5,6 +5,9 @@
 //   apply     merges tables and intents (no provider calls)
 //   finalize  writes the knowledge-base JSON through the asset protocol
 // Progress is reported per unit and step with the unit's human label.
+// Two versions share this code, each bound to its own name: v1 classifies; v2 also asks the
+// provider for each unit's keywords and keeps them in the knowledge-base entry. Every progress
+// event and the output name the version that produced them.
 import {
   defineHandler,
   type AsyncJobSpec,
@@ -15,6 +18,7 @@ import { z } from 'zod';
 import {
   documentAnalyze,
   Intent,
+  type Analyzer,
   Table,
   type Intent as IntentT,
   type Table as TableT,
@@ -24,6 +28,8 @@ import { convertDocument, type DocUnit, type Format } from './convert.js';
 type Ctx = HandlerContext<typeof documentAnalyze>;
 
 export interface AnalyzeOptions {
+  /** Which handler version this is. */
+  version: Analyzer;
   /** The AI provider's base URL. */
   aiUrl: string;
   /** How often an intent job is polled. */
@@ -41,6 +47,7 @@ interface UnitResult {
   key: string;
   label: string;
   category: string;
+  keywords?: string[];
   tables: (TableT & { source: string })[];
   intents: IntentT[];
   format: Format;
@@ -51,6 +58,7 @@ const ClassifyAnswer = z.object({
   category: z.string(),
   confidence: z.number(),
   tables: z.array(Table),
+  keywords: z.array(z.string()).optional(),
 });
 const IntentsDone = z.object({
   status: z.literal('succeeded'),
@@ -84,7 +92,13 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 
 async function analyzeUnit(unit: UnitInput, ctx: Ctx, o: AnalyzeOptions): Promise<UnitResult> {
   const progress = (step: 'classify' | 'intents' | 'done') =>
-    ctx.progress({ unit: unit.index + 1, units: unit.units, label: unit.label, step });
+    ctx.progress({
+      unit: unit.index + 1,
+      units: unit.units,
+      label: unit.label,
+      step,
+      analyzer: o.version,
+    });
   progress('classify');
   const classified = ClassifyAnswer.parse(
     (
@@ -92,7 +106,12 @@ async function analyzeUnit(unit: UnitInput, ctx: Ctx, o: AnalyzeOptions): Promis
         method: 'POST',
         url: `${o.aiUrl}/v1/classify`,
         headers: headers(info),
-        body: { text: unit.text, label: unit.label, ...(unit.rows ? { rows: unit.rows } : {}) },
+        body: {
+          text: unit.text,
+          label: unit.label,
+          ...(unit.rows ? { rows: unit.rows } : {}),
+          ...(o.version === 'v2' ? { detail: 'keywords' } : {}),
+        },
       }))
     ).body,
   );
@@ -116,6 +135,7 @@ async function analyzeUnit(unit: UnitInput, ctx: Ctx, o: AnalyzeOptions): Promis
     key: unit.key,
     label: unit.label,
     category: classified.category,
+    ...(o.version === 'v2' ? { keywords: classified.keywords ?? [] } : {}),
     tables: classified.tables.map((t) => ({ ...t, source: unit.label })),
     intents: generated.intents.map((i) => ({ ...i, source: unit.label })),
     format: unit.format,
@@ -128,7 +148,13 @@ export function createAnalyzeHandler(o: AnalyzeOptions) {
     documentAnalyze,
     {
       async prepare(ctx) {
-        ctx.progress({ unit: 0, units: 0, label: 'Reading the document', step: 'convert' });
+        ctx.progress({
+          unit: 0,
+          units: 0,
+          label: 'Reading the document',
+          step: 'convert',
+          analyzer: o.version,
+        });
         const bytes = await readAll(await ctx.files.open(ctx.input.fileId));
         const { format, units } = await convertDocument(bytes, {
           csvRowsPerUnit: ctx.input.csvRowsPerUnit,
@@ -146,6 +172,7 @@ export function createAnalyzeHandler(o: AnalyzeOptions) {
           units: results.length,
           label: 'Merging tables and intents',
           step: 'merge',
+          analyzer: o.version,
         });
         return results.map((r) => r.result);
       },
@@ -155,6 +182,7 @@ export function createAnalyzeHandler(o: AnalyzeOptions) {
           units: units.length,
           label: 'Publishing the knowledge base',
           step: 'publish',
+          analyzer: o.version,
         });
         // One intent per name: the first unit that produced it wins, later examples are merged in.
         const byName = new Map<string, IntentT>();
@@ -168,7 +196,13 @@ export function createAnalyzeHandler(o: AnalyzeOptions) {
           jobId: ctx.jobId,
           filename: ctx.input.filename,
           format: units[0]?.format ?? 'pdf',
-          units: units.map((u) => ({ key: u.key, label: u.label, category: u.category })),
+          analyzer: o.version,
+          units: units.map((u) => ({
+            key: u.key,
+            label: u.label,
+            category: u.category,
+            ...(u.keywords ? { keywords: u.keywords } : {}),
+          })),
           tables: units.flatMap((u) => u.tables),
           intents: [...byName.values()],
         };

@@ -4,9 +4,18 @@
 //   commit-then-drop  do the work and bill it, then drop the connection without answering
 //   slow              wait `delayMs` before answering (an intent job stays `running` that long)
 //   async-fail        accept and bill an intent job, then report it failed
+//   fail-poll         answer 503 to a poll of an intent job (nothing billed; the job runs on)
 import { z } from 'zod';
 
-export const FAULT_NAMES = ['fail-before', 'commit-then-drop', 'slow', 'async-fail'] as const;
+export const FAULT_NAMES = [
+  'fail-before',
+  'commit-then-drop',
+  'slow',
+  'async-fail',
+  'fail-poll',
+] as const;
+/** The one knob that applies to polls (`GET /v1/intent-jobs/:id`); the rest to billed requests. */
+const POLL_FAULTS: readonly string[] = ['fail-poll'];
 
 export const FaultRule = z.object({
   fault: z.enum(FAULT_NAMES),
@@ -27,9 +36,13 @@ export function createFaultBook(initial: readonly FaultRule[] = []) {
     },
     list: () => rules.map((r) => ({ ...r })),
     /** The first rule matching this request, consumed once. */
-    take(m: { call: string; jobId: string; unitKey: string }): FaultRule | undefined {
+    take(
+      m: { call: string; jobId: string; unitKey: string },
+      on: 'request' | 'poll',
+    ): FaultRule | undefined {
       const i = rules.findIndex(
         (r) =>
+          POLL_FAULTS.includes(r.fault) === (on === 'poll') &&
           (r.call === undefined || r.call === m.call) &&
           (r.jobId === undefined || r.jobId === m.jobId) &&
           (r.unitKey === undefined || r.unitKey === m.unitKey),

@@ -10,6 +10,7 @@ import {
   classify,
   extractTables,
   generateIntents,
+  keywords,
   type ModelIntent,
   type ModelTable,
 } from './model.js';
@@ -22,6 +23,8 @@ const ClassifyBody = z.object({
   text: z.string().max(200_000),
   label: z.string(),
   rows: z.array(z.array(z.string())).optional(),
+  /** `keywords`: also answer the text's main terms (what the v2 analyzer asks for). */
+  detail: z.enum(['keywords']).optional(),
 });
 const IntentBody = z.object({
   text: z.string().max(200_000),
@@ -78,7 +81,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   ) {
     const call = url.pathname === '/v1/classify' ? 'classify' : 'intents';
     const body = await readJson(req);
-    const fault = faults.take({ call, ...who });
+    const fault = faults.take({ call, ...who }, 'request');
     if (fault?.fault === 'fail-before')
       return send(res, 503, { error: 'overloaded, nothing done' });
     if (fault?.fault === 'slow' && call === 'classify') await sleep(fault.delayMs);
@@ -91,6 +94,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
         category,
         confidence,
         tables: extractTables(b.text, b.rows, b.label) as ModelTable[],
+        ...(b.detail === 'keywords' ? { keywords: keywords(b.text) } : {}),
       };
     } else {
       const b = IntentBody.parse(body);
@@ -109,6 +113,9 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   const m = /^\/v1\/intent-jobs\/([0-9a-f-]{36})$/.exec(url.pathname);
   if (req.method === 'GET' && m) {
+    // Polls are never billed; a failing poll answers 503 and leaves the intent job as it is.
+    if (faults.take({ call: 'intents', ...who }, 'poll')?.fault === 'fail-poll')
+      return send(res, 503, { error: 'status service unavailable' });
     const job = intentJobs.get(m[1]!);
     if (!job) return send(res, 404, { error: 'no such intent job' });
     if (Date.now() < job.readyAt) return send(res, 200, { id: m[1], status: 'running' });

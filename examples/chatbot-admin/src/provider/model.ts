@@ -112,3 +112,20 @@ export function generateIntents(input: {
   }
   return intents;
 }
+
+const STOPWORDS = new Set(
+  'about after also been before being from have here into many more most only other over such than that their them then there these they this were what when where which while with within your'.split(
+    ' ',
+  ),
+);
+
+/** The "v2 prompt": the text's most frequent content words (4+ letters), ties by first use. */
+export function keywords(text: string, max = 5): string[] {
+  const counts = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/[a-z]{4,}/g) ?? [])
+    if (!STOPWORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, max)
+    .map(([w]) => w);
+}

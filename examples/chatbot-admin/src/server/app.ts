@@ -43,6 +43,11 @@ export interface StartAppOptions {
   port?: number;
   /** The built front end to serve; omitted in dev (vite serves it). */
   webRoot?: string;
+  /**
+   * Share of new documents analysed by `document.analyze` v2 (0–100; default the job
+   * definition's). Read by the gateway only: the version is chosen at accept.
+   */
+  rolloutPercent?: number;
   /** Run the worker in this process (default true unless `role` is `gateway`). */
   worker?: boolean;
 }
@@ -101,6 +106,9 @@ export async function startApp(o: StartAppOptions): Promise<RunningApp> {
       blobs,
       ...parts,
       uploads: { maxBytes: MAX_UPLOAD_BYTES },
+      ...(o.rolloutPercent === undefined
+        ? {}
+        : { rollout: { 'document.analyze': o.rolloutPercent } }),
       eventPollMs: 25,
     });
     const auth = createApiKeyAuth(database.db);
@@ -118,7 +126,14 @@ export async function startApp(o: StartAppOptions): Promise<RunningApp> {
   if (o.worker ?? role !== 'gateway') {
     worker = createWorker({
       jobs,
-      handlers: { 'document.analyze': { v1: createAnalyzeHandler({ aiUrl: o.aiUrl }) } },
+      // Both versions, always: a job keeps the version it was accepted with, so v1 stays served
+      // until no v1 job (queued, retried or requeued) is left, whatever the rollout says.
+      handlers: {
+        'document.analyze': {
+          v1: createAnalyzeHandler({ version: 'v1', aiUrl: o.aiUrl }),
+          v2: createAnalyzeHandler({ version: 'v2', aiUrl: o.aiUrl }),
+        },
+      },
       database,
       blobs,
       runtime: workerRuntime(runtime, database),

@@ -24,6 +24,9 @@ const exampleDir = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = resolve(process.env.SLUICE_HOME ?? '.sluice/chatbot');
 mkdirSync(dataDir, { recursive: true });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
+// The same variable `sluice gateway` reads: the share of new documents analysed by v2.
+const rollout = process.env.SLUICE_ROLLOUT_DOCUMENT_ANALYZE;
+const rolloutPercent = rollout === undefined || rollout === '' ? undefined : Number(rollout);
 
 // A provider already running elsewhere (AI_URL, e.g. for separate gateway and worker processes),
 // or our own.
@@ -38,6 +41,7 @@ const app = await startApp({
   role,
   ...(process.env.DATABASE_URL ? { database: process.env.DATABASE_URL } : {}),
   aiUrl: ai.url,
+  ...(rolloutPercent === undefined ? {} : { rolloutPercent }),
   port: values.dev ? 0 : port,
   ...(webRoot ? { webRoot } : {}),
 });

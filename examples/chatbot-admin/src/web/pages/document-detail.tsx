@@ -1,5 +1,6 @@
 // One document: its live event timeline, and once analysed its tables, intents and the
 // knowledge-base asset.
+import { parseJobId } from '@sluice/contracts/wire';
 import { useJob } from '@sluice/react';
 import type { Jobs } from '../../jobs.js';
 import { useSession } from '../session.js';
@@ -10,6 +11,8 @@ export function DocumentDetail(props: { id: string }) {
   const { client } = useSession();
   const job = useJob<Analyze>(props.id);
   const out = job.result;
+  // The version is fixed at accept and carried in the job id.
+  const version = parseJobId(props.id)?.version ?? '';
   return (
     <section className="detail" data-job={props.id} data-state={job.state ?? ''}>
       <p>
@@ -17,7 +20,12 @@ export function DocumentDetail(props: { id: string }) {
       </p>
       <h2>{out?.filename ?? props.id}</h2>
       <p>
-        State: <span className={`state state-${job.state ?? 'loading'}`}>{job.state ?? '…'}</span>
+        Analyzer:{' '}
+        <span className="version" data-version={version}>
+          {version}
+        </span>
+        {' · '}State:{' '}
+        <span className={`state state-${job.state ?? 'loading'}`}>{job.state ?? '…'}</span>
         {job.reason && <span className="reason"> — {job.reason}</span>}
         {job.state === 'needs_review' && (
           <a className="button" href="#/review">
@@ -48,6 +56,18 @@ export function DocumentDetail(props: { id: string }) {
         </div>
         {out && (
           <div>
+            {out.units.some((u) => u.keywords) && (
+              <>
+                <h3>Keywords</h3>
+                <ul className="keywords">
+                  {out.units.map((u) => (
+                    <li key={u.key} data-unit={u.key}>
+                      {u.label}: {(u.keywords ?? []).join(', ')}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             <h3>Tables ({out.tables.length})</h3>
             {out.tables.map((t, i) => (
               <table key={i} className="extracted" data-table={t.title}>

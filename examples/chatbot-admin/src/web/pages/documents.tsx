@@ -16,7 +16,7 @@ interface Upload {
   jobId?: string;
 }
 
-function useDocumentName(fileId: string | undefined): string {
+export function useDocumentName(fileId: string | undefined): string {
   const { client } = useSession();
   const [name, setName] = useState('…');
   useEffect(() => {
@@ -25,7 +25,12 @@ function useDocumentName(fileId: string | undefined): string {
   return name;
 }
 
-function DocumentRow(props: { id: string; fileId: string | undefined; createdAt: string }) {
+function DocumentRow(props: {
+  id: string;
+  version: string;
+  fileId: string | undefined;
+  createdAt: string;
+}) {
   const job = useJob<Analyze>(props.id);
   const name = useDocumentName(props.fileId);
   const p = job.progress;
@@ -35,6 +40,9 @@ function DocumentRow(props: { id: string; fileId: string | undefined; createdAt:
     <tr data-doc={name} data-job={props.id} data-state={job.state ?? ''}>
       <td>
         <a href={`#/documents/${encodeURIComponent(props.id)}`}>{name}</a>
+      </td>
+      <td className="version" data-version={props.version}>
+        {props.version}
       </td>
       <td>
         <span className={`state state-${job.state ?? 'loading'}`}>
@@ -138,6 +146,7 @@ export function Documents() {
           <thead>
             <tr>
               <th>Document</th>
+              <th title="the document.analyze version it was accepted with">Analyzer</th>
               <th>State</th>
               <th>Progress</th>
               <th>Uploaded</th>
@@ -148,6 +157,7 @@ export function Documents() {
               <DocumentRow
                 key={item.view.id}
                 id={item.view.id}
+                version={item.view.version}
                 fileId={item.view.fileIds[0]}
                 createdAt={item.view.createdAt}
               />
