@@ -81,12 +81,16 @@ describe('a worker SIGKILLed mid-analysis (Chromium)', () => {
       .select(['attempts', 'output'])
       .where('id', '=', jobId)
       .executeTakeFirstOrThrow();
-    expect(job.attempts).toBe(2);
+    // At least the takeover; a starved machine (CI, two cores) can let a lease lapse once more,
+    // which costs an attempt but, by the ledger check above, never a bill.
+    expect(job.attempts).toBeGreaterThanOrEqual(2);
     await page.getByRole('link', { name: 'killed.pdf' }).click();
     await page.locator('.detail[data-state="succeeded"]').waitFor();
     await page.locator('[data-intent="pricing.team"]').waitFor();
     // The takeover is in the timeline: running → running (another attempt).
-    expect(await page.locator('.timeline li', { hasText: 'running → running' }).count()).toBe(1);
+    expect(
+      await page.locator('.timeline li', { hasText: 'running → running' }).count(),
+    ).toBeGreaterThanOrEqual(1);
     await h.screenshot(page, 'killed-worker-resumed');
   });
 });
