@@ -18,8 +18,10 @@ export function sluiceVitest(overrides: ViteUserConfig['test'] = {}): ViteUserCo
     ssr: { resolve: { conditions: serverConditions, externalConditions: ['@sluice/source'] } },
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      testTimeout: 20_000,
-      hookTimeout: 30_000,
+      // Generous: CI has two cores for three suites side by side, and child processes (tsx) can
+      // take tens of seconds to start there; a hang still fails, only later.
+      testTimeout: 45_000,
+      hookTimeout: 90_000,
       passWithNoTests: true,
       // Job state lines (info) from every worker and gateway would bury test output; tests that
       // check them pass their own level. Child processes inherit it.

@@ -18,7 +18,7 @@ export interface SpawnNodeOptions {
   cwd?: string;
   /** Resolve only once a line of output matches; otherwise resolve right after spawn. */
   readyLine?: RegExp;
-  /** How long to wait for `readyLine` (default 20 000 ms: tsx start-up is slow on 2 cores). */
+  /** How long to wait for `readyLine` (default 60 000 ms: tsx start-up is slow on 2 cores, slower still when several suites run side by side). */
   readyTimeoutMs?: number;
   /** Flags for node itself, before the entry (e.g. `--max-old-space-size=256`). */
   nodeArgs?: string[];
@@ -120,7 +120,7 @@ export async function spawnNode(
 
   if (opts.readyLine) {
     try {
-      await handle.waitForLine(opts.readyLine, opts.readyTimeoutMs ?? 20_000);
+      await handle.waitForLine(opts.readyLine, opts.readyTimeoutMs ?? 60_000);
     } catch (error) {
       await kill();
       const message = error instanceof Error ? error.message : String(error);

@@ -140,7 +140,8 @@ describeEachDialect('reconciler', (ctx) => {
   });
 
   it('sweeps jobs whose entry vanished: quiet queued ones and running ones with a long-passed lease', async () => {
-    const r = make({ owner: 'gw-sweep', sweepEveryMs: 0, quietMs: 1000, leasePassedMs: 1000 });
+    // Margins far above a loaded CI's pauses: `fresh` must stay younger than quietMs until the tick.
+    const r = make({ owner: 'gw-sweep', sweepEveryMs: 0, quietMs: 30_000, leasePassedMs: 30_000 });
     await r.tick();
     const [quiet, fresh, stuck] = [
       await submit('quiet'),
@@ -150,7 +151,7 @@ describeEachDialect('reconciler', (ctx) => {
     await move(stuck, 'start', 1);
     // Their entries are gone (trimmed), and two of them have not moved for a while.
     await f.rt.redis.xtrim(f.rt.keys.jobs('demo.echo', 'v1'), 'MAXLEN', 0);
-    const old = new Date(Date.now() - 10_000).toISOString();
+    const old = new Date(Date.now() - 120_000).toISOString();
     await db().updateTable('jobs').set({ updated_at: old }).where('id', '=', quiet).execute();
     await db().updateTable('jobs').set({ lease_until: old }).where('id', '=', stuck).execute();
     await r.tick();
