@@ -115,7 +115,7 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
   for (const u of units)
     if (/^u\d+$/.test(u.unit_key) && !bills.has(unitKey(u.job_id, u.unit_key)))
       ghost(`unit ${u.job_id} ${u.unit_key} never billed`);
-  const calls = await db.selectFrom('provider_calls').select(['job_id', 'unit_key', 'outcome', 'attempt_id', 'attempt']).execute();
+  const calls = await db.selectFrom('provider_calls').select(['job_id', 'unit_key', 'outcome', 'attempt_id', 'attempt', 'created_at']).execute();
   for (const c of calls)
     if (c.outcome === 'succeeded' && !bills.has(unitKey(c.job_id, c.unit_key)))
       ghost(`call ${c.job_id} ${c.unit_key} succeeded, never billed`);
@@ -156,6 +156,8 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
   };
   for (const u of units) lateRow(`unit ${u.unit_key}`, u.job_id, u.attempt_id, u.created_at);
   for (const r of assets) lateRow(`asset ${r.unit_key}`, r.job_id, r.attempt_id, r.created_at);
+  // A call recorded by a superseded attempt is a call a zombie was let send.
+  for (const c of calls) lateRow(`call ${c.unit_key}`, c.job_id, c.attempt_id, c.created_at);
 
   return {
     submitted: a.ids.length,

@@ -22,19 +22,30 @@ export interface FaultCounts {
 export class WorkerPool {
   readonly procs = new Map<string, ChildHandle>();
   private readonly stopped = new Set<string>();
+  private readonly starting = new Set<string>();
   readonly output: string[] = [];
 
   constructor(private readonly env: (id: string) => Record<string, string>) {}
 
-  async start(id: string): Promise<void> {
-    const child = await spawnNode(PAID_WORKER_ENTRY, { env: this.env(id), readyTimeoutMs: 60_000 });
+  /** Spawns the worker; resolves once it is ready, or at once with `ready: false`. */
+  async start(id: string, opts: { ready?: boolean } = {}): Promise<void> {
+    const child = await spawnNode(PAID_WORKER_ENTRY, { env: this.env(id) });
     this.procs.set(id, child);
-    await child.waitForLine(/^READY /m, 60_000);
+    this.starting.add(id);
+    const ready = child
+      .waitForLine(/^READY /m, 60_000)
+      .finally(() => this.procs.get(id) === child && this.starting.delete(id));
+    if (opts.ready === false) ready.catch(() => {});
+    else await ready;
   }
 
-  /** A worker that is running (not paused), chosen at random. */
+  /**
+   * A worker that is ready and not paused, chosen at random; none while a replacement is still
+   * starting, so at most one worker is down at a time (start-up takes seconds on a loaded box).
+   */
   pick(): string | undefined {
-    const ids = [...this.procs.keys()].filter((id) => !this.stopped.has(id));
+    if (this.starting.size > 0) return undefined;
+    const ids = [...this.procs.keys()].filter((id) => !this.stopped.has(id) && !this.starting.has(id));
     return ids[Math.floor(Math.random() * ids.length)];
   }
 
@@ -43,7 +54,8 @@ export class WorkerPool {
     if (!child) return;
     this.output.push(child.output());
     await child.kill();
-    await this.start(id);
+    // Not awaited: the schedule goes on while it starts (it is not picked again until ready).
+    await this.start(id, { ready: false });
   }
 
   async pause(id: string, ms: number): Promise<void> {
@@ -95,6 +107,8 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
     redispatched: 0,
   };
   let running = true;
+  // A failed read (the database going away at the end) is no progress, never a crash.
+  const progress = () => o.progress().catch(() => 0);
   const oneOffs: { at: number; name: string; run: () => Promise<void> }[] = [
     { at: 0.15, name: 'sigstop', run: () => pauseOne() },
     { at: 0.3, name: 'blackhole', run: () => blackhole() },
@@ -105,8 +119,11 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
     const id = o.pool.pick();
     if (!id) return;
     counts.sigstops++;
-    o.log(`SIGSTOP ${id} for ${o.leaseMs * 2 + 1000} ms`);
-    await o.pool.pause(id, o.leaseMs * 2 + 1000);
+    // Past the lease and the claim, but short enough that the zombie wakes while the attempt
+    // that took its jobs over still runs them: its late writes must then all be refused.
+    const ms = o.leaseMs + 1500;
+    o.log(`SIGSTOP ${id} for ${ms} ms`);
+    await o.pool.pause(id, ms);
   };
   const blackhole = async () => {
     counts.blackholes++;
@@ -125,7 +142,7 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
   const killer = (async () => {
     while (running) {
       await sleep(o.killEveryMs * (0.5 + Math.random()));
-      if (!running || (await o.progress()) >= 0.97) continue;
+      if (!running || (await progress()) >= 0.97) continue;
       const id = o.pool.pick();
       if (!id) continue;
       counts.sigkills++;
@@ -135,9 +152,9 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
   })();
   const scheduler = (async () => {
     for (const f of oneOffs) {
-      while (running && (await o.progress()) < f.at) await sleep(100);
+      while (running && (await progress()) < f.at) await sleep(100);
       if (!running) return;
-      o.log(`fault ${f.name} at ${Math.round((await o.progress()) * 100)}% settled`);
+      o.log(`fault ${f.name} at ${Math.round((await progress()) * 100)}% settled`);
       await f.run();
     }
   })();

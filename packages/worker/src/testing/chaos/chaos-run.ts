@@ -113,7 +113,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const fx = await createStreamsFixture({ persistence: 'none' });
   const { server } = fx;
   const proxy = await faultProxy({ host: server.host, port: server.port });
-  const provider = await startFakeProvider({ asyncDelayMs: 60 });
+  const provider = await startFakeProvider({ asyncDelayMs: 300 });
   const { database } = o;
   const pump = startOutboxPump(database, fx.dispatch, 200);
   const pool = new WorkerPool((id) => ({
@@ -125,7 +125,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     WORKER_ID: id,
     LEASE_MS: String(leaseMs),
     STAGING_SWEEP_MS: '500',
-    CONCURRENCY: '4',
+    CONCURRENCY: '8',
     MAINTAIN_EVERY_MS: '1000',
     COMMAND_TIMEOUT_MS: '2000',
   }));
