@@ -68,7 +68,8 @@ function eventZombies(events: readonly JobEvent[], starts: Map<number, number>):
   for (const e of events) {
     if (terminalSeq && e.seq > terminalSeq) out.push(`event ${e.seq} (${e.type}) after terminal`);
     if (!('to' in e)) continue;
-    if (state !== null && e.from !== state) out.push(`event ${e.seq}: ${e.from}→${e.to} from ${state}`);
+    if (state !== null && e.from !== state)
+      out.push(`event ${e.seq}: ${e.from}→${e.to} from ${state}`);
     state = e.to;
     if (e.to === 'running' && e.attempt !== undefined && !starts.has(e.attempt))
       starts.set(e.attempt, Date.parse(e.at));
@@ -94,11 +95,16 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
   for (const id of a.ids) {
     const s = states.get(id) ?? 'missing';
     byState[s] = (byState[s] ?? 0) + 1;
-    if (s === 'missing' || !isTerminalState(s as JobState)) (lost++, note('lost', `${id} ${s}`));
+    if (s === 'missing' || !isTerminalState(s as JobState)) {
+      lost++;
+      note('lost', `${id} ${s}`);
+    }
   }
 
   const bills = new Map<string, number>();
-  for (const r of a.ledger) if (r.billed) bills.set(unitKey(r.jobId, r.unitKey), (bills.get(unitKey(r.jobId, r.unitKey)) ?? 0) + 1);
+  for (const r of a.ledger)
+    if (r.billed)
+      bills.set(unitKey(r.jobId, r.unitKey), (bills.get(unitKey(r.jobId, r.unitKey)) ?? 0) + 1);
   let doubleBilled = 0;
   let reviewRebilled = 0;
   for (const [key, n] of bills) {
@@ -111,28 +117,43 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
   // Ghost rows: rows that claim a provider call the provider never billed.
   let ghostRows = 0;
   const ghost = (line: string) => (ghostRows++, note('ghostRows', line));
-  const units = await db.selectFrom('units').select(['job_id', 'unit_key', 'attempt_id', 'created_at']).execute();
+  const units = await db
+    .selectFrom('units')
+    .select(['job_id', 'unit_key', 'attempt_id', 'created_at'])
+    .execute();
   for (const u of units)
     if (/^u\d+$/.test(u.unit_key) && !bills.has(unitKey(u.job_id, u.unit_key)))
       ghost(`unit ${u.job_id} ${u.unit_key} never billed`);
-  const calls = await db.selectFrom('provider_calls').select(['job_id', 'unit_key', 'outcome', 'attempt_id', 'attempt', 'created_at']).execute();
+  const calls = await db
+    .selectFrom('provider_calls')
+    .select(['job_id', 'unit_key', 'outcome', 'attempt_id', 'attempt', 'created_at'])
+    .execute();
   for (const c of calls)
     if (c.outcome === 'succeeded' && !bills.has(unitKey(c.job_id, c.unit_key)))
       ghost(`call ${c.job_id} ${c.unit_key} succeeded, never billed`);
-  const assets = await db.selectFrom('assets').select(['final_key', 'job_id', 'unit_key', 'size', 'sha256', 'attempt_id', 'created_at']).execute();
+  const assets = await db
+    .selectFrom('assets')
+    .select(['final_key', 'job_id', 'unit_key', 'size', 'sha256', 'attempt_id', 'created_at'])
+    .execute();
   for (const row of assets) {
     if (/^u\d+$/.test(row.unit_key) && !bills.has(unitKey(row.job_id, row.unit_key)))
       ghost(`asset ${row.final_key} of a unit never billed`);
     const b = await readAll(a.blobs, row.final_key);
     if (!b) ghost(`asset ${row.final_key}: no blob`);
-    else if (b.byteLength !== Number(row.size) || createHash('sha256').update(b).digest('hex') !== row.sha256)
+    else if (
+      b.byteLength !== Number(row.size) ||
+      createHash('sha256').update(b).digest('hex') !== row.sha256
+    )
       ghost(`asset ${row.final_key}: blob differs`);
   }
 
   let orphanBlobs = 0;
   const finalKeys = new Set(assets.map((r) => r.final_key));
-  for await (const key of a.blobs.list(''))
-    if (!finalKeys.has(key)) (orphanBlobs++, note('orphanBlobs', key));
+  for await (const key of a.blobs.list('')) {
+    if (finalKeys.has(key)) continue;
+    orphanBlobs++;
+    note('orphanBlobs', key);
+  }
 
   // Zombie writes: the events of each job, then rows stamped by an attempt that was superseded.
   const attemptOf = new Map(calls.map((c) => [c.attempt_id, Number(c.attempt)]));
@@ -144,7 +165,8 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
       a.ids.slice(i, i + 16).map(async (id) => {
         const starts = new Map<number, number>();
         startsByJob.set(id, starts);
-        for (const z of eventZombies(await listEvents(db, id, 0, 100_000), starts)) zombie(`${id} ${z}`);
+        for (const z of eventZombies(await listEvents(db, id, 0, 100_000), starts))
+          zombie(`${id} ${z}`);
       }),
     );
   }

@@ -45,7 +45,9 @@ export class WorkerPool {
    */
   pick(): string | undefined {
     if (this.starting.size > 0) return undefined;
-    const ids = [...this.procs.keys()].filter((id) => !this.stopped.has(id) && !this.starting.has(id));
+    const ids = [...this.procs.keys()].filter(
+      (id) => !this.stopped.has(id) && !this.starting.has(id),
+    );
     return ids[Math.floor(Math.random() * ids.length)];
   }
 
@@ -116,7 +118,9 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
     { at: 0.7, name: 'sigstop', run: () => pauseOne() },
   ];
   const pauseOne = async () => {
-    const id = o.pool.pick();
+    // Waits for a ready worker (a killed one may still be starting).
+    let id = o.pool.pick();
+    while (running && !id) [, id] = [await sleep(100), o.pool.pick()];
     if (!id) return;
     counts.sigstops++;
     // Past the lease and the claim, but short enough that the zombie wakes while the attempt
