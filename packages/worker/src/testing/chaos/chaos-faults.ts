@@ -120,7 +120,10 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
   const pauseOne = async () => {
     // Waits for a ready worker (a killed one may still be starting).
     let id = o.pool.pick();
-    while (running && !id) [, id] = [await sleep(100), o.pool.pick()];
+    while (running && !id) {
+      await sleep(100);
+      id = o.pool.pick();
+    }
     if (!id) return;
     counts.sigstops++;
     // Past the lease and the claim, but short enough that the zombie wakes while the attempt
