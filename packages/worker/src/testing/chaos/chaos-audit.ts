@@ -10,7 +10,8 @@
 // - zombie writes landed: a stale attempt's write that changed something, derived from the events
 //   and the attempt each row names: a state event whose `from` is not the previous `to`, an event
 //   after the terminal one, a terminal event from an attempt older than the newest one started,
-//   and a unit or asset row of attempt n created after attempt n+1 started.
+//   and a unit, asset or call-ledger row of attempt n created after attempt n+1 started (e.g. an
+//   asset published by an attempt that was paused between its publish check and its insert).
 
 import { createHash } from 'node:crypto';
 import { isTerminalState, type JobEvent, type JobState } from '@sluice/contracts';
@@ -53,6 +54,8 @@ interface AuditInput {
 }
 
 const unitKey = (jobId: string, unit: string) => `${jobId} ${unit}`;
+/** The planned unit (`u0`…) a unit or asset row belongs to; asset rows name it `unit:u0`. */
+const plannedUnit = (key: string) => /^(?:unit:)?(u\d+)$/.exec(key)?.[1];
 
 async function readAll(blobs: BlobStore, key: string): Promise<Buffer | undefined> {
   const body = await blobs.get(key);
@@ -121,9 +124,12 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
     .selectFrom('units')
     .select(['job_id', 'unit_key', 'attempt_id', 'created_at'])
     .execute();
+  const unbilled = (jobId: string, key: string) => {
+    const unit = plannedUnit(key);
+    return unit !== undefined && !bills.has(unitKey(jobId, unit));
+  };
   for (const u of units)
-    if (/^u\d+$/.test(u.unit_key) && !bills.has(unitKey(u.job_id, u.unit_key)))
-      ghost(`unit ${u.job_id} ${u.unit_key} never billed`);
+    if (unbilled(u.job_id, u.unit_key)) ghost(`unit ${u.job_id} ${u.unit_key} never billed`);
   const calls = await db
     .selectFrom('provider_calls')
     .select(['job_id', 'unit_key', 'outcome', 'attempt_id', 'attempt', 'created_at'])
@@ -136,8 +142,7 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
     .select(['final_key', 'job_id', 'unit_key', 'size', 'sha256', 'attempt_id', 'created_at'])
     .execute();
   for (const row of assets) {
-    if (/^u\d+$/.test(row.unit_key) && !bills.has(unitKey(row.job_id, row.unit_key)))
-      ghost(`asset ${row.final_key} of a unit never billed`);
+    if (unbilled(row.job_id, row.unit_key)) ghost(`asset ${row.final_key} of a unit never billed`);
     const b = await readAll(a.blobs, row.final_key);
     if (!b) ghost(`asset ${row.final_key}: no blob`);
     else if (
