@@ -41,7 +41,7 @@ const makeWorker = () =>
     database,
     blobs,
     stagingSweepEveryMs: Number(env('STAGING_SWEEP_MS', '300')),
-    concurrency: 2,
+    concurrency: Number(env('CONCURRENCY', '2')),
     // Units one after the other: "after the first unit's checkpoint" is a well-defined moment.
     unitConcurrency: 1,
     leaseMs,
@@ -60,7 +60,9 @@ const makeWorker = () =>
             blockMs: 300,
             claimEveryMs: 200,
             heartbeatEveryMs: 500,
-            maintainEveryMs: 0,
+            // Off unless asked (the chaos soak runs maintenance as a production worker does).
+            maintainEveryMs: Number(env('MAINTAIN_EVERY_MS', '0')),
+            commandTimeoutMs: Number(env('COMMAND_TIMEOUT_MS', '2000')),
           })
         : createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
     onSettled: (jobs) => {
