@@ -56,6 +56,8 @@ async function startGateway(args: GatewayStartArgs): Promise<Running & { url: st
       tenantRate: UNLIMITED_RATE,
       subscriptionsPerKey: 1_000_000,
       subscriptionsPerSocket: 1_000_000,
+      // The watchers scenario opens one socket per simulated browser tab, all with one key.
+      socketsPerKey: 1_000_000,
     },
     ...(args.eventPollMs ? { eventPollMs: args.eventPollMs } : {}),
   });
