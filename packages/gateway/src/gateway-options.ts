@@ -1,0 +1,104 @@
+// What `createGateway` takes and returns. Kept apart from the wiring so both stay readable.
+
+import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
+import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
+import type { Hono } from 'hono';
+import type { Tracer } from '@opentelemetry/api';
+import type { AcceptBatchOptions } from './accept-batcher.js';
+import type { AuthOptions } from './auth/api-key-auth.js';
+import type { Gatekeeper } from './auth/gatekeeper.js';
+import type { GatewayHooks } from './hooks.js';
+import type { DispatchBatchOptions } from './dispatch-batcher.js';
+import type { EventHub, EventTailer } from './events/event-hub.js';
+import type { RuntimeProbes } from './health.js';
+import type { GatewayLogger } from './logger.js';
+import type { GatewayMetrics, MetricsOptions } from './metrics.js';
+import type { AppRouter } from './routers/index.js';
+import type { LimitOverrides } from './limits/limits.js';
+import type { OrphanSweepResult } from './orphan-sweeper.js';
+import type { UploadOptions } from './uploads.js';
+import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
+
+export interface GatewayOptions<R extends JobRegistry> {
+  jobs: R;
+  database: SluiceDatabase;
+  blobs: BlobStore;
+  runtime: RuntimeDispatcher<Db>;
+  /**
+   * With `runtime.capabilities.carriesEvents`: the runtime's events tailer (an events stream),
+   * used instead of the database tailer: one tailer per gateway. It also relays this gateway's
+   * own events to the other replicas.
+   */
+  eventTailer?: EventTailer;
+  /** Readiness and metrics of the runtime (Valkey Streams: Redis reachable, stream figures). */
+  runtimeProbes?: RuntimeProbes;
+  /**
+   * Group commit of concurrent submits (accept-batcher.ts). Default: one batch transaction at a
+   * time on SQLite (its writers take turns anyway), two on PostgreSQL.
+   */
+  acceptBatch?: AcceptBatchOptions;
+  /** Coalescing of post-commit dispatches (runtimes outside the database). */
+  dispatchBatch?: DispatchBatchOptions;
+  auth?: AuthOptions;
+  /** Test seams (hooks.ts); production passes nothing. */
+  hooks?: Partial<GatewayHooks>;
+  /** Rate, failed-auth, subscription and input limits (limits/limits.ts has the defaults). */
+  limits?: LimitOverrides;
+  uploads?: UploadOptions;
+  downloads?: {
+    /**
+     * Key (≥ 32 bytes) of the HMAC-signed download links the gateway issues when the blob store
+     * cannot presign. Default: random per process, so links work only on the gateway that made
+     * them: give replicas behind one load balancer the same secret.
+     */
+    signingSecret?: string | Uint8Array;
+  };
+  /** Browser origins allowed to open WebSockets (`https://app.example.com`). */
+  origins?: readonly string[];
+  /** Per-kind override of `versions.rolloutPercent` (0–100). */
+  rollout?: Readonly<Record<string, number>>;
+  logger?: GatewayLogger;
+  /** Spans of the accept path (default: the global tracer provider's, when one is registered). */
+  tracer?: Tracer;
+  /** This gateway's metrics registry (default: a new one, with process metrics). */
+  metrics?: MetricsOptions;
+  /**
+   * Where `/metrics` is served (it shows every tenant's activity): `'admin'` (default) on the API
+   * port for keys with the `admin` scope; `'listener'` only on `metricsApp`, for a separate
+   * private listener (`serveMetrics`).
+   */
+  metricsAccess?: 'admin' | 'listener';
+  websocket?: WebSocketOptions;
+  /**
+   * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the
+   * database's WAL changes; the poll covers what that file watch misses.
+   */
+  eventPollMs?: number;
+  /** Largest tRPC HTTP request body, checked before JSON parsing (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** How long the served-versions registry is cached (default 1000 ms). */
+  servedVersionsCacheMs?: number;
+  /**
+   * The due-job scheduler of delayed jobs (runtimes with `delaysJobs`; one replica at a time).
+   * `maxSleepMs` (default 1000) bounds how late a job scheduled through another replica starts.
+   */
+  scheduler?: { maxSleepMs?: number };
+}
+
+export interface Gateway<R extends JobRegistry = JobRegistry> {
+  readonly app: Hono;
+  /** `/metrics` alone and unauthenticated, for a private listener (`serveMetrics`). */
+  readonly metricsApp: Hono;
+  readonly router: AppRouter<R>;
+  readonly hub: EventHub;
+  readonly metrics: GatewayMetrics;
+  readonly websocket: WebSocketEndpoint;
+  /** The admission check of every entry point (keys, scopes, rates, stream slots). */
+  readonly gate: Gatekeeper;
+  /** Deletes expired uploads now (the sweeper does it on its interval). */
+  sweepUploads(now?: number): Promise<number>;
+  /** Removes crash leftovers of uploads now: stale temporary files and row-less upload blobs. */
+  sweepOrphans(now?: number): Promise<OrphanSweepResult>;
+  /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
+  close(): Promise<void>;
+}
