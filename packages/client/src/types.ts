@@ -98,19 +98,8 @@ export interface SubmitOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface ScheduleOptions {
-  /** Five fields (minute precision) or six with seconds first, e.g. `0 9 * * MON-FRI`. */
-  cron: string;
-  /** IANA zone the expression is read in (default `UTC`). */
-  timezone?: string | undefined;
-  /** Unique per tenant. */
-  name?: string | undefined;
-  /** After downtime: `skip` (default) fires only the latest missed tick; `catch_up` each of them. */
-  missed?: 'skip' | 'catch_up' | undefined;
-  /** `catch_up` fires at most this many missed ticks, the latest (default 10, max 100). */
-  catchUpLimit?: number | undefined;
-  paused?: boolean | undefined;
-}
+/** Cron, zone, name, missed-tick policy of a recurring schedule (the gateway's own type). */
+export type { ScheduleOptions } from '@sluice/contracts/wire';
 
 export interface Page<T> {
   items: T[];

@@ -14,7 +14,7 @@ export const MAX_CATCH_UP = 100;
 export const ScheduleId = z.string().regex(/^s_[a-z2-7]{26}$/, 'not a schedule id');
 export const ScheduleIdInput = z.object({ id: ScheduleId }).strict();
 
-interface ScheduleOptions {
+export interface ScheduleOptions {
   /** Five or six fields (seconds optional), e.g. `0 9 * * MON-FRI`. */
   cron: string;
   /** IANA zone the expression is read in (default `UTC`). */

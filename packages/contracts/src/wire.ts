@@ -30,6 +30,7 @@ export type {
   CreateScheduleInput,
   MissedTickPolicy,
   ScheduleListResult,
+  ScheduleOptions,
   ScheduleView,
 } from './schedules.js';
 export * from './api-paths.js';

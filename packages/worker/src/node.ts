@@ -2,19 +2,6 @@
 // Valkey Streams runtimes, probes, metrics, logging — plus everything of `@sluice/worker/core`
 // (re-exported here, so a Node app needs one import). Re-exports only.
 export * from './core.js';
-export { defineHandler } from './attempt/define-handler.js';
-export type {
-  Handler,
-  HandlerContext,
-  HandlerFiles,
-  HandlerStages,
-  ProviderName,
-  StepFn,
-  Unit,
-  UnitResult,
-} from './attempt/define-handler.js';
-export { resolveHandlers } from './attempt/handler-registry.js';
-export type { HandlerRegistry, ResolvedHandlers } from './attempt/handler-registry.js';
 export { createWorker } from './create-worker.js';
 export type {
   CreateWorkerOptions,
@@ -62,40 +49,15 @@ export type {
 } from './runtimes/types.js';
 export { RuntimeHost } from './host/runtime-host.js';
 export type { RuntimeHostOptions } from './host/runtime-host.js';
-export { runStages, DEFAULT_UNIT_CONCURRENCY, STAGE_STEPS } from './attempt/stage-runner.js';
-export type { AttemptJob, RunStagesInput } from './attempt/stage-runner.js';
-export { runPool } from './attempt/pool.js';
-export type { PoolTask } from './attempt/pool.js';
-export { createStep } from './attempt/step.js';
-export type { CheckpointStore, CreateStepOptions } from './attempt/step.js';
 export { createUnitCheckpoints } from './checkpoints/index.js';
 export type {
   LargeResultStore,
   UnitCheckpoints,
   UnitCheckpointsOptions,
 } from './checkpoints/index.js';
-export {
-  createAttemptAssets,
-  decideStagingSweep,
-  STAGING_ROOT,
-  sweepStaging,
-} from './assets/index.js';
-export type {
-  AssetBody,
-  AssetClient,
-  AssetWrite,
-  AttemptAssets,
-  StagingSweepOptions,
-  WrittenAsset,
-} from './assets/index.js';
-export {
-  createProviderGuard,
-  decideFromLedger,
-  idempotencyKeyOf,
-  idempotencyKeyOfWeb,
-  sendFetch,
-  sendRequest,
-} from './guard/index.js';
+export { decideStagingSweep, STAGING_ROOT, sweepStaging } from './assets/index.js';
+export type { StagingSweepOptions } from './assets/index.js';
+export { idempotencyKeyOf, sendRequest } from './guard/index.js';
 export type {
   AsyncJobSpec,
   AsyncJobStatus,
@@ -110,12 +72,8 @@ export type {
   SendRequest,
   SendResult,
 } from './guard/index.js';
-export { CRASH_POINTS, DEFAULT_HOOKS } from './hooks.js';
-export type { CrashPoint, WorkerHooks } from './hooks.js';
 export { decideDelivery } from './host/decide-delivery.js';
 export type { DeliveryDecision, DeliveryFacts } from './host/decide-delivery.js';
-export { decideOutcome } from './attempt/decide-outcome.js';
-export type { AbortCause, AttemptResult, Outcome, OutcomeFacts } from './attempt/decide-outcome.js';
 export { sweepUnroutable } from './host/sweep-unroutable.js';
 export type { SweepOptions } from './host/sweep-unroutable.js';
 export { startProbes } from './host/probes-server.js';

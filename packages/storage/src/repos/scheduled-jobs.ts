@@ -39,13 +39,3 @@ export async function nextScheduledDue(db: Db): Promise<number | undefined> {
     .executeTakeFirst();
   return row?.due ? Date.parse(row.due) : undefined;
 }
-
-/** How many jobs wait scheduled (for `/metrics`). */
-export async function scheduledCount(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('state', '=', 'scheduled')
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
