@@ -32,6 +32,8 @@ interface Run {
   pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway';
   files: string[];
   testNamePattern?: string;
+  /** Extra environment for the run (e.g. a smaller chaos soak). */
+  env?: Record<string, string>;
 }
 
 const worker = (files: string[], testNamePattern?: string): Run => ({
@@ -46,6 +48,12 @@ const gateway = (files: string[], testNamePattern?: string): Run => ({
   ...(testNamePattern ? { testNamePattern } : {}),
 });
 
+/** The chaos soak at 300 jobs: faults that meet, audited by the provider's ledger and the events. */
+const chaosSoak: Run = {
+  ...worker(['invariants/chaos-soak-loses-and-double-bills-nothing.test.ts']),
+  env: { CHAOS_JOBS: '300' },
+};
+
 /** The tests that must turn red for each bug (see each test file's first comment). */
 const CATCHERS: Record<SeededBug, Run[]> = {
   // A crash between the early ack and the outcome write loses the job: nobody gets it again.
@@ -57,6 +65,7 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   ],
   'retry-ambiguous': [
     worker(['guard/decide-from-ledger.test.ts', 'invariants/unit-billed-once.test.ts']),
+    chaosSoak,
   ],
   'version-fallback': [
     worker(['host/decide-delivery.test.ts', 'invariants/no-silent-version-fallback.test.ts']),
@@ -70,7 +79,10 @@ const CATCHERS: Record<SeededBug, Run[]> = {
     ]),
   ],
   // A zombie's start + outcome taking the row as it is now lands over the worker that took over.
-  'unfenced-write': [worker(['runtimes/valkey-streams.test.ts'], 'a zombie that never wrote')],
+  'unfenced-write': [
+    worker(['runtimes/valkey-streams.test.ts'], 'a zombie that never wrote'),
+    chaosSoak,
+  ],
   // A key without the scope watches a tenant's feed over SSE; the matrix covers every transport.
   'sse-skips-scope': [gateway(['auth/authz-matrix.test.ts'])],
   // A revoked key's SSE feed keeps delivering; the WebSocket one still ends.
@@ -98,7 +110,7 @@ function vitest(run: Run, bug: SeededBug | undefined): Result {
   const out = join(scratch, `${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const args = ['vitest', 'run', ...run.files, '--reporter=json', `--outputFile=${out}`];
   if (run.testNamePattern) args.push('-t', run.testNamePattern);
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...run.env };
   delete env.SLUICE_SEEDED_BUG;
   if (bug) env.SLUICE_SEEDED_BUG = bug;
   const started = Date.now();
@@ -134,7 +146,13 @@ function vitest(run: Run, bug: SeededBug | undefined): Result {
 }
 
 const describeRun = (r: Run) =>
-  `${r.files.map((f) => f.replace(/^src\//, '')).join(' ')}${r.testNamePattern ? ` -t "${r.testNamePattern}"` : ''}`;
+  `${
+    r.env
+      ? `${Object.entries(r.env)
+          .map(([k, v]) => `${k}=${v} `)
+          .join('')}`
+      : ''
+  }${r.files.map((f) => f.replace(/^src\//, '')).join(' ')}${r.testNamePattern ? ` -t "${r.testNamePattern}"` : ''}`;
 
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 for (const w of wanted) {

@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
+  /** A tenant's stored bytes (uploads and job assets) would pass its storage quota. */
+  'QUOTA_EXCEEDED',
   'RANGE_NOT_SATISFIABLE',
   'RATE_LIMITED',
   'TIMEOUT',

@@ -11,6 +11,7 @@ import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type GatewayFixture } from './testing/fixture.js';
 import { httpCall, RawJson, sseCall } from './testing/raw-calls.js';
+import { json, sample, weirdString } from './testing/fuzz-arbitraries.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 2000);
 const HANG_MS = 5000;
@@ -18,50 +19,6 @@ const HANG_MS = 5000;
 interface Proc {
   path: string;
   type: 'query' | 'mutation' | 'subscription';
-}
-
-const unstorable = fc
-  .tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u0000', '\uD800', '\uDFFF', '\uDBFF'))
-  .map(([a, b]) => a + b);
-const weirdString = fc.oneof(
-  { arbitrary: unstorable, weight: 3 },
-  { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 2 },
-  { arbitrary: fc.constantFrom('', ' ', 'v1-', '../..', '%00', 'k'.repeat(300)), weight: 1 },
-  { arbitrary: fc.string({ maxLength: 3000 }), weight: 1 },
-);
-const weirdNumber = fc.oneof(
-  fc.integer(),
-  fc.constantFrom(-1, 0, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 0.5),
-);
-const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small' },
-    weirdString,
-    weirdNumber,
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(weirdString, tie('value'), { maxKeys: 4 }),
-  ),
-})).value;
-
-function sample(path: string, jobId: string): Record<string, unknown> {
-  const samples: Record<string, Record<string, unknown>> = {
-    'jobs.submit': { kind: 'demo.echo', input: { text: 'fuzz' }, idempotencyKey: 'k' },
-    'jobs.list': { limit: 5, cursor: null, state: 'queued', kind: 'demo.echo' },
-    'jobs.watch': { id: jobId, lastEventId: '1' },
-    'jobs.watchAll': { kinds: ['demo.echo'], states: ['queued'] },
-    'jobs.assetUrl': { id: jobId, name: 'out.txt', expiresInSeconds: 60 },
-    'files.list': { limit: 5 },
-    'files.signedUrl': { id: 'f_aaaaaaaaaaaaaaaaaaaaaaaaaa', expiresInSeconds: 60 },
-    'files.get': { id: 'f_aaaaaaaaaaaaaaaaaaaaaaaaaa' },
-    'files.delete': { id: 'f_aaaaaaaaaaaaaaaaaaaaaaaaaa' },
-    'deadLetters.list': { limit: 5, kind: 'demo.echo' },
-    'review.list': { limit: 5 },
-    'review.approve': { id: jobId, note: 'fuzz' },
-    'review.discard': { id: jobId, note: 'fuzz' },
-  };
-  return samples[path] ?? { id: jobId };
 }
 
 describeEachDialect('bad-input fuzz', (ctx) => {

@@ -150,6 +150,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     },
   });
   options.runtimeProbes?.registerMetrics(metrics.registry);
+  app.use('*', gate.requests.middleware);
   registerHealth(app, {
     database,
     metrics,
@@ -158,7 +159,15 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     metricsAccess: options.metricsAccess ?? 'admin',
     gate,
   });
-  registerUploads(app, { database, blobs, gate, metrics, logger, options: options.uploads ?? {} });
+  registerUploads(app, {
+    database,
+    blobs,
+    gate,
+    metrics,
+    logger,
+    options: options.uploads ?? {},
+    quotaBytes: limits.tenantStorageBytes,
+  });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
   app.use(
     '/trpc/*',
@@ -181,6 +190,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
           c.req.header('authorization'),
           c.req.header('traceparent'),
           remoteAddress(c),
+          c.req.raw,
         ) satisfies GatewayContext,
       // 429s carry Retry-After (the longest any call in the batch must wait).
       responseMeta: ({ errors }) => {

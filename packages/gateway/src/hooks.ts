@@ -14,7 +14,7 @@ export interface GatewayHooks {
     granted: readonly ApiKeyScope[],
     required: ApiKeyScope,
     call: {
-      type: 'query' | 'mutation' | 'subscription' | 'upload' | 'download' | 'metrics';
+      type: 'query' | 'mutation' | 'subscription' | 'upload' | 'download' | 'metrics' | 'route';
       transport: Transport;
     },
   ): boolean;

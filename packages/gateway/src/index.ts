@@ -17,6 +17,7 @@ export type { RuntimeProbes } from './health.js';
 export type { DispatchBatchOptions } from './dispatch-batcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { Gatekeeper } from './auth/gatekeeper.js';
+export { admitHttp } from './auth/admit-http.js';
 export { DEFAULT_LIMITS, UNLIMITED_RATE } from './limits/limits.js';
 export type { Limits, LimitOverrides } from './limits/limits.js';
 export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';

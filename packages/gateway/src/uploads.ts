@@ -11,6 +11,7 @@ import {
   isoIn,
   isoNow,
   newFileId,
+  tenantStoredBytes,
   uploadKey,
   type BlobStore,
   type SluiceDatabase,
@@ -83,6 +84,8 @@ interface UploadDeps {
   metrics: GatewayMetrics;
   logger: GatewayLogger;
   options: UploadOptions;
+  /** Bytes each tenant may keep (uploads + assets): `limits.tenantStorageBytes`. */
+  quotaBytes: number;
 }
 
 export function registerUploads(app: Hono, deps: UploadDeps): void {
@@ -108,6 +111,17 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
       c.header('Connection', 'close');
       return c.json(tooLarge, 413);
     }
+    // The tenant's quota: checked before a byte is read, bounds how much this body may bring,
+    // and is checked again before the row is written (uploads running side by side).
+    const room =
+      deps.quotaBytes - (await tenantStoredBytes(deps.database.db, principal.tenantId)).total;
+    const overQuota = () => {
+      deps.metrics.reject('QUOTA_EXCEEDED');
+      c.header('Connection', 'close');
+      const message = `tenant storage quota of ${deps.quotaBytes} bytes reached`;
+      return c.json({ error: { code: 'QUOTA_EXCEEDED', message } }, 413);
+    };
+    if (room <= 0 || (declared !== undefined && Number(declared) > room)) return overQuota();
     const refuse = (error: SluiceError, status: 400 | 408 | 415) => {
       deps.metrics.reject(error.code);
       // The rest of the body is not read: the connection cannot be reused.
@@ -135,7 +149,7 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
     try {
       // The store keeps the type too: a presigned download then answers with it.
       stored = await deps.blobs.put(key, guarded.body, {
-        maxBytes,
+        maxBytes: Math.min(maxBytes, room),
         signal: c.req.raw.signal,
         contentType,
       });
@@ -144,6 +158,7 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
         return refuse(new SluiceError('TIMEOUT', 'upload body idle; cut'), 408);
       }
       if (isSluiceError(error) && error.code === 'PAYLOAD_TOO_LARGE') {
+        if (room < maxBytes) return overQuota();
         deps.metrics.reject('PAYLOAD_TOO_LARGE');
         c.header('Connection', 'close');
         return c.json(tooLarge, 413);
@@ -154,6 +169,11 @@ export function registerUploads(app: Hono, deps: UploadDeps): void {
         return c.json({ error: { code: 'BAD_REQUEST', message: 'upload aborted' } }, 400);
       }
       throw error;
+    }
+    const after = await tenantStoredBytes(deps.database.db, principal.tenantId);
+    if (after.total + stored.size > deps.quotaBytes) {
+      await deps.blobs.delete(key).catch(() => false);
+      return overQuota();
     }
     const now = Date.now();
     let row;

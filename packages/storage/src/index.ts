@@ -7,6 +7,7 @@ export * from './repos/job-row.js';
 export * from './repos/jobs.js';
 export * from './repos/events.js';
 export * from './repos/files.js';
+export * from './repos/tenant-storage.js';
 export * from './repos/api-keys.js';
 export * from './repos/queue.js';
 export * from './repos/outbox.js';

@@ -5,6 +5,7 @@ import type { DialectName, SluiceDatabase } from './database.js';
 import { priority } from './migration-priority.js';
 import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
+import { assetsTenantIndex } from './repos/tenant-storage.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
@@ -323,6 +324,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0007_key_scopes': keyScopes(),
     '0008_schedules': schedules(dialect),
     '0009_priority': priority(),
+    '0014_assets_tenant': assetsTenantIndex(),
   };
 }
 

@@ -112,7 +112,7 @@ export async function startApp(o: StartAppOptions): Promise<RunningApp> {
       eventPollMs: 25,
     });
     const auth = createApiKeyAuth(database.db);
-    addTenantRoutes(gateway.app, { db: database.db, auth, aiUrl: o.aiUrl });
+    addTenantRoutes(gateway.app, { db: database.db, gate: gateway.gate, aiUrl: o.aiUrl });
     if (o.webRoot) addStaticFiles(gateway.app, o.webRoot);
     logins = await demoLogins(database.db, auth, join(o.dataDir, 'logins.json'));
     const running = await serve(gateway, { port: o.port ?? 0 });

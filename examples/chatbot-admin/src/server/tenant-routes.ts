@@ -2,8 +2,8 @@
 // panel's figures (this tenant's only), the chat box's answers (from this tenant's generated
 // intents) and the fake provider's fault knobs (a demo control, so the UI can show the
 // retry-safety contracts).
-import type { ApiKeyAuth } from '@sluice/gateway';
-import { bearerToken } from '@sluice/gateway';
+import { admitHttp, type Gatekeeper } from '@sluice/gateway';
+import type { ApiKeyScope } from '@sluice/contracts';
 import { listJobs, type Db } from '@sluice/storage';
 import type { Context, Hono } from 'hono';
 import { sql } from 'kysely';
@@ -13,26 +13,28 @@ import type { Intent } from '../jobs.js';
 
 export interface TenantRouteDeps {
   db: Db;
-  auth: ApiKeyAuth;
+  /** The gateway's admission: key, scope, rate and in-flight limits, as for its own routes. */
+  gate: Gatekeeper;
   aiUrl: string;
 }
 
 const ChatInput = z.object({ question: z.string().trim().min(1).max(500) }).strict();
 
 export function addTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
-  const tenantOf = async (c: Context) =>
-    (await deps.auth.verify(bearerToken(c.req.header('authorization'))))?.tenantId;
-  const unauthorized = (c: Context) =>
-    c.json({ error: { code: 'UNAUTHORIZED', message: 'missing or invalid API key' } }, 401);
+  /** The caller's tenant, or the gateway's refusal (401, 403 or 429) as a Response. */
+  const tenantOf = async (c: Context, scope: ApiKeyScope = 'jobs:read') => {
+    const principal = await admitHttp(deps.gate, c, scope);
+    return principal instanceof Response ? principal : principal.tenantId;
+  };
 
   app.get('/api/whoami', async (c) => {
     const tenant = await tenantOf(c);
-    return tenant ? c.json({ tenant }) : unauthorized(c);
+    return tenant instanceof Response ? tenant : c.json({ tenant });
   });
 
   app.get('/api/metrics', async (c) => {
     const tenant = await tenantOf(c);
-    if (!tenant) return unauthorized(c);
+    if (tenant instanceof Response) return tenant;
     const [byState, pending, calls] = await Promise.all([
       deps.db
         .selectFrom('jobs')
@@ -68,7 +70,7 @@ export function addTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
 
   app.post('/api/chat', async (c) => {
     const tenant = await tenantOf(c);
-    if (!tenant) return unauthorized(c);
+    if (tenant instanceof Response) return tenant;
     const input = ChatInput.safeParse(await c.req.json().catch(() => null));
     if (!input.success) {
       return c.json(
@@ -93,7 +95,8 @@ export function addTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
   });
 
   app.post('/api/faults', async (c) => {
-    if (!(await tenantOf(c))) return unauthorized(c);
+    const tenant = await tenantOf(c, 'jobs:submit');
+    if (tenant instanceof Response) return tenant;
     const res = await fetch(`${deps.aiUrl}/admin/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

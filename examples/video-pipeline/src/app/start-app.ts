@@ -1,7 +1,7 @@
 // The example app in one process: a gateway on the embedded runtime with the example's routes
 // (download, page), and optionally a worker beside it. The tests run the worker in a child
 // process instead, so it can be killed.
-import { createApiKeyAuth, createEmbeddedDispatcher, createGateway, serve } from '@sluice/gateway';
+import { createEmbeddedDispatcher, createGateway, serve } from '@sluice/gateway';
 import {
   createLocalBlobStore,
   migrate,
@@ -49,7 +49,7 @@ export async function startApp(o: StartAppOptions): Promise<RunningApp> {
     auth,
     rollout: { 'video.render': o.rolloutV2 ?? 0 },
   });
-  addVideoRoutes(gateway.app, { database, blobs, auth: createApiKeyAuth(database.db, auth) });
+  addVideoRoutes(gateway.app, { database, blobs, gate: gateway.gate });
   const running = await serve(gateway, { port: o.port ?? 0 });
   let worker: Worker | undefined;
   if (o.worker) {

@@ -1,7 +1,7 @@
 // The example's own HTTP routes on the gateway's app: the MP4 of a finished job, for the API key
 // of the job's tenant only (another tenant's job answers exactly like a missing one), and the
 // page. Here until the gateway has a download route of its own.
-import { bearerToken, type ApiKeyAuth } from '@sluice/gateway';
+import { admitHttp, type Gatekeeper } from '@sluice/gateway';
 import { assetsForJob, getJob, type BlobStore, type SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import { PAGE_HTML } from './page.js';
@@ -9,18 +9,15 @@ import { PAGE_HTML } from './page.js';
 export interface VideoRoutesDeps {
   database: SluiceDatabase;
   blobs: BlobStore;
-  auth: ApiKeyAuth;
+  /** The gateway's admission (key, `jobs:read` scope, rate and in-flight limits). */
+  gate: Gatekeeper;
 }
 
 export function addVideoRoutes(app: Hono, deps: VideoRoutesDeps): void {
   app.get('/video', (c) => c.html(PAGE_HTML));
   app.get('/video/jobs/:jobId/final.mp4', async (c) => {
-    const principal = await deps.auth.verify(bearerToken(c.req.header('authorization')));
-    if (!principal)
-      return c.json(
-        { error: { code: 'UNAUTHORIZED', message: 'a valid API key is required' } },
-        401,
-      );
+    const principal = await admitHttp(deps.gate, c, 'jobs:read', undefined, 'download');
+    if (principal instanceof Response) return principal;
     const notFound = () =>
       c.json({ error: { code: 'NOT_FOUND', message: 'video not found' } }, 404);
     const job = await getJob(deps.database.db, principal.tenantId, c.req.param('jobId'));

@@ -1,5 +1,10 @@
-// The gatekeeper for plain HTTP routes (uploads, downloads, metrics): the same `admit` as tRPC
-// calls, answered as `{ error: { code, message } }` with 401, 403 or 429 (+ Retry-After).
+// The gatekeeper for plain HTTP routes (uploads, downloads, metrics, and an app's own routes on
+// the gateway's Hono app — type 'route'): the same `admit` as tRPC calls (key, scope, rates,
+// requests in flight), answered as `{ error: { code, message } }` with 401, 403 or 429
+// (+ Retry-After).
+//
+//   const principal = await admitHttp(gateway.gate, c, 'jobs:read');
+//   if (principal instanceof Response) return principal;
 
 import type { ApiKeyScope } from '@sluice/contracts';
 import type { Context } from 'hono';
@@ -24,16 +29,21 @@ export async function admitHttp(
   gate: Gatekeeper,
   c: Context,
   scope: ApiKeyScope,
-  onReject: (code: string) => void,
-  type: 'upload' | 'download' | 'metrics',
+  onReject: (code: string) => void = () => {},
+  type: 'upload' | 'download' | 'metrics' | 'route' = 'route',
 ): Promise<Principal | Response> {
   const admitted = await gate.admit({
     apiKey: bearerToken(c.req.header('authorization')),
     address: remoteAddress(c) ?? null,
     scope,
     call: { type, transport: 'http' },
+    request: c.req.raw,
   });
-  if (admitted.ok) return admitted.principal;
+  if (admitted.ok) {
+    // A download's answer is a stream: its slot is held until the last byte has gone.
+    if (type === 'download') gate.requests.holdUntilBodyEnds(c.req.raw);
+    return admitted.principal;
+  }
   const { code, message, details } = admitted.error;
   onReject(code);
   const status = code in STATUS ? STATUS[code as keyof typeof STATUS] : 500;

@@ -4,7 +4,8 @@
 // authentications are throttled per key id and per address before any lookup (a key already
 // verified in the auth cache is never throttled, so an attacker spamming a known key id cannot
 // lock out its owner). Open streams take a slot (per key, per socket) and are watched: a
-// revoked or expired key ends them within `streamRecheckMs` plus one query.
+// revoked or expired key ends them within `streamRecheckMs` plus one query. An HTTP request holds
+// one of its key's `requestsPerKey` slots until its answer is sent (request-slots.ts).
 //
 //   const gate = createGatekeeper({ db, auth, limits, logger });
 //   const admitted = await gate.admit({ apiKey, address, scope: 'jobs:read' });
@@ -15,6 +16,7 @@ import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storag
 import { DEFAULT_GATEWAY_HOOKS, type GatewayHooks, type Transport } from '../hooks.js';
 import type { Limits } from '../limits/limits.js';
 import { createTokenBuckets } from '../limits/token-bucket.js';
+import { createRequestSlots, type RequestSlots } from './request-slots.js';
 import type { GatewayLogger } from '../logger.js';
 import { isExpired, type ApiKeyAuth, type Principal } from './api-key-auth.js';
 
@@ -27,6 +29,8 @@ export interface AdmitRequest {
   scope: ApiKeyScope;
   /** What is called and how (default: a query over HTTP). */
   call?: Parameters<GatewayHooks['scopeHeld']>[2];
+  /** The HTTP request, which takes one of its key's in-flight slots; absent on a WebSocket. */
+  request?: Request | null;
 }
 
 export type Admission = { ok: true; principal: Principal } | { ok: false; error: SluiceError };
@@ -54,6 +58,8 @@ export interface Gatekeeper {
   recheckStreams(): Promise<void>;
   /** Open streams now (all keys). */
   streamCount(): number;
+  /** HTTP requests in flight per key; its middleware goes before every route. */
+  readonly requests: RequestSlots;
   /** Writes pending `last_used_at` and stops the timers. */
   close(): Promise<void>;
 }
@@ -83,6 +89,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
   const tenantBuckets = createTokenBuckets(limits.tenantRate);
   const failedByKeyId = createTokenBuckets(limits.failedAuthPerKeyId);
   const failedByAddress = createTokenBuckets(limits.failedAuthPerAddress);
+  const requests = createRequestSlots(limits.requestsPerKey);
   const used = new Set<string>();
   // keyId -> open streams of that key
   const streams = new Map<
@@ -120,6 +127,10 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     if (keyWait > 0) return { ok: false, error: rateLimited(keyWait, 'API key rate limit') };
     const tenantWait = tenantBuckets.take(principal.tenantId);
     if (tenantWait > 0) return { ok: false, error: rateLimited(tenantWait, 'tenant rate limit') };
+    if (request.request && call.type !== 'subscription') {
+      const full = requests.hold(request.request, principal.keyId);
+      if (full) return { ok: false, error: full };
+    }
     if (principal.source === 'stored') used.add(principal.keyId);
     return { ok: true, principal };
   }
@@ -204,6 +215,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     admit,
     openStream,
     recheckStreams,
+    requests,
     streamCount: () => [...streams.values()].reduce((n, s) => n + s.size, 0),
     async close() {
       clearInterval(recheckTimer);

@@ -18,6 +18,16 @@ export interface Limits {
   subscriptionsPerSocket: number;
   /** Open WebSockets per API key. */
   socketsPerKey: number;
+  /**
+   * HTTP requests of one API key being served at once (calls, uploads, downloads; open SSE
+   * streams count as subscriptions): one key cannot hold every connection of the gateway.
+   */
+  requestsPerKey: number;
+  /**
+   * Bytes a tenant may keep in the blob store — uploads plus its jobs' assets. Uploads that would
+   * pass it are refused (413 `QUOTA_EXCEEDED`); assets are counted, never cut mid-job.
+   */
+  tenantStorageBytes: number;
   /** How often open streams' keys are re-checked for revocation and expiry (ms). */
   streamRecheckMs: number;
   /** How often `last_used_at` is written for the keys used since the last write (ms). */
@@ -34,6 +44,8 @@ export const DEFAULT_LIMITS: Limits = {
   subscriptionsPerKey: 500,
   subscriptionsPerSocket: 100,
   socketsPerKey: 20,
+  requestsPerKey: 64,
+  tenantStorageBytes: 10 * 1024 ** 3,
   streamRecheckMs: 1000,
   lastUsedFlushMs: 30_000,
   maxInputDepth: 32,

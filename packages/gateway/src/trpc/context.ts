@@ -21,18 +21,22 @@ export type GatewayContext = {
   address: string | null;
   /** The WebSocket's stream counter (subscriptions per socket); null over HTTP. */
   socket: StreamSlotOwner | null;
+  /** The HTTP request (it holds a per-key in-flight slot); null on a WebSocket. */
+  request: Request | null;
 };
 
 export function createHttpContext(
   authorization: string | undefined,
   traceparent?: string | undefined,
   address?: string | undefined,
+  request?: Request,
 ): GatewayContext {
   return {
     apiKey: bearerToken(authorization),
     traceparent: traceparent ?? null,
     address: address ?? null,
     socket: null,
+    request: request ?? null,
   };
 }
 
@@ -55,6 +59,7 @@ export function createWsContextFactory(
       traceparent: null,
       address: req.socket.remoteAddress ?? null,
       socket: { streams: 0 },
+      request: null,
     };
   };
 }

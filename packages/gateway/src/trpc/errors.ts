@@ -22,6 +22,7 @@ export function trpcCodeFor(code: ErrorCode): TRPC_ERROR_CODE_KEY {
     case 'ILLEGAL_TRANSITION':
       return 'CONFLICT';
     case 'PAYLOAD_TOO_LARGE':
+    case 'QUOTA_EXCEEDED':
       return 'PAYLOAD_TOO_LARGE';
     case 'RATE_LIMITED':
     case 'RETRY_AFTER':

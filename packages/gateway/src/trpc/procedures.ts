@@ -60,6 +60,7 @@ export function createProcedures(gate: Gatekeeper, maxInputDepth: number) {
       address: ctx.address,
       scope,
       call: { type, transport },
+      request: ctx.request,
     });
     if (!admitted.ok) throw admitted.error;
     const { tenantId, keyId } = admitted.principal;
