@@ -59,6 +59,25 @@ describe('worker logger', () => {
     });
   });
 
+  it('redacts one object down too, and never changes the fields it was given', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'info', destination });
+    const fields = {
+      call: { token: 'tk_1', headers: { cookie: 'c_2', accept: 'json' }, request: { body: 'b_3' } },
+      list: [{ password: 'pw_4' }],
+      plain: 'kept',
+    };
+    const before = JSON.stringify(fields);
+    logger.info('nested', fields);
+    expect(JSON.stringify(fields)).toBe(before);
+    const text = JSON.stringify(lines);
+    for (const secret of ['tk_1', 'c_2', 'b_3']) expect(text).not.toContain(secret);
+    expect(lines[0]).toMatchObject({
+      call: { token: '[redacted]', headers: { cookie: '[redacted]', accept: 'json' } },
+      plain: 'kept',
+    });
+  });
+
   it('honours the level: below it nothing is written and isLevelEnabled says so', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ level: 'warn', destination });

@@ -42,9 +42,10 @@ export interface ClaimedJob {
   from: JobState;
 }
 
-const RUNNING = (served: string, now: string, own: string, limit: string, mine: string) =>
+/** `own` null: lapsed leases only (a plain range on the running rows' lease index). */
+const RUNNING = (served: string, now: string, own: string | null, limit: string, mine: string) =>
   `select id, state, priority, created_at from jobs where state = 'running'
-     and (lease_until <= ${now} or (lease_owner = ${own} and ${mine}))
+     and ${own === null ? `lease_until <= ${now}` : `(lease_until <= ${now} or (lease_owner = ${own} and ${mine}))`}
      and ${served} and attempts < max_attempts order by lease_until limit ${limit}`;
 /**
  * One served (kind, version): walks the queued rows' partial index in claim order (priority, then
@@ -74,6 +75,9 @@ const SQLITE_SERVED =
   'exists (select 1 from json_each(@served) s where s.value ->> 0 = kind and s.value ->> 1 = version)';
 const SQLITE_MINE = 'id not in (select value from json_each(@exclude))';
 const SQLITE_RUNNING = RUNNING(SQLITE_SERVED, '@now', '@own', '@limit', SQLITE_MINE);
+// SQLite plans the OR above as a scan of every running row (each checked against the served
+// list) even when `@own` is null: outside a restart's recovery, the lapsed-only text is used.
+const SQLITE_LAPSED = RUNNING(SQLITE_SERVED, '@now', null, '@limit', '');
 const SQLITE_QUEUED = QUEUED('@kind', '@version', '@now', '@limit');
 const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
   attempt_id = ?, lease_until = ?, lease_owner = ?, updated_at = ?
@@ -130,7 +134,11 @@ export async function claimJobs(
   };
   // Running rows first (lapsed or own), then the served versions' due rows in claim order.
   const pick = () => {
-    const out = prepared(handle, SQLITE_RUNNING).all(params) as Candidate[];
+    const out = (
+      own === null
+        ? prepared(handle, SQLITE_LAPSED).all({ served: params.served, now: at, limit: opts.limit })
+        : prepared(handle, SQLITE_RUNNING).all(params)
+    ) as Candidate[];
     const room = opts.limit - out.length;
     if (room <= 0) return out;
     const queued = opts.versions.flatMap(

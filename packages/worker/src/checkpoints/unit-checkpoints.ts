@@ -62,6 +62,8 @@ export interface UnitCheckpointsOptions {
   onReused?: ((name: string) => void) | undefined;
 }
 
+const UTF8 = new TextEncoder();
+
 export const INLINE_RESULT_LIMIT_BYTES = 64 * 1024;
 export const RESULT_HARD_CAP_BYTES = 1024 * 1024;
 /** The epoch of a job's first attempt (epochs start at 0; opening an attempt adds 1). */
@@ -97,7 +99,9 @@ export function createUnitCheckpoints(opts: UnitCheckpointsOptions): UnitCheckpo
 
   async function store(name: string, value: unknown): Promise<unknown> {
     const json = JSON.stringify({ value } satisfies Stored);
-    const size = new TextEncoder().encode(json).byteLength;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: text that short cannot pass the inline limit,
+    // so it is not encoded just to be measured (every unit result passes here).
+    const size = json.length * 3 <= inlineLimit ? json.length : UTF8.encode(json).byteLength;
     let assetKey: string | null = null;
     if (size > inlineLimit && opts.largeResults) {
       assetKey = await opts.largeResults.put({ jobId: opts.jobId, stepName: name, json });

@@ -8,6 +8,7 @@
 
 import { SluiceError } from '@sluice/contracts';
 import { writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
+import { isoIn, isoNow } from '@sluice/storage/d1';
 import type { Attempt } from '../attempt/attempt.js';
 import type { WorkerLogger } from '../logger.js';
 import { applyWritten, buildWrite, type BuiltWrite, type FinishWrite } from './build-write.js';
@@ -144,7 +145,14 @@ export class AttemptWriter {
       return;
     }
     const now = Date.now();
-    const ctx = { now, leaseMs: this.opts.leaseMs, owner: this.opts.owner };
+    // Formatted once per flush, not per attempt (Date → ISO text showed in the profile).
+    const ctx = {
+      now,
+      leaseMs: this.opts.leaseMs,
+      owner: this.opts.owner,
+      at: isoNow(now),
+      leaseUntil: isoIn(this.opts.leaseMs, now),
+    };
     const built: BuiltWrite[] = batch.map(([a, r]) => build(a, ctx, r.finish));
     try {
       const result = await writeAttempts(

@@ -29,6 +29,9 @@ export interface FinishWrite {
 export interface WriteContext {
   now: number;
   leaseMs: number;
+  /** `now` and `now + leaseMs` as ISO text, when the caller formatted them once for a flush. */
+  at?: string | undefined;
+  leaseUntil?: string | undefined;
   /** The worker id written as the lease owner while the job runs. */
   owner: string;
 }
@@ -41,7 +44,7 @@ export interface BuiltWrite {
 
 export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishWrite): BuiltWrite {
   const { job } = attempt;
-  const at = isoNow(ctx.now);
+  const at = ctx.at ?? isoNow(ctx.now);
   const events: JobEvent[] = [];
   let seq = attempt.fence.lastSeq;
   if (!attempt.runningEventStored) {
@@ -83,7 +86,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     attempts: job.attempts,
     attemptId: job.attemptId,
     // Every write while running is proof of life: it extends the lease.
-    leaseUntil: finish ? null : isoIn(ctx.leaseMs, ctx.now),
+    leaseUntil: finish ? null : (ctx.leaseUntil ?? isoIn(ctx.leaseMs, ctx.now)),
     leaseOwner: finish ? null : ctx.owner,
     ...(finish && finish.output !== undefined ? { output: finish.output } : {}),
     ...(finish && finish.error !== undefined ? { error: finish.error } : {}),
