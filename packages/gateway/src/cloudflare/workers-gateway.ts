@@ -165,7 +165,7 @@ export function createWorkersGateway<R extends JobRegistry>(
     const app = new Hono();
     app.get('/healthz', (c) => c.json({ ok: true }));
     app.get('/readyz', async (c) => {
-      await d1.prepare('select 1').first();
+      await d1.prepare('select 1').all();
       return c.json({ ok: true, runtime: dispatcher.name, versions: Object.keys(workflows) });
     });
     app.use(
