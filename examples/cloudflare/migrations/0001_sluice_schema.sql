@@ -33,13 +33,13 @@ CREATE UNIQUE INDEX schedules_tenant_name on schedules (tenant_id, name)
         where name is not null;
 CREATE INDEX jobs_queued on jobs (kind, version, priority desc, created_at)
         where state = 'queued';
-insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '2026-12-01T13:04:22.588Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '2026-12-01T13:04:22.604Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0003_job_lease', '2026-12-01T13:04:22.606Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0004_events_notify_trigger', '2026-12-01T13:04:22.614Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0005_write_model', '2026-12-01T13:04:22.617Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0006_trace_context', '2026-12-01T13:04:22.620Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0007_key_scopes', '2026-12-01T13:04:22.621Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0008_schedules', '2026-12-01T13:04:22.627Z');
-insert into "kysely_migration" ("name", "timestamp") values ('0009_priority', '2026-12-01T13:04:22.630Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0003_job_lease', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0004_events_notify_trigger', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0005_write_model', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0006_trace_context', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0007_key_scopes', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0008_schedules', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0009_priority', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration_lock" ("id", "is_locked") values ('migration_lock', 0);

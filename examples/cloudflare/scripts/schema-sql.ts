@@ -13,6 +13,8 @@ import { sql } from 'kysely';
 
 const target = fileURLToPath(new URL('../migrations/0001_sluice_schema.sql', import.meta.url));
 
+const EPOCH = '1970-01-01T00:00:00.000Z';
+
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
@@ -33,7 +35,9 @@ export async function schemaSql(): Promise<string> {
       const rows = await sql<Record<string, unknown>>`select * from ${sql.table(o.name)}`.execute(
         database.db,
       );
-      for (const row of rows.rows) {
+      for (const raw of rows.rows) {
+        // The migrator's own clock: fixed, so the dump is the same on every run.
+        const row = o.name === 'kysely_migration' ? { ...raw, timestamp: EPOCH } : raw;
         const cols = Object.keys(row);
         lines.push(
           `insert into "${o.name}" (${cols.map((c) => `"${c}"`).join(', ')}) values (${cols

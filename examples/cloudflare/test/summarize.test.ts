@@ -33,7 +33,7 @@ it('runs demo.summarize under wrangler dev and answers the typed client', async 
     expect(seen).toContain('progress');
     expect(seen.at(-1)).toBe('state:succeeded');
     const result = await job.result();
-    expect(result.words).toBe(12);
+    expect(result.words).toBe(11);
     expect(result.summary).toContain('Workers run this.');
   } finally {
     await client.close();
