@@ -39,6 +39,7 @@ async function testRoute(url: URL, env: Env): Promise<Response | undefined> {
       jobs: await count('jobs'),
       events: await count('job_events'),
       outbox: await count('outbox'),
+      schedules: await count('schedules'),
     });
   }
   if (url.pathname === '/__test/instance') {

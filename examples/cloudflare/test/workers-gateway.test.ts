@@ -86,6 +86,10 @@ describe('the Workers gateway under workerd', () => {
     await expect(
       acme.submit('demo.summarize', { text: 'First.' }, { priority: 5 }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    // a feature this gateway cannot honour (no scheduler on Workers) is refused, typed
+    await expect(
+      acme.schedules.create('demo.summarize', { text: 'Tick.' }, { cron: '* * * * *' }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/Workers/) });
     expect(await rows()).toEqual(before);
   }, 60_000);
 
