@@ -5,6 +5,9 @@ import { expect, it } from 'vitest';
 import { schemaSql } from '../scripts/schema-sql.js';
 
 it('the committed D1 schema is the dump of the current migration set', async () => {
-  const committed = readFileSync(new URL('../migrations/0001_sluice_schema.sql', import.meta.url), 'utf8');
+  const committed = readFileSync(
+    new URL('../migrations/0001_sluice_schema.sql', import.meta.url),
+    'utf8',
+  );
   expect(committed).toBe(await schemaSql());
 });

@@ -28,7 +28,9 @@ it('runs demo.summarize under wrangler dev and answers the typed client', async 
     const job = await client.submit('demo.summarize', { text });
     const seen: string[] = [];
     for await (const event of job.watch()) {
-      seen.push(event.type === 'progress' ? 'progress' : `${event.type}:${'to' in event ? event.to : ''}`);
+      seen.push(
+        event.type === 'progress' ? 'progress' : `${event.type}:${'to' in event ? event.to : ''}`,
+      );
     }
     expect(seen).toContain('progress');
     expect(seen.at(-1)).toBe('state:succeeded');

@@ -27,7 +27,9 @@ const gateway = createWorkersGateway({
 });
 
 interface Env {
-  DB: { prepare(sql: string): { bind(...v: unknown[]): { all(): Promise<{ results: unknown[] }> } } };
+  DB: {
+    prepare(sql: string): { bind(...v: unknown[]): { all(): Promise<{ results: unknown[] }> } };
+  };
   WF_V1: { get(id: string): Promise<{ status(): Promise<{ status: string }> }> };
 }
 

@@ -36,8 +36,21 @@ export async function startWranglerDev(config = 'wrangler.jsonc'): Promise<Wrang
   const port = await freePort();
   const child: ChildProcess = spawn(
     'npx',
-    ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--config', config,
-      '--persist-to', persistTo, '--inspector-port', String(await freePort()), '--show-interactive-dev-session=false'],
+    [
+      'wrangler',
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--config',
+      config,
+      '--persist-to',
+      persistTo,
+      '--inspector-port',
+      String(await freePort()),
+      '--show-interactive-dev-session=false',
+    ],
     {
       cwd: EXAMPLE_DIR,
       env: {
@@ -73,7 +86,7 @@ export async function startWranglerDev(config = 'wrangler.jsonc'): Promise<Wrang
     );
   } catch (error) {
     await stop();
-    throw new Error(`${String(error)}\n${output.slice(-4000)}`);
+    throw new Error(`${String(error)}\n${output.slice(-4000)}`, { cause: error });
   }
   return {
     url,

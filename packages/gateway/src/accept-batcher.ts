@@ -203,7 +203,8 @@ export function createAcceptBatcher(
   dispatch: DispatchPath,
   opts: AcceptBatchOptions = {},
 ): AcceptBatcher {
-  if (!database.capabilities.interactiveTransactions) return createStatementAcceptor(database, dispatch);
+  if (!database.capabilities.interactiveTransactions)
+    return createStatementAcceptor(database, dispatch);
   const maxBatch = opts.maxBatch ?? 256;
   const maxInFlight = opts.maxInFlight ?? 1;
   let pending: Waiting[] = [];

@@ -60,4 +60,3 @@ function write(key: string, input: unknown): string | undefined {
 export function canonicalJson(value: unknown): string {
   return write('', value) as string;
 }
-

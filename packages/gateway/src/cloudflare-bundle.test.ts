@@ -29,7 +29,12 @@ async function bundle(entry: string) {
   const imports = Object.values(result.metafile.inputs).flatMap((i) =>
     i.imports.map((m) => m.path),
   );
-  return { inputs, imports, text: result.outputFiles[0]?.text ?? '', bytes: result.outputFiles[0]?.contents.length ?? 0 };
+  return {
+    inputs,
+    imports,
+    text: result.outputFiles[0]?.text ?? '',
+    bytes: result.outputFiles[0]?.contents.length ?? 0,
+  };
 }
 
 describe('the Workers gateway entry bundles without Node', () => {

@@ -41,10 +41,7 @@ const REFUSED: Readonly<Record<string, WorkersGatewayFeature>> = {
 };
 
 /** The typed refusal of a procedure this gateway cannot honour, or undefined. */
-export function refusedOnWorkers(
-  path: string,
-  has: { blobs: boolean },
-): SluiceError | undefined {
+export function refusedOnWorkers(path: string, has: { blobs: boolean }): SluiceError | undefined {
   const feature = Object.hasOwn(REFUSED, path)
     ? REFUSED[path]
     : path === 'files.delete' && !has.blobs

@@ -103,7 +103,9 @@ describe('createWorkflowsDispatcher', () => {
     const job = await getJobById(database.db, p?.jobId as string);
     expect(job?.state).toBe('dead_lettered');
     expect(job?.reason).toBe('VERSION_NOT_ROUTABLE');
-    expect(sent).toEqual([expect.objectContaining({ jobId: p?.jobId, reason: 'VERSION_NOT_ROUTABLE' })]);
+    expect(sent).toEqual([
+      expect.objectContaining({ jobId: p?.jobId, reason: 'VERSION_NOT_ROUTABLE' }),
+    ]);
     expect(await dispatcher.servedVersions?.('demo.k')).toEqual(['v1']);
   });
 

@@ -89,9 +89,11 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
           logJobStates(deps.logger, [r.event], r.job);
           // The runtime stops the run (Workflows: terminate the instance). The cancel is already
           // stored, so a run that outlives a failed stop has its next fenced write refused.
-          await deps.stopRun?.({ id: job.id, version: job.version }).catch((error: unknown) =>
-            deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-          );
+          await deps
+            .stopRun?.({ id: job.id, version: job.version })
+            .catch((error: unknown) =>
+              deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
+            );
           return { id: job.id, state: r.job.state };
         }
         // It moved meanwhile (a worker finished it, another cancel won).

@@ -85,7 +85,8 @@ export async function liveApiKeyIds(
       .select(['id', 'revoked_at', 'expires_at'])
       .where('id', 'in', chunk)
       .execute();
-    for (const r of rows) if (r.revoked_at === null && !keyExpired(r.expires_at, now)) live.add(r.id);
+    for (const r of rows)
+      if (r.revoked_at === null && !keyExpired(r.expires_at, now)) live.add(r.id);
   }
   return live;
 }
