@@ -33,7 +33,15 @@ interface Env {
   WF_V1: { get(id: string): Promise<{ status(): Promise<{ status: string }> }> };
 }
 
+/** The envs this isolate has served: the gateway keeps one instance per env (its rate buckets, caches). */
+const envs = new WeakSet<object>();
+
 async function testRoute(url: URL, env: Env): Promise<Response | undefined> {
+  if (url.pathname === '/__test/env-seen') {
+    const seen = envs.has(env);
+    envs.add(env);
+    return Response.json({ seen });
+  }
   if (url.pathname === '/__test/rows') {
     const count = async (table: string) =>
       (await env.DB.prepare(`select count(*) as n from ${table}`).bind().all()).results[0];

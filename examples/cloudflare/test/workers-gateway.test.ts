@@ -38,6 +38,12 @@ afterAll(async () => {
 });
 
 describe('the Workers gateway under workerd', () => {
+  it('every request of an isolate gets the same env, so one gateway serves them all', async () => {
+    await fetch(`${dev.url}/__test/env-seen`);
+    const second = (await (await fetch(`${dev.url}/__test/env-seen`)).json()) as { seen: boolean };
+    expect(second.seen).toBe(true);
+  });
+
   it('submit → Workflow → SSE sees progress, then the terminal event, in order → result', async () => {
     const job = await acme.submit('demo.summarize', { text: sentences(3) });
     expect(job.id).toMatch(/^v1-/);

@@ -163,6 +163,8 @@ export function createWorkersGateway<R extends JobRegistry>(
       (path) => refusedOnWorkers(path, { blobs: blobs !== undefined }),
     );
     const app = new Hono();
+    // Per-key HTTP requests in flight, as on Node (an open SSE stream counts as a subscription).
+    app.use('*', gate.requests.middleware);
     app.get('/healthz', (c) => c.json({ ok: true }));
     app.get('/readyz', async (c) => {
       await d1.prepare('select 1').all();
@@ -184,6 +186,7 @@ export function createWorkersGateway<R extends JobRegistry>(
             c.req.header('authorization'),
             c.req.header('traceparent'),
             c.req.header('cf-connecting-ip'),
+            c.req.raw,
           ) satisfies GatewayContext,
         onError: ({ error, path }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR') {
