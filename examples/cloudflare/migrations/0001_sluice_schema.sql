@@ -33,6 +33,7 @@ CREATE UNIQUE INDEX schedules_tenant_name on schedules (tenant_id, name)
         where name is not null;
 CREATE INDEX jobs_queued on jobs (kind, version, priority desc, created_at)
         where state = 'queued';
+CREATE INDEX "assets_tenant" on "assets" ("tenant_id", "size");
 insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0003_job_lease', '1970-01-01T00:00:00.000Z');
@@ -42,4 +43,5 @@ insert into "kysely_migration" ("name", "timestamp") values ('0006_trace_context
 insert into "kysely_migration" ("name", "timestamp") values ('0007_key_scopes', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0008_schedules', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0009_priority', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0014_assets_tenant', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration_lock" ("id", "is_locked") values ('migration_lock', 0);
