@@ -9,5 +9,7 @@ it('the committed D1 schema is the dump of the current migration set', async () 
     new URL('../migrations/0001_sluice_schema.sql', import.meta.url),
     'utf8',
   );
-  expect(committed).toBe(await schemaSql());
+  expect(committed, 'stale: run npm run schema -w @sluice/example-cloudflare').toBe(
+    await schemaSql(),
+  );
 });
