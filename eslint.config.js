@@ -11,6 +11,7 @@ export default tseslint.config(
       '**/dist/**',
       '**/coverage/**',
       '**/.stryker-tmp/**',
+      '**/.wrangler/**',
       '**/reports/**',
       'bench/results/**',
       '**/*.d.ts',

@@ -1,10 +1,14 @@
-// The demo's worker code: one unit per sentence, progress per unit.
-import { defineHandler } from '@sluice/worker';
+// The demo's worker code: one unit per sentence, progress per unit. Runtime-neutral (the core
+// entry, no Node global at load), so examples/cloudflare runs it unchanged as a Workflow.
+import { defineHandler } from '@sluice/worker/core';
 import { summarize } from './jobs.js';
 import { countWords, shorten, splitSentences } from './summarize-text.js';
 
 /** Pretend each sentence is a slow, paid call, so watching live shows something. */
-const UNIT_DELAY_MS = Number(process.env.DEMO_UNIT_DELAY_MS ?? 300);
+const UNIT_DELAY_MS = Number(
+  (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env
+    .DEMO_UNIT_DELAY_MS ?? 300,
+);
 /** Units finished so far, per attempt (units may run in parallel). */
 const finished = new WeakMap<AbortSignal, number>();
 

@@ -24,7 +24,12 @@ import {
 } from './download.js';
 import { createJobHandle } from './job-handle.js';
 import { mutate, query } from './rpc.js';
-import { createTransport, type ApiKey, type WebSocketClass } from './transport.js';
+import {
+  createTransport,
+  type ApiKey,
+  type EventSourceClass,
+  type WebSocketClass,
+} from './transport.js';
 import type {
   FeedEvent,
   JobHandle,
@@ -50,6 +55,16 @@ export interface SluiceClientOptions {
    * `WebSocket` from the `ws` package (`import { WebSocket } from 'ws'`).
    */
   WebSocket?: WebSocketClass | undefined;
+  /**
+   * How subscriptions travel: `'websocket'` (default) or `'sse'` (Server-Sent Events over HTTP;
+   * the only way on the Workers gateway). With SSE, `onReconnect` never fires.
+   */
+  subscriptions?: 'websocket' | 'sse' | undefined;
+  /**
+   * The EventSource class for `subscriptions: 'sse'`: one that accepts `{ fetch }` in its options
+   * (`import { EventSource } from 'eventsource'`), so the key goes in a header.
+   */
+  EventSource?: EventSourceClass | undefined;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Backoff of WebSocket reconnects and watch resubscriptions. */

@@ -25,7 +25,7 @@ export type {
 export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
 export type { AssetView, ScheduleListResult, ScheduleView } from '@sluice/contracts/wire';
-export type { ApiKey, WebSocketClass } from './transport.js';
+export type { ApiKey, EventSourceClass, WebSocketClass } from './transport.js';
 export {
   JobCancelledError,
   JobDeadLetteredError,

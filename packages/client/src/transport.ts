@@ -1,5 +1,5 @@
-// The wire: tRPC's untyped client over HTTP batching (queries, mutations) and a WebSocket
-// (subscriptions), split by operation type. Types come from the registry, never from the
+// The wire: tRPC's untyped client over HTTP batching (queries, mutations) and a WebSocket or
+// Server-Sent Events (subscriptions), split by operation type. Types come from the registry, never from the
 // gateway's router, so the untyped client is all we need (STACK.md).
 
 import {
@@ -7,6 +7,7 @@ import {
   createWSClient,
   httpBatchLink,
   httpLink,
+  httpSubscriptionLink,
   splitLink,
   wsLink,
   type TRPCLink,
@@ -22,9 +23,19 @@ type FetchFn = typeof globalThis.fetch;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- `ws` and DOM classes differ in detail
 export type WebSocketClass = new (url: string, protocols?: string | string[]) => any;
 
+/**
+ * An `EventSource` class that takes a `fetch` in its options (the `eventsource` package's), so
+ * the API key travels in the Authorization header, never in the URL.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the package's and DOM classes differ in detail
+export type EventSourceClass = new (url: string, init?: any) => any;
+
 export interface TransportOptions {
   url: string;
   apiKey: ApiKey;
+  /** How subscriptions travel: a WebSocket (default) or SSE (the Workers gateway has only SSE). */
+  subscriptions?: 'websocket' | 'sse' | undefined;
+  EventSource?: EventSourceClass | undefined;
   WebSocket?: WebSocketClass | undefined;
   fetch?: FetchFn | undefined;
   reconnect?: ReconnectOptions | undefined;
@@ -97,12 +108,30 @@ export function createTransport(options: TransportOptions): Transport {
     let link: ReturnType<TRPCLink<AnyRouter>> | undefined;
     return (op) => (link ??= wsLink({ client: getWsClient() })(runtime))(op);
   };
+  const sse = options.subscriptions === 'sse';
+  const EventSourceImpl: EventSourceClass | undefined =
+    options.EventSource ?? (globalThis as { EventSource?: EventSourceClass }).EventSource;
+  const sseLink: TRPCLink<AnyRouter> = httpSubscriptionLink({
+    url: urls.trpc,
+    EventSource: EventSourceImpl as typeof globalThis.EventSource,
+    // The key goes in a header through the EventSource's own fetch, read fresh per subscription.
+    eventSourceOptions: async () => {
+      const header = await authorization();
+      return {
+        fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+          fetchImpl(input, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), authorization: header },
+          }),
+      } as EventSourceInit;
+    },
+  });
 
   const trpc = createTRPCUntypedClient<AnyRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: lazyWsLink,
+        true: sse ? sseLink : lazyWsLink,
         // A call with a trace context (a submit) goes alone: `traceparent` is one per request.
         false: splitLink({
           condition: (op) => typeof op.context.traceparent === 'string',
@@ -135,6 +164,15 @@ export function createTransport(options: TransportOptions): Transport {
       return () => openListeners.delete(listener);
     },
     assertWebSocket() {
+      if (sse) {
+        if (!EventSourceImpl) {
+          throw new SluiceError(
+            'INVALID_CONFIG',
+            'no EventSource class: pass `EventSource` from the `eventsource` package to createSluiceClient',
+          );
+        }
+        return;
+      }
       if (!WebSocketImpl) {
         throw new SluiceError(
           'INVALID_CONFIG',

@@ -17,6 +17,7 @@ import {
   type SubmitResult,
 } from '@sluice/contracts';
 import {
+  acceptJobs,
   attachFiles,
   findByIdempotencyKey,
   findByIdempotencyKeys,
@@ -24,10 +25,11 @@ import {
   insertAcceptedJobs,
   ownedFileRefs,
   type AcceptedJob,
+  type AcceptedWrite,
   type Db,
   type SluiceDatabase,
   type StoredEvent,
-} from '@sluice/storage';
+} from '@sluice/storage/portable';
 import type { DispatchPath } from './dispatch.js';
 
 export interface AcceptItem {
@@ -89,11 +91,15 @@ function compareRefs(a: string | undefined, b: string | undefined): number {
   return a < b ? -1 : 1;
 }
 
+/** Writes the accepted jobs with their events: inside the batch transaction, or atomically alone. */
+type InsertJobs = (tx: Db, jobs: readonly AcceptedJob[]) => Promise<AcceptedWrite>;
+
 /** One transaction for the whole batch; an answer per item (in order). Throws if it failed. */
 async function writeBatch(
   tx: Db,
   items: readonly AcceptItem[],
   dispatch: DispatchPath,
+  insert: InsertJobs = insertAcceptedJobs,
 ): Promise<AcceptAnswer[]> {
   const answers = new Array<AcceptAnswer | undefined>(items.length);
   const jobs = items.map((i) => i.job);
@@ -137,7 +143,7 @@ async function writeBatch(
     .sort((a, b) =>
       compareRefs(refOf(jobs[a] as AcceptItem['job']), refOf(jobs[b] as AcceptItem['job'])),
     );
-  const written = await insertAcceptedJobs(
+  const written = await insert(
     tx,
     fresh.map((i) => jobs[i] as AcceptedJob),
   );
@@ -197,6 +203,8 @@ export function createAcceptBatcher(
   dispatch: DispatchPath,
   opts: AcceptBatchOptions = {},
 ): AcceptBatcher {
+  if (!database.capabilities.interactiveTransactions)
+    return createStatementAcceptor(database, dispatch);
   const maxBatch = opts.maxBatch ?? 256;
   const maxInFlight = opts.maxInFlight ?? 1;
   let pending: Waiting[] = [];
@@ -273,5 +281,27 @@ export function createAcceptBatcher(
         await Promise.all([...running]);
       }
     },
+  };
+}
+
+/**
+ * Accepts on a database without interactive transactions (D1): one request at a time, never
+ * batched across requests (a Worker must not await I/O another request started). The reads
+ * (files, idempotency) come first; the jobs and their events land in ONE atomic `batch()`
+ * (`acceptJobs`), whose `on conflict do nothing` turns a key stored meanwhile into a duplicate.
+ * A rejected request writes nothing: every check that can reject runs before that batch.
+ */
+function createStatementAcceptor(database: SluiceDatabase, dispatch: DispatchPath): AcceptBatcher {
+  const insert: InsertJobs = (_db, jobs) => acceptJobs(database, jobs);
+  return {
+    async accept(item) {
+      try {
+        const [answer] = await writeBatch(database.db, [item], dispatch, insert);
+        return answer as AcceptAnswer;
+      } catch (error) {
+        return { ok: false, error };
+      }
+    },
+    flush: async () => {},
   };
 }

@@ -1,7 +1,7 @@
 import { getJobById, heartbeatServed, listEvents, removeServed } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { canonicalJson, inputHash } from './accept.js';
+import { canonicalJson, inputHash } from './input-hash.js';
 import { errorOf, startGateway, type GatewayFixture } from './testing/fixture.js';
 
 it('hashes inputs canonically: key order does not matter, values do', () => {

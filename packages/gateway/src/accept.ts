@@ -17,10 +17,9 @@ import {
   type RuntimeCapabilities,
   type SubmitResult,
 } from '@sluice/contracts';
-import type { SluiceDatabase } from '@sluice/storage';
+import type { SluiceDatabase } from '@sluice/storage/portable';
 import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.js';
 import type { DispatchPath } from './dispatch.js';
-import { inputHash, pooledRandomBytes } from './input-hash.js';
 import type { EventHub } from './events/event-hub.js';
 import { logJobStates } from './log-job-states.js';
 import { startAcceptTrace } from './tracing.js';
@@ -42,13 +41,27 @@ export interface SubmitRequest {
   priority?: number | undefined;
 }
 
+/** The figures the accept path moves (a prom-client registry on Node, plain fields on Workers). */
+export type AcceptMetrics = Pick<
+  GatewayMetrics,
+  'submits' | 'duplicates' | 'unroutable' | 'observeAccept'
+>;
+
+/** Hashing and randomness of the accept path: node:crypto (input-hash.ts) or WebCrypto. */
+export interface AcceptCrypto {
+  /** sha256 (hex) of the canonical JSON of `{ input, fileIds }` (the idempotency fingerprint). */
+  inputHash(input: unknown, fileIds: readonly string[]): string | Promise<string>;
+  randomBytes(length: number): Uint8Array;
+}
+
 export interface AcceptDeps {
   jobs: JobRegistry;
+  crypto: AcceptCrypto;
   database: SluiceDatabase;
   dispatch: DispatchPath;
   served: ServedVersionCheck;
   hub: EventHub;
-  metrics: GatewayMetrics;
+  metrics: AcceptMetrics;
   /** Per-kind override of `versions.rolloutPercent`. */
   rollout?: Readonly<Record<string, number>> | undefined;
   /** Spans of the accept path (default: the global provider's, when one is registered). */
@@ -62,8 +75,6 @@ export interface AcceptDeps {
   /** Told the due time of every job written `scheduled` (wakes the due-job scheduler early). */
   onScheduled?: ((dueAt: number) => void) | undefined;
 }
-
-export { canonicalJson, inputHash } from './input-hash.js';
 
 export interface Acceptor {
   /** `traceparent`: the caller's W3C trace context (ignored when invalid). */
@@ -109,7 +120,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       rollout.next === undefined || !rollout.rolloutPercent
         ? rollout.current
         : chooseVersion(`${tenantId}\u0000${request.kind}\u0000${key ?? randomToken()}`, rollout);
-    const id = formatJobId(version, pooledRandomBytes);
+    const id = formatJobId(version, (n) => deps.crypto.randomBytes(n));
     const route = await deps.served(request.kind, version, id);
     const answer = await batcher.accept({
       job: {
@@ -118,7 +129,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         kind: request.kind,
         version,
         input: request.input,
-        inputHash: inputHash(request.input, fileIds),
+        inputHash: await deps.crypto.inputHash(request.input, fileIds),
         idempotencyKey: key,
         fileIds,
         maxAttempts: def.maxAttempts,

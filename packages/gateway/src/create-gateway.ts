@@ -10,6 +10,7 @@ import type { SluiceDatabase } from '@sluice/storage';
 import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
+import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
 import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
@@ -105,6 +106,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     ...options.scheduler,
   });
   const accept = createAcceptor({
+    crypto: NODE_ACCEPT_CRYPTO,
     jobs: options.jobs,
     database,
     dispatch,

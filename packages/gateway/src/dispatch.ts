@@ -6,7 +6,12 @@
 // reconciler. Both halves take lists, so callers can batch.
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
-import { addToOutbox, type Db, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
+import {
+  addToOutbox,
+  type Db,
+  type SluiceDatabase,
+  type StoredEvent,
+} from '@sluice/storage/portable';
 import { createDispatchBatcher, type DispatchBatchOptions } from './dispatch-batcher.js';
 
 export interface DispatchPath {

@@ -3,7 +3,7 @@
 // output schema would let through.
 
 import type { FileView, JobResult, JobView } from '@sluice/contracts';
-import type { FileRow, JobRow } from '@sluice/storage';
+import type { FileRow, JobRow } from '@sluice/storage/portable';
 
 export function toJobView(job: JobRow): JobView {
   return {

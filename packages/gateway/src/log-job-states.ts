@@ -2,7 +2,7 @@
 // submit, cancelled), in the shape the worker writes its own (contracts `jobStateFields`).
 
 import { jobStateFields } from '@sluice/contracts';
-import type { StoredEvent } from '@sluice/storage';
+import type { StoredEvent } from '@sluice/storage/portable';
 import type { GatewayLogger } from './logger.js';
 
 export function logJobStates(

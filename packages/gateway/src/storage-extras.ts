@@ -1,7 +1,7 @@
 // Small queries the gateway needs that @sluice/storage does not have yet (candidates to move
 // there).
 
-import type { Db, FileRow } from '@sluice/storage';
+import type { Db, FileRow } from '@sluice/storage/portable';
 
 /**
  * Deletes an upload only if it is still expired: an accept that attached it a moment ago (and

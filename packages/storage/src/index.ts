@@ -41,3 +41,4 @@ export * from './blobs/r2-blob-store.js';
 export * from './repos/assets-single.js';
 export * from './blobs/asset-key-web.js';
 export * from './require-optional.js';
+export * from './repos/api-keys-web.js';

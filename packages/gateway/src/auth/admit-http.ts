@@ -8,7 +8,7 @@
 
 import type { ApiKeyScope } from '@sluice/contracts';
 import type { Context } from 'hono';
-import { bearerToken, type Principal } from './api-key-auth.js';
+import { bearerToken, type Principal } from './key-cache.js';
 import type { Gatekeeper } from './gatekeeper.js';
 
 const STATUS = { UNAUTHORIZED: 401, FORBIDDEN: 403, RATE_LIMITED: 429 } as const;

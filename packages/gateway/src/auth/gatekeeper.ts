@@ -12,13 +12,13 @@
 //   if (!admitted.ok) throw admitted.error;          // a SluiceError: UNAUTHORIZED, FORBIDDEN, RATE_LIMITED
 
 import { SluiceError, type ApiKeyScope } from '@sluice/contracts';
-import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage';
+import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage/portable';
 import { DEFAULT_GATEWAY_HOOKS, type GatewayHooks, type Transport } from '../hooks.js';
 import type { Limits } from '../limits/limits.js';
 import { createTokenBuckets } from '../limits/token-bucket.js';
 import { createRequestSlots, type RequestSlots } from './request-slots.js';
 import type { GatewayLogger } from '../logger.js';
-import { isExpired, type ApiKeyAuth, type Principal } from './api-key-auth.js';
+import { isExpired, type ApiKeyAuth, type Principal } from './key-cache.js';
 
 export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';
 
@@ -64,12 +64,26 @@ export interface Gatekeeper {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `fn` every `ms` until the returned stop function is called. Node: an unref'd interval
+ * (the default). Workers have no background timers: the Workers gateway passes a clock that runs
+ * what is due after each request (cloudflare/request-clock.ts).
+ */
+export type Every = (ms: number, fn: () => void | Promise<void>) => () => void;
+
+export const nodeEvery: Every = (ms, fn) => {
+  const timer = setInterval(() => void fn(), ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
 interface Deps {
   db: Db;
   auth: ApiKeyAuth;
   limits: Limits;
   logger: GatewayLogger;
   hooks?: GatewayHooks;
+  every?: Every;
 }
 
 export function rateLimited(retryAfterMs: number, what: string): SluiceError {
@@ -194,22 +208,21 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     await touchApiKeys(deps.db, ids);
   }
 
+  const schedule = deps.every ?? nodeEvery;
   const every = (ms: number, what: string, fn: () => Promise<void>) => {
     let running = false;
-    const timer = setInterval(() => {
+    return schedule(ms, () => {
       if (running) return;
       running = true;
-      fn()
+      return fn()
         .catch((error: unknown) => deps.logger.error(what, { error }))
         .finally(() => (running = false));
-    }, ms);
-    timer.unref();
-    return timer;
+    });
   };
-  const recheckTimer = every(limits.streamRecheckMs, 'stream key re-check failed', async () => {
+  const stopRecheck = every(limits.streamRecheckMs, 'stream key re-check failed', async () => {
     if (streams.size > 0) await recheckStreams();
   });
-  const flushTimer = every(limits.lastUsedFlushMs, 'last_used_at write failed', flushUsed);
+  const stopFlush = every(limits.lastUsedFlushMs, 'last_used_at write failed', flushUsed);
 
   return {
     admit,
@@ -218,8 +231,8 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     requests,
     streamCount: () => [...streams.values()].reduce((n, s) => n + s.size, 0),
     async close() {
-      clearInterval(recheckTimer);
-      clearInterval(flushTimer);
+      stopRecheck();
+      stopFlush();
       await flushUsed().catch((error: unknown) =>
         deps.logger.error('last_used_at write failed', { error }),
       );

@@ -3,7 +3,7 @@
 // checkpoints (large step results) are assets too, but internal: never listed nor served.
 
 import { FILES_PATH, JOBS_PATH, type AssetView } from '@sluice/contracts';
-import { assetsForJob, getFile, getJob, type AssetRow, type Db } from '@sluice/storage';
+import { assetsForJob, getFile, getJob, type AssetRow, type Db } from '@sluice/storage/portable';
 
 /** One downloadable thing: where its bytes are and how to describe them. */
 export interface Downloadable {

@@ -3,7 +3,7 @@
 // content's sha256, so it is the same whichever store or gateway answers.
 
 import { isSluiceError } from '@sluice/contracts';
-import type { BlobStore } from '@sluice/storage';
+import type { BlobStore } from '@sluice/storage/portable';
 import { decideRange } from './byte-range.js';
 import type { Downloadable } from './downloadables.js';
 

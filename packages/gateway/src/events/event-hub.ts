@@ -6,7 +6,7 @@
 // When the tailer (re)connects it may have missed events: subscribers are told to `resync`
 // (backfill from the database after their last sequence number).
 
-import type { StoredEvent } from '@sluice/storage';
+import type { StoredEvent } from '@sluice/storage/portable';
 
 export interface HubSubscriber {
   onEvent(event: StoredEvent): void;

@@ -5,7 +5,7 @@
 // ends after a terminal state event. No duplicate, no gap, across any number of reconnects.
 
 import { eventState, isTerminalState, type JobEvent } from '@sluice/contracts';
-import { getJob, listEvents, type Db, type JobRow } from '@sluice/storage';
+import { getJob, listEvents, type Db, type JobRow } from '@sluice/storage/portable';
 import { tracked, type TrackedEnvelope } from '@trpc/server';
 import { fail } from '../trpc/errors.js';
 import type { EventHub } from './event-hub.js';

@@ -4,7 +4,7 @@
 // no state filter).
 
 import { eventState, type FeedItem, type JobState } from '@sluice/contracts';
-import type { StoredEvent } from '@sluice/storage';
+import type { StoredEvent } from '@sluice/storage/portable';
 import type { EventHub } from './event-hub.js';
 import { createSubscriberQueue, RESYNC, STOP } from './subscriber-queue.js';
 

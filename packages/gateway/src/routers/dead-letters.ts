@@ -10,7 +10,7 @@ import {
   SluiceError,
   type MessagePointer,
 } from '@sluice/contracts';
-import { getJob, listJobs, transitionJob } from '@sluice/storage';
+import { getJob, listJobs, transitionJob } from '@sluice/storage/portable';
 import { toJobView } from '../job-view.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';

@@ -1,7 +1,7 @@
 // What the routers need, built once by `createGateway`.
 
 import type { JobRegistry } from '@sluice/contracts';
-import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage/portable';
 import type { Acceptor } from '../accept.js';
 import type { DispatchPath } from '../dispatch.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
@@ -20,4 +20,9 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   signer: UrlSigner;
   /** A schedule's next tick was set here: wakes the due-job scheduler by then. */
   onScheduleTick?: ((at: number) => void) | undefined;
+  /**
+   * Stops the run of a job just cancelled, for runtimes whose runs do not watch the job row
+   * themselves (Workflows: terminate the instance). Absent: the worker sees the cancel.
+   */
+  stopRun?: ((job: { id: string; version: string }) => Promise<void>) | undefined;
 }

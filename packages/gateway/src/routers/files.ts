@@ -2,7 +2,7 @@
 // (`POST /v1/uploads`, uploads.ts): tRPC would buffer the body.
 
 import { FileIdInput, FileView, SluiceError } from '@sluice/contracts';
-import { deleteFile, getFile, listFiles } from '@sluice/storage';
+import { deleteFile, getFile, listFiles } from '@sluice/storage/portable';
 import { z } from 'zod';
 import { toFileView } from '../job-view.js';
 import type { Procedures } from '../trpc/procedures.js';

@@ -3,7 +3,7 @@
 
 import type { JobRegistry } from '@sluice/contracts';
 import type { Gatekeeper } from '../auth/gatekeeper.js';
-import { createProcedures } from '../trpc/procedures.js';
+import { createProcedures, type RefuseProcedure } from '../trpc/procedures.js';
 import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
 import { createFilesRouter } from './files.js';
@@ -15,8 +15,9 @@ export function createAppRouter<R extends JobRegistry>(
   deps: RouterDeps<R>,
   gate: Gatekeeper,
   maxInputDepth: number,
+  refuse?: RefuseProcedure,
 ) {
-  const p = createProcedures(gate, maxInputDepth);
+  const p = createProcedures(gate, maxInputDepth, refuse);
   return p.router({
     jobs: createJobsRouter(p, deps),
     files: createFilesRouter(p, deps),

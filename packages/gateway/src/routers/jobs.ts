@@ -19,7 +19,7 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import { getJob, listJobs, transitionJob } from '@sluice/storage';
+import { getJob, listJobs, transitionJob } from '@sluice/storage/portable';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -80,12 +80,20 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         if (job.state === 'cancelled') return { id: job.id, state: job.state };
         const legal = transition(job.state, 'cancel');
         if (!legal.ok) throw new SluiceError('CONFLICT', legal.error.message);
-        const r = await database.transaction((tx) =>
-          transitionJob(tx, { id: job.id, event: 'cancel' }),
-        );
+        // One conditional statement either way; D1 has no interactive transaction to wrap it.
+        const r = database.capabilities.interactiveTransactions
+          ? await database.transaction((tx) => transitionJob(tx, { id: job.id, event: 'cancel' }))
+          : await transitionJob(db, { id: job.id, event: 'cancel' });
         if (r.ok) {
           hub.publish([r.event]);
           logJobStates(deps.logger, [r.event], r.job);
+          // The runtime stops the run (Workflows: terminate the instance). The cancel is already
+          // stored, so a run that outlives a failed stop has its next fenced write refused.
+          await deps
+            .stopRun?.({ id: job.id, version: job.version })
+            .catch((error: unknown) =>
+              deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
+            );
           return { id: job.id, state: r.job.state };
         }
         // It moved meanwhile (a worker finished it, another cancel won).

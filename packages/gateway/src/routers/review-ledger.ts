@@ -5,7 +5,7 @@
 // reused, a pollable call with a recorded external id is polled, a retry-safe call resends
 // with its key — none of those need (or get) an authorisation.
 
-import type { LedgerRow } from '@sluice/storage';
+import type { LedgerRow } from '@sluice/storage/portable';
 
 const IN_DOUBT = new Set(['pending', 'server_error', 'timeout', 'connection_dropped']);
 

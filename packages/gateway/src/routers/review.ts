@@ -25,7 +25,7 @@ import {
   listJobs,
   transitionJob,
   type JobRow,
-} from '@sluice/storage';
+} from '@sluice/storage/portable';
 import { z } from 'zod';
 import { toJobView } from '../job-view.js';
 import type { Procedures } from '../trpc/procedures.js';

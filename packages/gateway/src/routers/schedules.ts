@@ -23,7 +23,7 @@ import {
   listSchedules,
   setSchedulePaused,
   type ScheduleRow,
-} from '@sluice/storage';
+} from '@sluice/storage/portable';
 import type { z } from 'zod';
 import type { Procedures } from '../trpc/procedures.js';
 import { checkCron, nextTick } from '../scheduling/cron.js';

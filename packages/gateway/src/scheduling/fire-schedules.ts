@@ -10,7 +10,7 @@ import {
   dueSchedules,
   nextScheduleTick,
   type Db,
-} from '@sluice/storage';
+} from '@sluice/storage/portable';
 import type { SubmitRequest } from '../accept.js';
 import { nextTick, ticksOwed } from './cron.js';
 

@@ -7,6 +7,7 @@ import { EMBEDDED_CAPABILITIES } from '@sluice/contracts';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { NODE_ACCEPT_CRYPTO } from '../input-hash.js';
 import { createAcceptor } from '../accept.js';
 import { createDispatchPath } from '../dispatch.js';
 import { createMetrics } from '../metrics.js';
@@ -43,6 +44,7 @@ describeEachDialect('schedules', (ctx) => {
     const database = ctx().database;
     const runtime = createEmbeddedDispatcher(database);
     const accept = createAcceptor({
+      crypto: NODE_ACCEPT_CRYPTO,
       jobs: testJobs,
       database,
       dispatch: createDispatchPath(runtime, database, () => {}),

@@ -6,7 +6,7 @@
 
 import { TRPCError } from '@trpc/server';
 import type { CreateWSSContextFnOptions } from '@trpc/server/adapters/ws';
-import { bearerToken, type ApiKeyAuth } from '../auth/api-key-auth.js';
+import { bearerToken, type ApiKeyAuth } from '../auth/key-cache.js';
 import { UNAUTHORIZED_MESSAGE, type StreamSlotOwner } from '../auth/gatekeeper.js';
 
 export { UNAUTHORIZED_MESSAGE };

@@ -37,7 +37,18 @@ async function* endWith<T>(iterable: AsyncIterable<T>, stream: OpenStream): Asyn
   }
 }
 
-export function createProcedures(gate: Gatekeeper, maxInputDepth: number) {
+/**
+ * A gateway that cannot honour a procedure here (the Workers gateway: no interactive transaction
+ * for requeue/approve, no scheduler for schedules) names it; the call is refused with this typed
+ * error after admission, before it reads or writes anything.
+ */
+export type RefuseProcedure = (path: string) => SluiceError | undefined;
+
+export function createProcedures(
+  gate: Gatekeeper,
+  maxInputDepth: number,
+  refuse?: RefuseProcedure,
+) {
   const publicProcedure = t.procedure
     .use(async function mapErrors({ next }) {
       const result = await next();
@@ -50,7 +61,13 @@ export function createProcedures(gate: Gatekeeper, maxInputDepth: number) {
       return next();
     });
 
-  const admittedProcedure = publicProcedure.use(async function admit({ ctx, meta, type, next }) {
+  const admittedProcedure = publicProcedure.use(async function admit({
+    ctx,
+    meta,
+    type,
+    path,
+    next,
+  }) {
     // Fail closed: a procedure that declares no scope is callable by nobody.
     const scope = meta?.scope;
     if (!scope) throw new SluiceError('FORBIDDEN', 'this procedure declares no scope');
@@ -63,6 +80,8 @@ export function createProcedures(gate: Gatekeeper, maxInputDepth: number) {
       request: ctx.request,
     });
     if (!admitted.ok) throw admitted.error;
+    const refusal = refuse?.(path);
+    if (refusal) throw refusal;
     const { tenantId, keyId } = admitted.principal;
     if (type !== 'subscription') {
       return next({ ctx: { tenantId, keyId, streamEnded: undefined } });

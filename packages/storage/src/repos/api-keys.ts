@@ -6,7 +6,6 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  isApiKeyScope,
   isTenantId,
   LEGACY_KEY_SCOPES,
   randomToken,
@@ -15,8 +14,14 @@ import {
 } from '@sluice/contracts';
 import type { Db } from '../database.js';
 import { isoNow } from '../json.js';
+import {
+  apiKeyCandidate,
+  parseScopes,
+  scopesToStore,
+  type VerifiedApiKey,
+} from './api-key-rows.js';
 
-const KEY_PATTERN = /^sk_(k[a-z2-7]{12})_([a-z2-7]{32})$/;
+export * from './api-key-rows.js';
 
 export interface CreatedApiKey {
   id: string;
@@ -42,27 +47,6 @@ export interface CreateApiKeyOptions {
   scopes?: readonly ApiKeyScope[] | undefined;
   /** When the key stops verifying; default never. */
   expiresAt?: Date | undefined;
-}
-
-/** A verified key: its tenant, id, scopes and expiry. */
-export interface VerifiedApiKey {
-  tenantId: string;
-  keyId: string;
-  scopes: ApiKeyScope[];
-  expiresAt: string | null;
-}
-
-/** The stored scope list, unknown names dropped (a newer binary's scope grants nothing here). */
-export function parseScopes(stored: string): ApiKeyScope[] {
-  return stored.split(' ').filter(isApiKeyScope);
-}
-
-function scopesToStore(scopes: readonly string[]): string {
-  const unknown = scopes.filter((s) => !isApiKeyScope(s));
-  if (unknown.length > 0 || scopes.length === 0) {
-    throw new SluiceError('BAD_REQUEST', `invalid scopes "${scopes.join(' ')}"`);
-  }
-  return [...new Set(scopes)].join(' ');
 }
 
 export function hashApiKey(key: string): string {
@@ -102,22 +86,6 @@ export async function createApiKey(
   return { id, tenantId, key };
 }
 
-/** The id part of a well-formed key (for throttling by key id before any lookup), or null. */
-export function apiKeyIdOf(key: string): string | null {
-  return KEY_PATTERN.exec(key)?.[1] ?? null;
-}
-
-/** Bounded `in (…)` lists (bound parameters are limited per statement). */
-function chunks(ids: readonly string[], size = 90): string[][] {
-  const out: string[][] = [];
-  for (let i = 0; i < ids.length; i += size) out.push(ids.slice(i, i + size));
-  return out;
-}
-
-function expired(expiresAt: string | null, now: number): boolean {
-  return expiresAt !== null && Date.parse(expiresAt) <= now;
-}
-
 /**
  * The tenant, scopes and expiry of a valid, unrevoked, unexpired key, or `undefined`.
  * Constant-time digest comparison.
@@ -127,52 +95,12 @@ export async function verifyApiKey(
   key: string,
   now: number = Date.now(),
 ): Promise<VerifiedApiKey | undefined> {
-  const match = KEY_PATTERN.exec(key);
-  if (!match) return undefined;
-  const id = match[1] as string;
-  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row || row.revoked_at !== null || expired(row.expires_at, now)) return undefined;
-  const expected = Buffer.from(row.secret_hash, 'hex');
+  const found = await apiKeyCandidate(db, key, now);
+  if (!found) return undefined;
+  const expected = Buffer.from(found.secretHash, 'hex');
   const actual = Buffer.from(hashApiKey(key), 'hex');
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
-  return {
-    tenantId: row.tenant_id,
-    keyId: row.id,
-    scopes: parseScopes(row.scopes),
-    expiresAt: row.expires_at,
-  };
-}
-
-/**
- * Of `ids`, the keys that are still live (exist, unrevoked, unexpired): one query for every open
- * stream's key, so revocation reaches streams without a per-stream lookup.
- */
-export async function liveApiKeyIds(
-  db: Db,
-  ids: readonly string[],
-  now: number = Date.now(),
-): Promise<Set<string>> {
-  const live = new Set<string>();
-  for (const chunk of chunks(ids)) {
-    const rows = await db
-      .selectFrom('api_keys')
-      .select(['id', 'revoked_at', 'expires_at'])
-      .where('id', 'in', chunk)
-      .execute();
-    for (const r of rows) if (r.revoked_at === null && !expired(r.expires_at, now)) live.add(r.id);
-  }
-  return live;
-}
-
-/** Records that `ids` were used at `at`: one statement for a whole batch of keys. */
-export async function touchApiKeys(
-  db: Db,
-  ids: readonly string[],
-  at: string = isoNow(),
-): Promise<void> {
-  for (const chunk of chunks(ids)) {
-    await db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', chunk).execute();
-  }
+  return found.verified;
 }
 
 export async function revokeApiKey(db: Db, id: string): Promise<boolean> {

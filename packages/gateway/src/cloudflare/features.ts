@@ -1,0 +1,54 @@
+// What the Workers gateway serves, as flags (README "Runtimes" has the same table), and the
+// procedures it refuses because it cannot honour them here. A refusal is a typed BAD_REQUEST
+// naming the missing feature, after admission and before any read or write.
+//
+// Submits that need a runtime capability the Workflows runtime lacks (`runAt`/`delayMs`, a
+// non-zero priority) are refused by the accept path itself from CLOUDFLARE_WORKFLOWS_CAPABILITIES.
+
+import { SluiceError } from '@sluice/contracts';
+
+export const WORKERS_GATEWAY_FEATURES = Object.freeze({
+  /** tRPC queries and mutations over HTTP (`/trpc`). */
+  http: true,
+  /** Subscriptions over SSE (httpSubscriptionLink), polling D1. */
+  sse: true,
+  /** Subscriptions over WebSocket: no (`node:http` upgrade). Use SSE. */
+  websocket: false,
+  /** `POST /v1/uploads`: no (the Node gateway streams to local disk or S3). */
+  uploads: false,
+  /** Gateway-signed download links and `/v1/downloads`: no (no signing secret store). */
+  downloads: false,
+  /** `/metrics`: no (prom-client needs Node). Use Workers analytics. */
+  metrics: false,
+  /** Recurring schedules: no due-job scheduler runs on Workers yet. */
+  schedules: false,
+  /** Dead-letter requeue and review approve/discard: they need an interactive transaction. */
+  operatorActions: false,
+  /** Expired-upload and orphan sweepers: nothing to sweep without uploads. */
+  sweepers: false,
+});
+
+export type WorkersGatewayFeature = keyof typeof WORKERS_GATEWAY_FEATURES;
+
+const REFUSED: Readonly<Record<string, WorkersGatewayFeature>> = {
+  'deadLetters.requeue': 'operatorActions',
+  'review.approve': 'operatorActions',
+  'review.discard': 'operatorActions',
+  'schedules.create': 'schedules',
+  'schedules.resume': 'schedules',
+  'files.signedUrl': 'downloads',
+  'jobs.assetUrl': 'downloads',
+};
+
+/** The typed refusal of a procedure this gateway cannot honour, or undefined. */
+export function refusedOnWorkers(path: string, has: { blobs: boolean }): SluiceError | undefined {
+  const feature = Object.hasOwn(REFUSED, path)
+    ? REFUSED[path]
+    : path === 'files.delete' && !has.blobs
+      ? 'uploads'
+      : undefined;
+  if (!feature) return undefined;
+  return new SluiceError('BAD_REQUEST', `the Workers gateway does not serve ${path}`, {
+    details: { feature },
+  });
+}

@@ -1,0 +1,17 @@
+// `@sluice/gateway/cloudflare`: the gateway as a Cloudflare Worker (workers-gateway.ts). Runs
+// inside workerd: no Node built-in, no database driver, no prom-client or pino
+// (src/cloudflare-bundle.test.ts builds it and checks).
+export { createWorkersGateway } from './workers-gateway.js';
+export type { WorkersGateway, WorkersGatewayOptions } from './workers-gateway.js';
+export { WORKERS_GATEWAY_FEATURES, refusedOnWorkers } from './features.js';
+export type { WorkersGatewayFeature } from './features.js';
+export { createWorkflowsDispatcher, CREATE_BATCH_LIMIT } from './workflows-dispatcher.js';
+export type { WorkflowsDispatcher, WorkflowsDispatcherOptions } from './workflows-dispatcher.js';
+export { createPollingHub } from './polling-hub.js';
+export type { PollingHubOptions } from './polling-hub.js';
+export { createRequestClock } from './request-clock.js';
+export type { RequestClock } from './request-clock.js';
+export { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
+export { WEB_ACCEPT_CRYPTO, webKeyLookup } from './web-crypto.js';
+export type * from './platform.js';
+export type { AppRouter } from '../routers/index.js';

@@ -1,0 +1,79 @@
+// How an accepted job reaches its Workflow from a Worker. D1 cannot hold a transaction open
+// across the accept, so the outbox row is written right after the job's batch (before any
+// dispatch), the instances are created, and the row is removed. A failed dispatch, or a Worker
+// stopped between those steps, leaves the row: `reconcile` (the Worker's cron trigger) creates
+// what is still owed — safe to repeat, since the instance id is the job id.
+// Left: a Worker stopped between the job's batch and its outbox row leaves a queued job with no
+// row; the next submit of the same idempotency key does not re-dispatch it either.
+
+import type { MessagePointer } from '@sluice/contracts';
+import {
+  addToOutbox,
+  deleteOutboxRows,
+  dueOutboxRows,
+  getJobsByIds,
+  removeFromOutbox,
+  type SluiceDatabase,
+} from '@sluice/storage/portable';
+import type { DispatchPath } from '../dispatch.js';
+import type { WorkflowsDispatcher } from './workflows-dispatcher.js';
+
+export function createOutboxDispatchPath(
+  dispatcher: WorkflowsDispatcher,
+  database: SluiceDatabase,
+  onError: (error: unknown) => void,
+): DispatchPath {
+  return {
+    inTransaction: false,
+    stage: (db, pointers) =>
+      addToOutbox(
+        db,
+        pointers.map((p) => p.jobId),
+      ),
+    async afterCommit(pointers) {
+      if (pointers.length === 0) return { dispatched: true, events: [] };
+      try {
+        await dispatcher.dispatch(pointers);
+        await removeFromOutbox(
+          database.db,
+          pointers.map((p) => p.jobId),
+        );
+        return { dispatched: true, events: [] };
+      } catch (error) {
+        onError(error);
+        return { dispatched: false, events: [] };
+      }
+    },
+    flush: async () => {},
+  };
+}
+
+/**
+ * Dispatches the outbox rows older than `graceMs` (their own post-accept dispatch failed or never
+ * ran) and removes them. Returns how many jobs it dispatched.
+ */
+export async function reconcileOutbox(
+  dispatcher: WorkflowsDispatcher,
+  database: SluiceDatabase,
+  opts: { graceMs?: number; limit?: number; now?: number } = {},
+): Promise<number> {
+  const rows = await dueOutboxRows(
+    database.db,
+    opts.now ?? Date.now(),
+    opts.graceMs ?? 30_000,
+    opts.limit ?? 500,
+  );
+  if (rows.length === 0) return 0;
+  const jobs = await getJobsByIds(
+    database.db,
+    rows.map((r) => r.jobId),
+  );
+  const pointers: MessagePointer[] = [];
+  for (const job of jobs.values()) {
+    if (job.state !== 'queued') continue;
+    pointers.push({ jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId });
+  }
+  await dispatcher.dispatch(pointers);
+  await deleteOutboxRows(database.db, rows);
+  return pointers.length;
+}

@@ -1,0 +1,112 @@
+// The Workers gateway's dispatcher: Workflow bindings, one per job version (`v1` → `env.WF_V1`).
+// Each job is one instance whose id is the job id, so dispatching a job twice names the same
+// instance: "already exists" counts as dispatched (production throws on `create` and skips in
+// `createBatch`; the local engine accepts silently). Bursts go out with `createBatch` (100 per
+// call). A version with no binding is never sent to another version's Workflow: its job is
+// dead-lettered VERSION_NOT_ROUTABLE in D1 (fenced: only while still `queued`) and announced on
+// the DLQ queue. `stopRun` terminates a cancelled job's instance.
+
+import {
+  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  type MessagePointer,
+  type RuntimeDispatcher,
+} from '@sluice/contracts';
+import { transitionJob, type SluiceDatabase, type Db } from '@sluice/storage/portable';
+import type { QueueLike, WorkflowBindingLike } from './platform.js';
+
+/** Instances per `createBatch` call (the platform's limit). */
+export const CREATE_BATCH_LIMIT = 100;
+
+export interface WorkflowsDispatcherOptions {
+  database: SluiceDatabase;
+  /** version → its Workflow binding (`{ v1: env.WF_V1, v2: env.WF_V2 }`). */
+  workflows: Readonly<Record<string, WorkflowBindingLike<MessagePointer> | undefined>>;
+  /** Where dead letters are announced (the worker half's DLQ consumer); optional. */
+  deadLetters?: QueueLike<unknown> | undefined;
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+export interface WorkflowsDispatcher extends RuntimeDispatcher<Db> {
+  /** Terminates the instance of a cancelled job (a finished or missing one is left alone). */
+  stopRun(job: { id: string; version: string }): Promise<void>;
+}
+
+const bound = (opts: WorkflowsDispatcherOptions) =>
+  Object.keys(opts.workflows).filter((v) => opts.workflows[v]);
+
+function bindingOf(opts: WorkflowsDispatcherOptions, version: string) {
+  return Object.hasOwn(opts.workflows, version) ? opts.workflows[version] : undefined;
+}
+
+/** `create` that treats an existing instance of this id as success. */
+async function createOnce(binding: WorkflowBindingLike<MessagePointer>, p: MessagePointer) {
+  try {
+    await binding.create({ id: p.jobId, params: p });
+  } catch (error) {
+    const existing = await binding.get(p.jobId).catch(() => undefined);
+    if (!existing) throw error;
+  }
+}
+
+async function createAll(
+  binding: WorkflowBindingLike<MessagePointer>,
+  pointers: readonly MessagePointer[],
+): Promise<void> {
+  if (pointers.length === 1 || !binding.createBatch) {
+    for (const p of pointers) await createOnce(binding, p);
+    return;
+  }
+  for (let i = 0; i < pointers.length; i += CREATE_BATCH_LIMIT) {
+    const chunk = pointers.slice(i, i + CREATE_BATCH_LIMIT);
+    try {
+      await binding.createBatch(chunk.map((p) => ({ id: p.jobId, params: p })));
+    } catch {
+      // A batch refused as a whole (one bad entry): one at a time, so the others still go.
+      for (const p of chunk) await createOnce(binding, p);
+    }
+  }
+}
+
+export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): WorkflowsDispatcher {
+  async function deadLetter(p: MessagePointer): Promise<void> {
+    const detail = `no Workflow binding serves ${p.version} (bound: ${bound(opts).join(', ') || 'none'})`;
+    const r = await transitionJob(opts.database.db, {
+      id: p.jobId,
+      event: 'dead_letter',
+      reason: 'VERSION_NOT_ROUTABLE',
+      detail,
+    });
+    if (r.ok) {
+      await opts.deadLetters?.send({ ...p, reason: 'VERSION_NOT_ROUTABLE', detail });
+    }
+  }
+
+  return {
+    name: 'cloudflare-workflows',
+    capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+    async dispatch(pointers) {
+      const byVersion = new Map<string, MessagePointer[]>();
+      for (const p of pointers) byVersion.set(p.version, [...(byVersion.get(p.version) ?? []), p]);
+      for (const [version, group] of byVersion) {
+        const binding = bindingOf(opts, version);
+        if (!binding) for (const p of group) await deadLetter(p);
+        else await createAll(binding, group);
+      }
+    },
+    // Every kind runs on every bound version's Workflow class; an unbound version is unroutable.
+    servedVersions: async () => bound(opts),
+    async stopRun(job) {
+      const binding = bindingOf(opts, job.version);
+      const instance = await binding?.get(job.id).catch(() => undefined);
+      if (!instance) return;
+      try {
+        await instance.terminate();
+      } catch (error) {
+        // Terminating a finished instance throws; only a live one that would not stop matters.
+        const { status } = await instance.status();
+        if (!['complete', 'errored', 'terminated'].includes(status)) throw error;
+      }
+    },
+    close: async () => {},
+  };
+}
