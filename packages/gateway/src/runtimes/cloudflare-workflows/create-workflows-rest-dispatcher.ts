@@ -38,7 +38,7 @@ export interface WorkflowsRestDispatcherOptions
   /** version → Workflow name (`{ v1: 'summarize-v1', v2: 'summarize-v2' }`). */
   workflows: Readonly<Record<string, string>>;
   /** Override the documented limits (lower them for a shared account). */
-  limits?: Partial<typeof WORKFLOWS_CREATE_LIMITS> | undefined;
+  limits?: { perWorkflow?: number; perAccount?: number; batch?: number } | undefined;
   /** Tests: the clock the buckets and the backoff wait on. */
   clock?: Clock | undefined;
 }

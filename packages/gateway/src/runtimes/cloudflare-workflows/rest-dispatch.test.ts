@@ -121,7 +121,7 @@ describeEachDialect('dispatch to Cloudflare Workflows over the REST API', (ctx) 
     const r = await f.http(f.keyA).jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'x' } });
     expect(r.state).toBe('queued');
     expect(fake.instances.has(`echo-v1/${r.id}`)).toBe(false);
-    expect((await dueOutbox(ctx().database.db, '9999')).map((o) => o.jobId)).toContain(r.id);
+    expect(await dueOutbox(ctx().database.db, '9999')).toContain(r.id);
   });
 
   it('an instance that already exists counts as dispatched (confirmed by a GET), never created again', async () => {
