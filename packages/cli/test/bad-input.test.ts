@@ -48,7 +48,7 @@ const CASES: [string, () => string[], number, RegExp][] = [
     'bad runtime name',
     () => ['gateway', '--runtime', 'kafka'],
     EXIT_CODES.config,
-    /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded or valkey-streams, got "kafka"$/,
+    /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded, valkey-streams or cloudflare-workflows, got "kafka"$/,
   ],
   [
     'busy port',

@@ -108,6 +108,7 @@ export async function verifyStateReport(opts: {
   const expected = `v1=${await hmacHex(opts.secret, `${opts.timestamp}.${opts.body}`)}`;
   if (expected.length !== opts.signature.length) return 'bad_signature';
   let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ opts.signature.charCodeAt(i);
+  for (let i = 0; i < expected.length; i++)
+    diff |= expected.charCodeAt(i) ^ opts.signature.charCodeAt(i);
   return diff === 0 ? 'ok' : 'bad_signature';
 }

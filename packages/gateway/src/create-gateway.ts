@@ -164,7 +164,11 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   if (options.stateCallback) {
     registerStateCallback(
       app,
-      { database, publish: (events) => hub.publish(events), onReject: (code) => metrics.reject(code) },
+      {
+        database,
+        publish: (events) => hub.publish(events),
+        onReject: (code) => metrics.reject(code),
+      },
       options.stateCallback,
     );
   }

@@ -94,7 +94,11 @@ describe('assets on D1 + R2', () => {
     await router.dispatch(p);
     // The ownership row is claimed and the body is streaming to staging (held at the gate).
     const running = await waitFor('the ownership row', async () => {
-      const owners = await d1All(bindings.DB, 'select 1 from asset_owners where job_id = ?', p.jobId);
+      const owners = await d1All(
+        bindings.DB,
+        'select 1 from asset_owners where job_id = ?',
+        p.jobId,
+      );
       return owners.length === 1 ? jobRow(p.jobId) : undefined;
     });
     // Another attempt takes the job over: the epoch moves on under the writer.

@@ -22,7 +22,7 @@ describe('the runtime registry', () => {
 
   it('an unknown name is refused with the list of known ones', () => {
     expect(() => findRuntime('kafka')).toThrowError(
-      /must be embedded, valkey-streams, cloudflare-workflows; got "kafka"/,
+      /must be embedded, valkey-streams or cloudflare-workflows, got "kafka"/,
     );
   });
 
@@ -53,7 +53,11 @@ describe('the runtime registry', () => {
         SLUICE_STATE_CALLBACK_SECRET: 's'.repeat(32),
       },
     );
-    const half = rt.gateway(settings, { database: {} as never, blobs: {} as never, close: async () => {} });
+    const half = rt.gateway(settings, {
+      database: {} as never,
+      blobs: {} as never,
+      close: async () => {},
+    });
     expect(half.runtime.name).toBe('cloudflare-workflows');
     expect(half.runtime.capabilities.pullsDeliveries).toBe(false);
     expect(half.stateCallback?.secret).toBe('s'.repeat(32));

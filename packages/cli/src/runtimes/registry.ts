@@ -22,7 +22,7 @@ export function findRuntime(name: string): SluiceRuntime {
   if (!found) {
     throw new SluiceError(
       'INVALID_CONFIG',
-      `SLUICE_RUNTIME (--runtime) must be ${RUNTIME_NAMES.join(', ')}; got "${name}"`,
+      `SLUICE_RUNTIME (--runtime) must be ${RUNTIME_NAMES.slice(0, -1).join(', ')} or ${RUNTIME_NAMES.at(-1)}, got "${name}"`,
     );
   }
   return found;

@@ -66,7 +66,12 @@ export async function recordAssetFenced(
   owner: { epoch: number },
   now = Date.now(),
 ): Promise<RecordAssetResult> {
-  const o: Fence = { finalKey: a.finalKey, jobId: a.jobId, attemptId: a.attemptId, epoch: owner.epoch };
+  const o: Fence = {
+    finalKey: a.finalKey,
+    jobId: a.jobId,
+    attemptId: a.attemptId,
+    epoch: owner.epoch,
+  };
   const insert = sql`
     insert into assets (final_key, job_id, tenant_id, unit_key, name, size, sha256, content_type, attempt_id, created_at)
     select ${a.finalKey}, ${a.jobId}, ${a.tenantId}, ${a.unitKey}, ${a.name}, ${a.size}, ${a.sha256},

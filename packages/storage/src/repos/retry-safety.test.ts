@@ -7,6 +7,7 @@ import { retrySafetyCases } from './retry-safety.case.js';
 describeEachDialect('units, provider ledger and assets', (ctx, dialect) =>
   retrySafetyCases(dialect, ctx),
 );
-describeEachDialect('the asset publish in its batch form (D1 runs it as one batch)', (ctx, dialect) =>
-  assetBatchCases(dialect, ctx),
+describeEachDialect(
+  'the asset publish in its batch form (D1 runs it as one batch)',
+  (ctx, dialect) => assetBatchCases(dialect, ctx),
 );

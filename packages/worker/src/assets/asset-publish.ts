@@ -34,10 +34,7 @@ export type AssetRowInput = Omit<AssetRow, 'createdAt'>;
 
 /** Step 3's result: `adopt` means the final key holds bytes (of a crashed or fenced attempt) but no row. */
 export type PublishStep =
-  | { kind: 'done'; row: AssetRow }
-  | { kind: 'abort' }
-  | { kind: 'reuse' }
-  | { kind: 'adopt' };
+  { kind: 'done'; row: AssetRow } | { kind: 'abort' } | { kind: 'reuse' } | { kind: 'adopt' };
 
 export interface AssetPublisher {
   /** Step 1: the ownership row. */
@@ -61,7 +58,12 @@ export function createAssetPublisher(deps: AssetPublisherDeps): AssetPublisher {
     : batchPublisher(deps);
 }
 
-function transactionalPublisher({ database, blobs, job, hooks }: AssetPublisherDeps): AssetPublisher {
+function transactionalPublisher({
+  database,
+  blobs,
+  job,
+  hooks,
+}: AssetPublisherDeps): AssetPublisher {
   /** PostgreSQL: hold the job row so a takeover cannot commit between the check and the row. */
   async function lockJob(tx: Db): Promise<void> {
     if (database.dialect !== 'postgres') return; // SQLite: BEGIN IMMEDIATE serialises writers

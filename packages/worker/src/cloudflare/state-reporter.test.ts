@@ -49,7 +49,14 @@ const report: StateReport = {
   leaseUntil: null,
   leaseOwner: 'workflow-v1',
   events: [
-    { jobId: 'v1-abc', seq: 3, at: '2026-12-01T00:00:00.000Z', type: 'state', from: 'queued', to: 'running' },
+    {
+      jobId: 'v1-abc',
+      seq: 3,
+      at: '2026-12-01T00:00:00.000Z',
+      type: 'state',
+      from: 'queued',
+      to: 'running',
+    },
   ],
 };
 
@@ -65,7 +72,10 @@ it("the gateway's answers: 409 → fenced, 401 → UNAUTHORIZED, 5xx → UNAVAIL
   answer = 409;
   const reporter = createStateReporter({ gatewayUrl: url, secret: SECRET });
   expect(await reporter.report(report)).toBe('fenced');
-  const wrong = createStateReporter({ gatewayUrl: url, secret: 'another-secret-of-32-characters!!!' });
+  const wrong = createStateReporter({
+    gatewayUrl: url,
+    secret: 'another-secret-of-32-characters!!!',
+  });
   await expect(wrong.report(report)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   expect(seen.at(-1)?.check).toBe('bad_signature');
   answer = 503;

@@ -3,12 +3,7 @@
 // secret, over `fetch` (no Node built-in: this runs in workerd). The gateway applies it under
 // the epoch fence; its answer says whether it landed.
 
-import {
-  SluiceError,
-  signStateReport,
-  StateReport,
-  STATE_CALLBACK_PATH,
-} from '@sluice/contracts';
+import { SluiceError, signStateReport, StateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
 
 export interface StateReporterOptions {
   /** The gateway's base URL (`https://gateway.example.com`). */
@@ -49,7 +44,8 @@ export function createStateReporter(opts: StateReporterOptions): StateReporter {
       const text = await res.text();
       if (res.ok) return 'applied';
       if (res.status === 409) return 'fenced';
-      const code = res.status >= 500 ? 'UNAVAILABLE' : res.status === 401 ? 'UNAUTHORIZED' : 'BAD_REQUEST';
+      const code =
+        res.status >= 500 ? 'UNAVAILABLE' : res.status === 401 ? 'UNAUTHORIZED' : 'BAD_REQUEST';
       throw new SluiceError(code, `state callback answered ${res.status}: ${text.slice(0, 200)}`);
     },
   };

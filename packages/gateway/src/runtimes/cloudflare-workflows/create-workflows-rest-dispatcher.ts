@@ -32,8 +32,10 @@ import {
 /** The documented limits (Workflows › Limits, paid plan). */
 export const WORKFLOWS_CREATE_LIMITS = { perWorkflow: 100, perAccount: 300, batch: 100 } as const;
 
-export interface WorkflowsRestDispatcherOptions
-  extends Omit<WorkflowsRestClientOptions, 'onRateLimited' | 'clock'> {
+export interface WorkflowsRestDispatcherOptions extends Omit<
+  WorkflowsRestClientOptions,
+  'onRateLimited' | 'clock'
+> {
   database: SluiceDatabase;
   /** version → Workflow name (`{ v1: 'summarize-v1', v2: 'summarize-v2' }`). */
   workflows: Readonly<Record<string, string>>;

@@ -15,12 +15,7 @@ import {
   verifyStateReport,
   type ErrorCode,
 } from '@sluice/contracts';
-import {
-  getJobById,
-  writeAttempts,
-  type SluiceDatabase,
-  type StoredEvent,
-} from '@sluice/storage';
+import { getJobById, writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
 import type { Context, Hono } from 'hono';
 
 export interface StateCallbackOptions {
@@ -56,7 +51,10 @@ export function registerStateCallback(
   opts: StateCallbackOptions,
 ): void {
   if (opts.secret.length < 32) {
-    throw new SluiceError('INVALID_CONFIG', 'the state callback secret needs at least 32 characters');
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      'the state callback secret needs at least 32 characters',
+    );
   }
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   const now = opts.now ?? Date.now;
@@ -89,7 +87,9 @@ export function registerStateCallback(
     if (!parsed.success) return refuse(c, 'BAD_REQUEST', `invalid report: ${parsed.error.message}`);
     const report = parsed.data;
     // Events are numbered on from the fence (what the write model stores them as).
-    if (report.events.some((e, i) => e.jobId !== report.id || e.seq !== report.fence.lastSeq + 1 + i)) {
+    if (
+      report.events.some((e, i) => e.jobId !== report.id || e.seq !== report.fence.lastSeq + 1 + i)
+    ) {
       return refuse(c, 'BAD_REQUEST', 'events must be of the job, numbered on from the fence');
     }
     // The events are stored under the reported tenant: it must be the job's own.
