@@ -14,6 +14,7 @@ import {
   openGate,
   prepareDatabase,
   queuedJob,
+  runsOf,
   waitFor,
   waitForStatus,
 } from './helpers.js';
@@ -87,6 +88,31 @@ describe('assets on D1 + R2', () => {
     expect(s.finals).toEqual(s.rows.map((r) => r.final_key)); // ...not orphaned
     expect(s.staging).toEqual([]);
     expect(await bytesOf(s.finals[0]!)).toBe('made by u0');
+  });
+
+  it('a replay of run() from the top (pause → resume) re-runs only the unfinished unit; its asset is reused, not written twice', async () => {
+    const p = await queuedJob('v1', { units: 2, writeAsset: true, gateUnit: 'u1' });
+    await router.dispatch(p);
+    // u0 finished (its step stored); u1 has published its asset and waits at its gate.
+    await waitFor('u0 done, u1 at its gate', async () => {
+      const exec = await executions(p.jobId);
+      const rows = (await stored(p.jobId)).rows.length;
+      return exec.u0 === 1 && exec.u1 === 1 && rows === 2 ? true : undefined;
+    });
+    const instance = await bindings.WF_V1.get(p.jobId);
+    await instance.pause();
+    await openGate(p.jobId, 'fail-once'); // u1 fails once while the pause is pending
+    await waitForStatus(bindings.WF_V1, p.jobId, ['paused', 'complete'], 15_000);
+    await instance.resume();
+    expect((await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored'])).status).toBe(
+      'complete',
+    );
+    expect(await executions(p.jobId)).toEqual({ u0: 1, u1: 2 });
+    expect(await runsOf(p.jobId)).toBeGreaterThanOrEqual(2); // run() replayed from the top
+    const s = await stored(p.jobId);
+    expect(s.rows).toHaveLength(2);
+    expect(s.finals).toEqual(s.rows.map((r) => r.final_key));
+    expect(s.staging).toEqual([]);
   });
 
   it("a stale attempt's publish is fenced: no row, nothing at the final key, its staging deleted", async () => {
