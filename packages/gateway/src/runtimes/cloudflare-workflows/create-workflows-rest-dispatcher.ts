@@ -55,7 +55,14 @@ export function createWorkflowsRestDispatcher(
   opts: WorkflowsRestDispatcherOptions,
 ): WorkflowsRestDispatcher {
   const limits = { ...WORKFLOWS_CREATE_LIMITS, ...opts.limits };
-  const batchSize = Math.max(1, Math.min(limits.batch, WORKFLOWS_CREATE_LIMITS.batch));
+  // A batch takes as many tokens as it creates: never more than a bucket holds, or a lowered
+  // limit would be exceeded by one call.
+  const batchSize = Math.max(
+    1,
+    Math.floor(
+      Math.min(limits.batch, WORKFLOWS_CREATE_LIMITS.batch, limits.perWorkflow, limits.perAccount),
+    ),
+  );
   const account = createTokenBucket({ ratePerSecond: limits.perAccount, clock: opts.clock });
   const perWorkflow = new Map<string, TokenBucket>();
   const bucketOf = (workflow: string) => {

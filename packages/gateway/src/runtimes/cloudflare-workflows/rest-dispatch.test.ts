@@ -42,7 +42,10 @@ describeEachDialect('dispatch to Cloudflare Workflows over the REST API', (ctx) 
   let fake: FakeWorkflowsApi;
   let f: GatewayFixture;
   let clock: ReturnType<typeof virtualClock>;
-  const dispatcherFor = (workflows: Record<string, string>, limits?: { perAccount?: number }) =>
+  const dispatcherFor = (
+    workflows: Record<string, string>,
+    limits?: { perAccount?: number; perWorkflow?: number },
+  ) =>
     createWorkflowsRestDispatcher({
       database: ctx().database,
       accountId: ACCOUNT,
@@ -96,6 +99,16 @@ describeEachDialect('dispatch to Cloudflare Workflows over the REST API', (ctx) 
     await d.dispatch([...pointers(150, 'v1'), ...pointers(150, 'v2')]);
     expect(d.counts.created).toBe(300);
     expect(clock.elapsed() - before).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a lowered limit sizes the batches too: 25 creates at 10/s go out 10, 10, 5', async () => {
+    const d = dispatcherFor({ v1: 'slow-v1' }, { perWorkflow: 10 });
+    const before = clock.elapsed();
+    const sent = fake.requests.length;
+    await d.dispatch(pointers(25));
+    const batches = fake.requests.slice(sent).filter((q) => q.path.endsWith('/batch'));
+    expect(batches.map((q) => q.ids.length)).toEqual([10, 10, 5]);
+    expect(clock.elapsed() - before).toBeGreaterThanOrEqual(1500);
   });
 
   it('a 429 is retried after its Retry-After, and nothing is created twice', async () => {
