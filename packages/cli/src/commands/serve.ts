@@ -66,6 +66,8 @@ export async function runServe(
     out(
       `gateway listening on ${served.gatewayUrl} (tRPC /trpc, WebSocket /ws, uploads /v1/uploads)`,
     );
+  const half = findRuntime(settings.runtime).worker;
+  if (mode === 'dev' && half.kind === 'push') out(`no worker here: ${half.instructions}`);
   if (served.workerProbesUrl)
     out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);
   if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);
