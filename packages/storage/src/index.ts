@@ -39,5 +39,6 @@ export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';
 export * from './repos/assets-single.js';
 export * from './repos/assets-batch.js';
+export * from './repos/asset-orphans.js';
 export * from './blobs/asset-key-web.js';
 export * from './require-optional.js';

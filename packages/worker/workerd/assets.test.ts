@@ -4,6 +4,7 @@
 // and bytes read back from R2 — never by the engine's or the writer's word.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assetKeyWeb, createR2BlobStore, d1All, stagingKey } from '@sluice/storage/d1';
+import { sweepOrphanAssets } from '../src/assets/orphan-sweeper.js';
 import { sweepStaging } from '../src/assets/staging-sweeper.js';
 import { createWorkflowRouter } from '../src/cloudflare/router.js';
 import { bindings } from './bindings.js';
@@ -176,5 +177,37 @@ describe('assets on D1 + R2', () => {
     await waitForStatus(bindings.WF_V1, p.jobId, ['complete']);
     expect(await sweepStaging({ database, blobs })).toContain(mine);
     expect(await keysUnder(prefix)).toEqual([]);
+  });
+
+  it('bytes a fenced attempt left at a final key are deleted once the job has ended; a published asset is kept', async () => {
+    // A stale attempt passed its check, then lost the job; its publish landed, its row was refused.
+    const p = await queuedJob('v1', { units: 1, writeAsset: true, gateAssetBody: true });
+    await router.dispatch(p);
+    await waitFor('the ownership row', async () => {
+      const owners = await d1All(
+        bindings.DB,
+        'select 1 from asset_owners where job_id = ?',
+        p.jobId,
+      );
+      return owners.length === 1 ? true : undefined;
+    });
+    const finalKey = await assetKeyWeb('acme', p.jobId, 'unit:u0', 'u0.txt');
+    await bindings.BLOBS.put(finalKey, 'published by the attempt that then lost its row');
+    await bindings.DB.prepare("update jobs set epoch = epoch + 1, state = 'cancelled' where id = ?")
+      .bind(p.jobId)
+      .run();
+    await openGate(p.jobId);
+    await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
+    const done = await queuedJob('v1', { units: 1, writeAsset: true });
+    await router.dispatch(done);
+    await waitForStatus(bindings.WF_V1, done.jobId, ['complete']);
+    expect(await stored(p.jobId)).toMatchObject({ rows: [], finals: [finalKey] });
+    const blobs = createR2BlobStore(bindings.BLOBS);
+    expect(await sweepOrphanAssets({ database, blobs })).toContain(finalKey);
+    expect(await stored(p.jobId)).toEqual({ rows: [], finals: [], staging: [] });
+    // the other job's published asset (its row exists) is untouched
+    const kept = await stored(done.jobId);
+    expect(kept.finals).toEqual(kept.rows.map((r) => r.final_key));
+    expect(kept.finals).toHaveLength(1);
   });
 });

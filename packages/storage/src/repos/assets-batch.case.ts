@@ -5,6 +5,8 @@ import { expect } from 'vitest';
 import { suiteIt, repoWrite, type NotApplicable, type SuiteDatabase } from '../testing/suite.js';
 import { assetsForJob, claimAssetOwnership } from './assets.js';
 import { checkPublishableOnce, recordAssetFenced } from './assets-batch.js';
+import { orphanedAssetClaims, releaseAssetClaim } from './asset-orphans.js';
+import { transitionJob } from './jobs.js';
 import { reclaim, runningJob } from './retry-safety.case.js';
 
 export function assetBatchCases(
@@ -73,6 +75,37 @@ export function assetBatchCases(
     expect(await checkPublishableOnce(database.db, a1)).toBe('published');
     const rows = await assetsForJob(database.db, job.id);
     expect(rows.map((r) => [r.finalKey, r.sha256])).toEqual([[finalKey, 'sha-a']]);
+  });
+  it('a final key left without a row is released only once its job is final, and only once', async () => {
+    const { database, job, owner, finalKey } = await setup('orphan.png');
+    const a1 = owner(job.attemptId!, job.epoch);
+    expect(await repoWrite(database, (tx) => claimAssetOwnership(tx, a1))).toBe('owned');
+    const mine = (claims: { finalKey: string }[]) => claims.filter((c) => c.finalKey === finalKey);
+    // (its bytes were published, its row never written) — still running: a retry may adopt them
+    expect(mine(await orphanedAssetClaims(database.db))).toEqual([]);
+    const claim = { finalKey, jobId: job.id, attemptId: a1.attemptId };
+    expect(await releaseAssetClaim(database.db, claim)).toBe(false);
+    await repoWrite(database, (tx) =>
+      transitionJob(tx, { id: job.id, event: 'succeed', epoch: job.epoch, output: {} }),
+    );
+    expect(mine(await orphanedAssetClaims(database.db))).toEqual([claim]);
+    expect(await releaseAssetClaim(database.db, claim)).toBe(true);
+    expect(await releaseAssetClaim(database.db, claim)).toBe(false);
+    expect(mine(await orphanedAssetClaims(database.db))).toEqual([]);
+  });
+
+  it('a key with an asset row is never an orphan, whatever the job state', async () => {
+    const { database, job, owner, row, finalKey } = await setup('kept.png');
+    const a1 = owner(job.attemptId!, job.epoch);
+    expect(await repoWrite(database, (tx) => claimAssetOwnership(tx, a1))).toBe('owned');
+    expect((await recordAssetFenced(database.db, row(a1.attemptId), a1)).outcome).toBe('inserted');
+    await repoWrite(database, (tx) =>
+      transitionJob(tx, { id: job.id, event: 'succeed', epoch: job.epoch, output: {} }),
+    );
+    expect((await orphanedAssetClaims(database.db)).map((c) => c.finalKey)).not.toContain(finalKey);
+    expect(
+      await releaseAssetClaim(database.db, { finalKey, jobId: job.id, attemptId: a1.attemptId }),
+    ).toBe(false);
   });
   done();
 }

@@ -16,5 +16,7 @@ export { createStateReporter } from './state-reporter.js';
 export type { StateReporter, StateReporterOptions } from './state-reporter.js';
 export { sweepStaging, STAGING_ROOT } from '../assets/staging-sweeper.js';
 export type { StagingSweepOptions } from '../assets/staging-sweeper.js';
+export { sweepOrphanAssets } from '../assets/orphan-sweeper.js';
+export type { OrphanAssetSweepOptions } from '../assets/orphan-sweeper.js';
 export type * from './platform.js';
 export * from '../core.js';
