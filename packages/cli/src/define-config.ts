@@ -5,8 +5,9 @@ import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
 import { SluiceError, assertRolloutPercent } from '@sluice/contracts';
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
+import { findRuntime, type RuntimeName } from './runtimes/registry.js';
 
-export type RuntimeName = 'embedded' | 'valkey-streams';
+export type { RuntimeName };
 
 /** kind → version → handler, for the kinds and versions of registry `R`. */
 export type HandlerMap<R extends JobRegistry> = {
@@ -36,6 +37,13 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   runtime?: RuntimeName;
   /** Env: REDIS_URL. */
   redisUrl?: string;
+  /**
+   * The cloudflare-workflows runtime: the Workflow of each version (`{ v1: 'summarize-v1' }`),
+   * the account (env CLOUDFLARE_ACCOUNT_ID) and, for tests, another API base. The API token
+   * (CLOUDFLARE_API_TOKEN) and the state callback's secret (SLUICE_STATE_CALLBACK_SECRET) come
+   * from the environment only.
+   */
+  cloudflare?: { workflows?: Record<string, string>; accountId?: string; apiBase?: string };
   /** Gateway port (default 3000). Env: PORT. */
   port?: number;
   hostname?: string;
@@ -85,6 +93,13 @@ export interface Settings {
   blobs: string;
   runtime: RuntimeName;
   redisUrl: string | undefined;
+  cloudflare: {
+    accountId: string | undefined;
+    apiToken: string | undefined;
+    apiBase: string | undefined;
+    workflows: Record<string, string>;
+    callbackSecret: string | undefined;
+  };
   port: number;
   hostname: string;
   workerPort: number | undefined;
@@ -133,19 +148,7 @@ export function resolveSettings(
   config: SluiceConfig<JobRegistry, object>,
   env: Env = process.env,
 ): Settings {
-  const runtime = (env.SLUICE_RUNTIME ?? config.runtime ?? 'embedded') as RuntimeName;
-  if (runtime !== 'embedded' && runtime !== 'valkey-streams') {
-    throw new SluiceError(
-      'INVALID_CONFIG',
-      `SLUICE_RUNTIME (--runtime) must be embedded or valkey-streams, got "${runtime}"`,
-    );
-  }
-  const redisUrl = env.REDIS_URL ?? config.redisUrl;
-  if (runtime === 'valkey-streams' && !redisUrl)
-    throw new SluiceError(
-      'INVALID_CONFIG',
-      'the valkey-streams runtime needs REDIS_URL (--redis-url)',
-    );
+  const runtime = findRuntime(env.SLUICE_RUNTIME ?? config.runtime ?? 'embedded');
   const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
   for (const kind of Object.keys(config.jobs)) {
     const raw = env[rolloutEnvName(kind)];
@@ -156,14 +159,21 @@ export function resolveSettings(
       throw new SluiceError('INVALID_CONFIG', `rollout names unknown kind "${kind}"`);
     assertRolloutPercent(pct);
   }
-  return {
+  const settings: Settings = {
     jobs: config.jobs,
     handlers: (config.handlers ?? {}) as Settings['handlers'],
     database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
     blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     blobs: env.SLUICE_BLOBS || env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
-    runtime,
-    redisUrl,
+    runtime: runtime.name as RuntimeName,
+    redisUrl: env.REDIS_URL ?? config.redisUrl,
+    cloudflare: {
+      accountId: env.CLOUDFLARE_ACCOUNT_ID || config.cloudflare?.accountId,
+      apiToken: env.CLOUDFLARE_API_TOKEN || undefined,
+      apiBase: config.cloudflare?.apiBase,
+      workflows: { ...(config.cloudflare?.workflows ?? {}) },
+      callbackSecret: env.SLUICE_STATE_CALLBACK_SECRET || undefined,
+    },
     port: int('PORT', env.PORT) ?? config.port ?? 3000,
     hostname: env.HOST || config.hostname || '127.0.0.1',
     workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
@@ -183,4 +193,8 @@ export function resolveSettings(
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
   };
+  // What this runtime needs from the settings, asked of the runtime itself.
+  const missing = runtime.check(settings);
+  if (missing) throw new SluiceError('INVALID_CONFIG', `the ${runtime.name} runtime ${missing}`);
+  return settings;
 }

@@ -13,3 +13,5 @@ export { main } from './main.js';
 export { EXIT_CODES, formatCliError, UsageError, isUsageError } from './cli-errors.js';
 export type { ExitCode } from './cli-errors.js';
 export type { CliIo } from './cli-io.js';
+export { RUNTIMES, RUNTIME_NAMES, findRuntime } from './runtimes/registry.js';
+export type { GatewayHalf, SluiceRuntime, WorkerHalf } from './runtimes/types.js';

@@ -10,6 +10,7 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Settings } from './define-config.js';
+import { findRuntime } from './runtimes/registry.js';
 
 export interface Resources {
   database: SluiceDatabase;
@@ -25,10 +26,10 @@ export async function openResources(
   settings: Settings,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Resources> {
-  // With Valkey Streams the events travel on the events stream: PostgreSQL NOTIFY would only cost.
+  // A runtime that carries events (Valkey Streams' events stream) makes PostgreSQL NOTIFY a cost.
   const database = openDatabase({
     url: settings.database,
-    notifyEvents: settings.runtime !== 'valkey-streams',
+    notifyEvents: !findRuntime(settings.runtime).capabilities.carriesEvents,
   });
   try {
     await migrate(database);

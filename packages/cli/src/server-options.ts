@@ -3,6 +3,7 @@
 // Flags are folded into the environment that `resolveSettings` reads, so there is one reader.
 
 import { Option, type Command } from 'commander';
+import { RUNTIME_NAMES } from './runtimes/registry.js';
 
 function opt(flags: string, description: string, env: string): Option {
   return new Option(flags, description).env(env);
@@ -27,7 +28,7 @@ export function withDatabaseOptions(cmd: Command): Command {
 export function withServeOptions(cmd: Command): Command {
   return withDatabaseOptions(cmd)
     .addOption(
-      opt('--runtime <name>', 'embedded | valkey-streams (default embedded)', 'SLUICE_RUNTIME'),
+      opt('--runtime <name>', `${RUNTIME_NAMES.join(' | ')} (default embedded)`, 'SLUICE_RUNTIME'),
     )
     .addOption(opt('--redis-url <url>', 'Valkey/Redis for the valkey-streams runtime', 'REDIS_URL'))
     .addOption(opt('--port <n>', 'gateway port (default 3000)', 'PORT'))

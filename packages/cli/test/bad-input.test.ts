@@ -48,7 +48,13 @@ const CASES: [string, () => string[], number, RegExp][] = [
     'bad runtime name',
     () => ['gateway', '--runtime', 'kafka'],
     EXIT_CODES.config,
-    /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded or valkey-streams, got "kafka"$/,
+    /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded, valkey-streams or cloudflare-workflows, got "kafka"$/,
+  ],
+  [
+    'a runtime without what it needs (asked of the runtime object)',
+    () => ['gateway', '--runtime', 'cloudflare-workflows'],
+    EXIT_CODES.config,
+    /^sluice: the cloudflare-workflows runtime needs CLOUDFLARE_ACCOUNT_ID \(or cloudflare\.accountId\)$/,
   ],
   [
     'busy port',

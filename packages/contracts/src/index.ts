@@ -21,3 +21,4 @@ export * from './sleep.js';
 export * from './logging.js';
 export * from './trace-context.js';
 export * from './scopes.js';
+export * from './state-callback.js';

@@ -33,6 +33,7 @@ import { createAppRouter } from './routers/index.js';
 import { resolveLimits } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
+import { registerStateCallback } from './runtimes/cloudflare-workflows/state-callback-route.js';
 import { createOrphanSweeper } from './orphan-sweeper.js';
 import { createHttpContext, type GatewayContext } from './trpc/context.js';
 import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads.js';
@@ -171,6 +172,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     quotaBytes: limits.tenantStorageBytes,
   });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
+  if (options.stateCallback) {
+    registerStateCallback(
+      app,
+      {
+        database,
+        publish: (events) => hub.publish(events),
+        onReject: (code) => metrics.reject(code),
+      },
+      options.stateCallback,
+    );
+  }
   app.use(
     '/trpc/*',
     requestLimit({

@@ -17,6 +17,7 @@ import type { AppRouter } from './routers/index.js';
 import type { LimitOverrides } from './limits/limits.js';
 import type { OrphanSweepResult } from './orphan-sweeper.js';
 import type { UploadOptions } from './uploads.js';
+import type { StateCallbackOptions } from './runtimes/cloudflare-workflows/state-callback-route.js';
 import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
 
 export interface GatewayOptions<R extends JobRegistry> {
@@ -45,6 +46,12 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** Rate, failed-auth, subscription and input limits (limits/limits.ts has the defaults). */
   limits?: LimitOverrides;
   uploads?: UploadOptions;
+  /**
+   * The authenticated state callback (runtimes/cloudflare-workflows/state-callback-route.ts):
+   * Workers running jobs this gateway dispatched to Cloudflare Workflows report their attempt
+   * writes here, HMAC-signed with `secret`. Off unless given.
+   */
+  stateCallback?: StateCallbackOptions;
   downloads?: {
     /**
      * Key (≥ 32 bytes) of the HMAC-signed download links the gateway issues when the blob store

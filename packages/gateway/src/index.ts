@@ -5,6 +5,7 @@ export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
 export * from './runtimes/valkey-streams/index.js';
+export * from './runtimes/cloudflare-workflows/index.js';
 export { createReconciler, RECONCILER_LOCK } from './reconciler/create-reconciler.js';
 export type {
   Reconciler,

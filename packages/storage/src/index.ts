@@ -39,6 +39,8 @@ export * from './d1/open-d1.js';
 export * from './blobs/r2-like.js';
 export * from './blobs/r2-blob-store.js';
 export * from './repos/assets-single.js';
+export * from './repos/assets-batch.js';
+export * from './repos/asset-orphans.js';
 export * from './blobs/asset-key-web.js';
 export * from './require-optional.js';
 export * from './repos/api-keys-web.js';

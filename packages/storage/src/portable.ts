@@ -34,6 +34,8 @@ export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';
 export * from './repos/assets-single.js';
+export * from './repos/assets-batch.js';
+export * from './repos/asset-orphans.js';
 export * from './repos/bulk-transitions.js';
 export * from './repos/accept-jobs.js';
 export * from './repos/event-rows.js';

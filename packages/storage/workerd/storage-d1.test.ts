@@ -3,6 +3,7 @@
 // with its reason (printed and reported as skipped), never dropped.
 import { describe, it } from 'vitest';
 import { acceptJobsCases } from '../src/repos/accept-jobs.case.js';
+import { assetBatchCases } from '../src/repos/assets-batch.case.js';
 import { bulkTransitionsCases } from '../src/repos/bulk-transitions.case.js';
 import { jobQueriesCases } from '../src/repos/job-queries.case.js';
 import { jobsCases } from '../src/repos/jobs.case.js';
@@ -21,6 +22,7 @@ describeD1('claimJobs (the jobs table is the embedded queue)', DB, (ctx) =>
 describeD1('acceptJobs', DB, (ctx) => acceptJobsCases('d1', ctx));
 describeD1('jobs repository', DB, (ctx) => jobsCases('d1', ctx));
 describeD1('units, provider ledger and assets', DB, (ctx) => retrySafetyCases('d1', ctx));
+describeD1('the asset publish as one batch', DB, (ctx) => assetBatchCases('d1', ctx));
 describeD1('bulk transitions and job leases', DB, (ctx) => bulkTransitionsCases('d1', ctx));
 describeD1('getUnitsOfJobs', DB, (ctx) => unitsCases('d1', ctx));
 describeD1('job queries and the served-versions registry', DB, (ctx) => jobQueriesCases('d1', ctx));

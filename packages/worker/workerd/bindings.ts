@@ -1,7 +1,7 @@
 // The bindings of wrangler.test.jsonc, typed structurally.
 import { env } from 'cloudflare:workers';
 import type { MessagePointer } from '@sluice/contracts';
-import type { D1Like } from '@sluice/storage/d1';
+import type { D1Like, R2BucketLike } from '@sluice/storage/d1';
 import type { QueueLike, WorkflowBindingLike } from '../src/cloudflare/platform.js';
 import type { DeadLetterMessage } from '../src/cloudflare/dead-letter.js';
 
@@ -22,7 +22,7 @@ export interface TestEnv {
   };
   WF_V2: TestEnv['WF_V1'];
   DLQ: QueueLike<DeadLetterMessage>;
-  BLOBS: { list(o: { prefix: string }): Promise<{ objects: { key: string }[] }> };
+  BLOBS: R2BucketLike;
 }
 
 export const bindings = env as TestEnv;

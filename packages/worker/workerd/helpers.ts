@@ -31,6 +31,7 @@ export type TestInput = {
   innerStep?: string;
   asyncCall?: boolean;
   writeAsset?: boolean;
+  gateAssetBody?: boolean;
   progress?: number;
 };
 

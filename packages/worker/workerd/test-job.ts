@@ -23,6 +23,8 @@ export const testJob = defineJob({
     asyncCall: z.boolean().optional(),
     /** Every unit writes an asset (`ctx.assets.write`). */
     writeAsset: z.boolean().optional(),
+    /** The asset's body streams only once the job's gate row exists (fence a takeover mid-write). */
+    gateAssetBody: z.boolean().optional(),
     /** Every unit also runs a step of its own (`ctx.step`) with this name prefix. */
     innerStep: z.string().optional(),
     /** This unit throws a retriable error on every run. */
@@ -78,7 +80,18 @@ export function testHandler(version: string) {
       for (let n = 0; n < ctx.input.progress; n++) ctx.progress({ unit: unit.key, n });
       if (ctx.input.failUnit === unit.key) throw new Error(`${unit.key} always fails`);
       if (ctx.input.writeAsset) {
-        await ctx.assets.write({ name: `${unit.key}.txt`, body: `made by ${unit.key}` });
+        const text = `made by ${unit.key}`;
+        const gated = ctx.input.gateAssetBody;
+        const body = gated
+          ? new ReadableStream<Uint8Array>({
+              async pull(controller) {
+                await waitForGate(ctx.jobId, ctx.signal);
+                controller.enqueue(new TextEncoder().encode(text));
+                controller.close();
+              },
+            })
+          : text;
+        await ctx.assets.write({ name: `${unit.key}.txt`, body });
       }
       if (ctx.input.innerStep) {
         const inner = await ctx.step(`${ctx.input.innerStep}${unit.key}`, async () => unit.input);

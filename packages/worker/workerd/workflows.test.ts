@@ -264,23 +264,6 @@ describe("job code's own steps", () => {
   });
 });
 
-describe('assets on D1 (not built yet)', () => {
-  it('ctx.assets.write is refused at once, non-retriably, with nothing claimed or staged', async () => {
-    const p = await queuedJob('v1', { units: 1, writeAsset: true });
-    await router.dispatch(p);
-    const status = await waitForStatus(bindings.WF_V1, p.jobId, ['complete', 'errored']);
-    expect(status.status).toBe('errored');
-    const row = await jobRow(p.jobId);
-    expect(row?.state).toBe('failed');
-    expect(row?.error?.message).toMatch(/asset publish has no batch form yet/);
-    expect(await executions(p.jobId)).toEqual({ u0: 1 }); // not retried
-    const owners = await d1All(bindings.DB, 'select 1 from asset_owners where job_id = ?', p.jobId);
-    expect(owners).toEqual([]);
-    const staged = await bindings.BLOBS.list({ prefix: 'staging/' });
-    expect(staged.objects.filter((o) => o.key.includes(p.jobId))).toEqual([]);
-  });
-});
-
 describe('cancellation', () => {
   async function startGated() {
     const p = await queuedJob('v1', { units: 1, call: true, gateUnit: 'u0' });
@@ -326,9 +309,7 @@ describe('cancellation', () => {
  * Runtime conformance cases this file does not run on Workflows, and why (no silent skips):
  * - cancellation from the gateway: the cancel case above does by hand what a gateway on Workers
  *   will do (the D1 transition, then terminate()); that gateway is another session's work.
- * - asset never orphaned / overwritten on R2: the asset protocol's publish runs in a storage
- *   transaction (asset-writer.ts); on D1 it needs the batch form, not ported yet. Until then a
- *   write is refused before anything is claimed or staged (pinned above).
+ * - asset never orphaned / overwritten on R2: runs in assets.test.ts (D1 rows and R2 objects).
  * - duplicate instance ids: the local engine accepts a second create of an id (production
  *   throws); src/cloudflare/router.test.ts pins the router against a production-shaped binding.
  *   The 1 MiB step-result limit is enforced by the runtime itself (pinned above).

@@ -1,55 +1,19 @@
-import {
-  createEmbeddedDispatcher,
-  createGateway,
-  createStreamsGatewayRuntime,
-  serve,
-  serveMetrics,
-  type GatewayOptions,
-  type RunningGateway,
-} from '@sluice/gateway';
-import type { JobRegistry } from '@sluice/contracts';
+import { createGateway, serve, serveMetrics, type RunningGateway } from '@sluice/gateway';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
+import { findRuntime } from '../runtimes/registry.js';
 
 export interface StartedGateway {
   running: RunningGateway;
   close(): Promise<void>;
 }
 
-type RuntimeParts = Pick<
-  GatewayOptions<JobRegistry>,
-  'runtime' | 'eventTailer' | 'runtimeProbes'
-> & {
-  close(): Promise<void>;
-};
-
-/** The dispatch half of the configured runtime (and, for Streams, its tailer and reconciler). */
-function runtimeFor(settings: Settings, resources: Resources): RuntimeParts {
-  switch (settings.runtime) {
-    case 'embedded': {
-      const runtime = createEmbeddedDispatcher(resources.database);
-      return { runtime, close: () => runtime.close() };
-    }
-    case 'valkey-streams': {
-      const rt = createStreamsGatewayRuntime({
-        redisUrl: settings.redisUrl as string,
-        database: resources.database,
-      });
-      return {
-        runtime: rt.dispatcher,
-        eventTailer: rt.tailer,
-        runtimeProbes: rt.probes,
-        close: () => rt.close(),
-      };
-    }
-  }
-}
-
 export async function startGateway(
   settings: Settings,
   resources: Resources,
 ): Promise<StartedGateway> {
-  const parts = runtimeFor(settings, resources);
+  // The gateway half of the configured runtime (dispatcher; for Streams its tailer and probes).
+  const parts = findRuntime(settings.runtime).gateway(settings, resources);
   const gateway = createGateway({
     jobs: settings.jobs,
     database: resources.database,
@@ -57,6 +21,7 @@ export async function startGateway(
     runtime: parts.runtime,
     ...(parts.eventTailer ? { eventTailer: parts.eventTailer } : {}),
     ...(parts.runtimeProbes ? { runtimeProbes: parts.runtimeProbes } : {}),
+    ...(parts.stateCallback ? { stateCallback: parts.stateCallback } : {}),
     auth: { devKey: settings.devApiKey },
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,

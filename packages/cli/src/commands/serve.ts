@@ -4,6 +4,7 @@ import { randomToken } from '@sluice/contracts';
 import type { Settings } from '../define-config.js';
 import { openResources } from '../resources.js';
 import { startGateway, type StartedGateway } from './gateway.js';
+import { findRuntime } from '../runtimes/registry.js';
 import { startWorker } from './worker.js';
 
 export type ServeMode = 'dev' | 'gateway' | 'worker';
@@ -37,7 +38,11 @@ export async function runServe(
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
     if (mode !== 'worker') gateway = await startGateway(settings, resources);
-    if (mode !== 'gateway') worker = await startWorker(settings, resources);
+    // A platform that pushes jobs (Workflows) has no worker process to start in `dev`; `sluice
+    // worker` says how to deploy it instead (startWorker).
+    const pushes = findRuntime(settings.runtime).worker.kind === 'push';
+    if (mode === 'worker' || (mode === 'dev' && !pushes))
+      worker = await startWorker(settings, resources);
   } catch (error) {
     await gateway?.close();
     await resources.close();
@@ -61,6 +66,8 @@ export async function runServe(
     out(
       `gateway listening on ${served.gatewayUrl} (tRPC /trpc, WebSocket /ws, uploads /v1/uploads)`,
     );
+  const half = findRuntime(settings.runtime).worker;
+  if (mode === 'dev' && half.kind === 'push') out(`no worker here: ${half.instructions}`);
   if (served.workerProbesUrl)
     out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);
   if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);

@@ -1,38 +1,8 @@
 import { SluiceError } from '@sluice/contracts';
-import {
-  createEmbeddedRuntime,
-  createStreamsRuntime,
-  createWorker,
-  type HandlerRegistry,
-  type RuntimeOption,
-  type Worker,
-} from '@sluice/worker';
+import { createWorker, type HandlerRegistry, type Worker } from '@sluice/worker';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
-
-/** The consume half of the configured runtime. */
-function runtimeFor(settings: Settings, resources: Resources): RuntimeOption {
-  switch (settings.runtime) {
-    case 'embedded':
-      return (ctx) =>
-        createEmbeddedRuntime({
-          database: resources.database,
-          versions: ctx.versions,
-          workerId: ctx.workerId,
-          leaseMs: ctx.leaseMs,
-          onError: ctx.onError,
-        });
-    case 'valkey-streams':
-      return (ctx) =>
-        createStreamsRuntime({
-          redisUrl: settings.redisUrl,
-          versions: ctx.versions,
-          workerId: ctx.workerId,
-          leaseMs: ctx.leaseMs,
-          onError: ctx.onError,
-        });
-  }
-}
+import { findRuntime } from '../runtimes/registry.js';
 
 export async function startWorker(settings: Settings, resources: Resources): Promise<Worker> {
   if (Object.keys(settings.handlers).length === 0) {
@@ -41,10 +11,13 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
       'a worker needs handlers: add `handlers` to sluice.config.ts',
     );
   }
+  // The consume half of the configured runtime: a pull consumer, or a platform that pushes.
+  const half = findRuntime(settings.runtime).worker;
+  if (half.kind === 'push') throw new SluiceError('INVALID_CONFIG', half.instructions);
   const worker = createWorker({
     jobs: settings.jobs,
     handlers: settings.handlers as HandlerRegistry,
-    runtime: runtimeFor(settings, resources),
+    runtime: half.create(settings, resources),
     database: resources.database,
     blobs: resources.blobs,
     concurrency: settings.concurrency,

@@ -4,9 +4,10 @@
 // they hold at that instant. An outcome other than a write is then classified by reading (the
 // statement already decided; the read only names why).
 //
-// On D1 the publish step becomes: check (read) → publish the blob write-if-absent →
-// `insertAssetIfOwner`. A crash or a lost race between the blob and the row leaves the case the
-// protocol already handles: a final key with bytes and no row, adopted by the next attempt.
+// The claim is used on D1 as is; the publish step's D1 form is assets-batch.ts (its row and the
+// read-back in one atomic batch). `insertAssetIfOwner` is the same fenced insert as one statement
+// with a separate read after it. A crash or a lost race between the blob and the row leaves the
+// case the protocol already handles: a final key with bytes and no row, adopted by the next attempt.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.js';
 import { isoNow } from '../json.js';

@@ -24,7 +24,7 @@ import {
 } from './provider-calls.js';
 import { getUnit, getUnits, storeUnitResult } from './units.js';
 
-async function runningJob(database: SluiceDatabase) {
+export async function runningJob(database: SluiceDatabase) {
   const id = formatJobId('v1');
   await repoWrite(database, (tx) =>
     insertJob(tx, {
@@ -43,7 +43,7 @@ async function runningJob(database: SluiceDatabase) {
   return r.job;
 }
 
-async function reclaim(database: SluiceDatabase, id: string, epoch: number) {
+export async function reclaim(database: SluiceDatabase, id: string, epoch: number) {
   const r = await repoWrite(database, (tx) => transitionJob(tx, { id, event: 'reclaim', epoch }));
   if (!r.ok) throw new Error('reclaim failed');
   return r.job;

@@ -5,10 +5,11 @@
 //      its job).
 //   2. stream the bytes to this attempt's staging key (`BlobStore.put` streams; size and sha256
 //      are computed on the way).
-//   3. ONE transaction: still this attempt's ownership row, still its job, no asset row → publish
-//      write-if-absent → insert the asset row. A final key already there without a row was
-//      published by an attempt that crashed before its row: adopt those bytes (hashed outside
-//      the transaction, then recorded in a second one), never overwrite them.
+//   3. still this attempt's ownership row, still its job, no asset row → publish write-if-absent
+//      → insert the asset row: one transaction, or on D1 one check statement and one fenced
+//      atomic batch (asset-publish.ts). A final key already there without a row was published by
+//      an attempt that crashed (or was fenced) before its row: adopt those bytes (hashed outside
+//      any transaction, then recorded fenced), never overwrite them.
 //
 // Cleanup deletes this attempt's OWN staging key only; the final key is never deleted here (it
 // may be another attempt's finished work). Staging keys of dead attempts are the sweeper's.
@@ -16,26 +17,18 @@
 import { randomToken, NonRetriableError, SluiceError, isSluiceError } from '@sluice/contracts';
 import {
   assetKeyWeb,
-  checkPublishable,
-  claimAssetOwnership,
   getAsset,
-  insertAsset,
   stagingKey,
   type AssetRow,
   type BlobStore,
-  type Db,
   type SluiceDatabase,
 } from '@sluice/storage/d1';
 import { createSha256 } from './sha256.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
-import {
-  decideAfterPublish,
-  decideClaim,
-  decidePublish,
-  type PublishCheck,
-} from './decide-asset.js';
+import { createAssetPublisher, type PublishStep } from './asset-publish.js';
+import { decideClaim } from './decide-asset.js';
 import type { AssetBody, AssetWrite, WrittenAsset } from './types.js';
 
 export interface AssetWriterDeps {
@@ -111,22 +104,11 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     return new SluiceError('LEASE_LOST', `${what}: this attempt no longer holds the job`);
   }
 
-  /** PostgreSQL: hold the job row so a takeover cannot commit between the check and the row. */
-  async function lockJob(tx: Db): Promise<void> {
-    if (database.dialect !== 'postgres') return; // SQLite: BEGIN IMMEDIATE serialises writers
-    await tx.selectFrom('jobs').select('id').where('id', '=', job.id).forUpdate().execute();
-  }
-
-  async function check(tx: Db, finalKey: string): Promise<PublishCheck> {
-    await lockJob(tx);
-    const answer = await checkPublishable(tx, { finalKey, jobId: job.id, ...attemptOf() });
-    return hooks.mayPublish(answer) ? 'ok' : answer;
-  }
-
   const attemptOf = () => ({ attemptId: job.attemptId, epoch: job.epoch });
+  const publisher = createAssetPublisher({ database, blobs, job, hooks });
 
-  async function reuse(finalKey: string, tx: Db = db): Promise<WrittenAsset> {
-    const row = await getAsset(tx, finalKey);
+  async function reuse(finalKey: string): Promise<WrittenAsset> {
+    const row = await getAsset(db, finalKey);
     if (!row)
       throw new SluiceError('INTERNAL', `asset ${finalKey} reported published but has no row`);
     if (deps.counters) deps.counters.assetsReused++;
@@ -158,15 +140,6 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     });
 
   async function write(scope: string, asset: AssetWrite): Promise<WrittenAsset> {
-    if (!database.capabilities.interactiveTransactions) {
-      // The publish below checks, publishes and inserts in ONE transaction; a database without
-      // interactive transactions (D1) needs its statement/batch form, which is not built yet.
-      // Refused before anything is claimed or staged, and the same on every retry.
-      await discard(asset.body);
-      throw new NonRetriableError(
-        `ctx.assets.write("${asset.name}") refused: this database has no interactive transactions and the asset publish has no batch form yet (reads work)`,
-      );
-    }
     let finalKey: string;
     try {
       finalKey = await assetKeyWeb(job.tenantId, job.id, scope, asset.name);
@@ -188,16 +161,14 @@ export function createAssetWriter(deps: AssetWriterDeps) {
       await discard(asset.body);
       throw error;
     }
-    const claimed = await database.transaction((tx) =>
-      claimAssetOwnership(tx, {
-        finalKey,
-        jobId: job.id,
-        unitKey: scope,
-        name: asset.name,
-        stagingKey: staging,
-        ...attemptOf(),
-      }),
-    );
+    const claimed = await publisher.claim({
+      finalKey,
+      jobId: job.id,
+      unitKey: scope,
+      name: asset.name,
+      stagingKey: staging,
+      ...attemptOf(),
+    });
     switch (decideClaim(claimed)) {
       case 'reuse':
         await discard(asset.body);
@@ -225,23 +196,10 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     }
     hooks.at('after-blob-write-before-publish');
 
-    // 3. Check, publish write-if-absent, insert the row: one transaction.
-    type Step =
-      | { kind: 'done'; result: WrittenAsset }
-      | { kind: 'abort' }
-      | { kind: 'reuse' }
-      | { kind: 'adopt' };
-    let step: Step;
+    // 3. Check, publish write-if-absent, insert the row (asset-publish.ts).
+    let step: PublishStep;
     try {
-      step = await database.transaction(async (tx): Promise<Step> => {
-        const plan = decidePublish(await check(tx, finalKey));
-        if (plan.kind !== 'publish') return { kind: plan.kind };
-        const after = decideAfterPublish(await blobs.publish(staging, finalKey));
-        if (after.kind === 'adopt') return { kind: 'adopt' };
-        hooks.at('after-publish-before-row');
-        const inserted = await insertAsset(tx, row(staged.size, staged.sha256));
-        return { kind: 'done', result: written(inserted, false) };
-      });
+      step = await publisher.publish(staging, row(staged.size, staged.sha256));
     } catch (error) {
       // Nothing committed; if the blob was published, the next attempt adopts it.
       await blobs.delete(staging).catch(() => {});
@@ -250,7 +208,7 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     switch (step.kind) {
       case 'done':
         if (deps.counters) deps.counters.assetsPublished++;
-        return step.result;
+        return written(step.row, false);
       case 'abort':
         await deleteOwnStaging(staging);
         throw fenced(`asset "${asset.name}"`);
@@ -271,23 +229,13 @@ export function createAssetWriter(deps: AssetWriterDeps) {
     // Outside any transaction: hashing a large blob must not hold the database's write lock.
     // The final key is never overwritten, so the hash stays true.
     const { size, sha256 } = await hashBlob(blobs, finalKey);
-    const result = await database.transaction(async (tx) => {
-      const plan = decidePublish(await check(tx, finalKey));
-      switch (plan.kind) {
-        case 'publish':
-          // Reused: the bytes are the crashed attempt's, not this body.
-          return written(await insertAsset(tx, row(size, sha256)), true);
-        case 'reuse':
-          return undefined;
-        case 'abort':
-          return null;
-      }
-    });
-    if (result === null) throw fenced(`asset at ${finalKey}`);
-    if (result === undefined) return reuse(finalKey);
+    const result = await publisher.recordAdopted(row(size, sha256));
+    if (result === 'abort') throw fenced(`asset at ${finalKey}`);
+    if (result === 'reuse') return reuse(finalKey);
     if (deps.counters) deps.counters.assetsReused++;
     deps.logger?.info('adopted an asset published by a crashed attempt', { key: finalKey, size });
-    return result;
+    // Reused: the bytes are the crashed attempt's, not this body.
+    return written(result, true);
   }
 
   async function open(key: string): Promise<ReadableStream<Uint8Array>> {

@@ -23,4 +23,5 @@ export {
   type SweepVerdict,
 } from './decide-asset.js';
 export { STAGING_ROOT, sweepStaging, type StagingSweepOptions } from './staging-sweeper.js';
+export { sweepOrphanAssets, type OrphanAssetSweepOptions } from './orphan-sweeper.js';
 export type { AssetBody, AssetClient, AssetWrite, WrittenAsset } from './types.js';

@@ -9,7 +9,7 @@ import {
   ownedStagingKeys,
   type BlobStore,
   type SluiceDatabase,
-} from '@sluice/storage';
+} from '@sluice/storage/d1';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';

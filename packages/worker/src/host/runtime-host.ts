@@ -9,6 +9,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import type { CheckpointStore } from '../attempt/step.js';
+import { sweepOrphanAssets } from '../assets/orphan-sweeper.js';
 import { sweepStaging } from '../assets/staging-sweeper.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
@@ -172,14 +173,21 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       const stagingEvery = this.opts.stagingSweepEveryMs ?? 60_000;
       const blobs = this.opts.blobs;
       if (blobs && stagingEvery > 0) {
-        const sweep = () =>
-          sweepStaging({
+        // Staging keys of dead attempts, then final keys whose row never came (ended jobs only).
+        const sweep = async () => {
+          await sweepStaging({
             database: this.opts.database,
             blobs,
             logger: this.opts.logger,
             counters: this.counters,
             hooks: this.opts.hooks,
-          }).then(() => undefined);
+          });
+          await sweepOrphanAssets({
+            database: this.opts.database,
+            blobs,
+            logger: this.opts.logger,
+          });
+        };
         this.timers.push(every(stagingEvery, sweep, this.periodicFailed));
       }
     }
