@@ -148,16 +148,17 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
     // config overrides the declaration: no concurrency cap, 5 calls per second (burst 5)
     const ws = await workers(3, { limits: { providers: { slowco: { callsPerSecond: 5 } } } });
     try {
-      const ids = await submit(database, 16);
+      const ids = await submit(database, 20);
       expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
       const at = [...provider.state.arrivals].sort((a, b) => a - b);
-      expect(at).toHaveLength(16);
-      // Counted per window, not timed: 1 s windows starting at each arrival, slack 1 for the
-      // gap between a token taken at the worker and its request arriving here.
+      expect(at).toHaveLength(20);
+      // Counted per window, not timed: 1 s windows starting at each arrival, slack 3 for the
+      // gap between a token taken at the worker and its request arriving here (a loaded machine
+      // can hold a request back and bunch it with later ones).
       const worst = Math.max(...at.map((t) => at.filter((u) => u >= t && u < t + 1000).length));
-      expect(worst).toBeLessThanOrEqual(5 + 5 + 1);
-      // and the limit did bite: 16 calls could not all arrive within the first second
-      expect(at.filter((u) => u < (at[0] as number) + 1000).length).toBeLessThan(16);
+      expect(worst).toBeLessThanOrEqual(5 + 5 + 3);
+      // and the limit did bite: 20 calls could not all arrive within the first second
+      expect(at.filter((u) => u < (at[0] as number) + 1000).length).toBeLessThan(20);
     } finally {
       await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
     }
