@@ -87,6 +87,22 @@ export interface QueueSystemAdapter {
    * parent polls its jobs table to settle, so it does not).
    */
   databaseCost?: boolean;
+  /**
+   * Optional (the fairness row): after `prepare`, a parent-side writer that adds jobs of a named
+   * tenant while the consumers run. Adapters without tenants leave it out.
+   */
+  tenantFeed?(services: BenchServices, prepared: PreparedRun): Promise<TenantFeed>;
+}
+
+/** Adds jobs of a tenant to a running queue (the fairness row, parent side). */
+export interface TenantFeed {
+  /** `count` jobs of `tenant` at once (payload `t` 0: not sampled), in bulk. */
+  backlog(tenant: string, count: number, fromIndex: number): Promise<void>;
+  /** One job of `tenant`, submitted as the accept path does; the harness stamps `job.t`. */
+  submit(tenant: string, job: JobPayload): Promise<void>;
+  /** Queued jobs of `tenant` not yet started. */
+  queued(tenant: string): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** Server-side CPU the harness attributes to a system. */

@@ -4,6 +4,7 @@
 // runs in every round, interleaved, so background noise hits all of them alike.
 import type { SubmitSpec, UploadSpec, WatchersSpec } from './adapter.js';
 import type { DrainSpec } from './harness/run-drain.js';
+import type { FairnessSpec } from './harness/run-fairness.js';
 import type { LatencySpec } from './harness/run-latency.js';
 
 export type ScenarioSpec =
@@ -11,14 +12,15 @@ export type ScenarioSpec =
   | ({ kind: 'latency' } & LatencySpec)
   | ({ kind: 'submit' } & SubmitSpec)
   | ({ kind: 'upload' } & UploadSpec)
-  | ({ kind: 'watchers' } & WatchersSpec);
+  | ({ kind: 'watchers' } & WatchersSpec)
+  | ({ kind: 'fairness' } & FairnessSpec);
 
 export type Role = 'subject' | 'anchor' | 'ceiling';
 
 export interface Scenario {
   /** Dotted id; `--only drain` selects every id starting with `drain`. */
   id: string;
-  /** The issue's row number (1–8). */
+  /** The issue's row number (1–8; 9: fairness across tenants, issue 15). */
   row: number;
   title: string;
   spec: ScenarioSpec;
@@ -54,6 +56,9 @@ export interface SuiteSize {
   uploadStorages: readonly ('sqlite' | 'postgres')[];
   /** Row 8: WebSocket subscriptions, and state events written (one per watched job). */
   watchers: number;
+  /** Row 9: tenant B's jobs before and beside tenant A's 20,000-job backlog (1 per 100 ms). */
+  fairnessIdleJobs: number;
+  fairnessLoadedJobs: number;
   rounds: number;
 }
 
@@ -80,6 +85,8 @@ export const FULL: SuiteSize = {
   uploadBytes: 1024 ** 3,
   uploadStorages: ['sqlite', 'postgres'],
   watchers: 1_000,
+  fairnessIdleJobs: 50,
+  fairnessLoadedJobs: 100,
   rounds: 5,
 };
 
@@ -96,6 +103,8 @@ export const QUICK: SuiteSize = {
   uploadBytes: 256 * 1024 ** 2,
   uploadStorages: ['sqlite'],
   watchers: 1_000,
+  fairnessIdleJobs: 20,
+  fairnessLoadedJobs: 30,
   rounds: 3,
 };
 
@@ -213,6 +222,26 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     title: `${size.watchers.toLocaleString('en-US')} WebSocket subscriptions, event commit → arrival`,
     spec: { kind: 'watchers', subscribers: size.watchers, events: size.watchers },
     subjects: GATEWAYS,
+    anchors: [],
+  });
+  // Issue 15: one tenant's backlog must not starve another tenant's new job (embedded runtime;
+  // Streams reads one stream per version in arrival order and states `fairAcrossTenants: false`).
+  out.push({
+    id: 'fairness.embedded',
+    row: 9,
+    title:
+      `tenant A enqueues 20,000 at once, tenant B 1 per 100 ms: B's dispatch→start idle ` +
+      `(${size.fairnessIdleJobs} jobs) vs beside A's backlog (${size.fairnessLoadedJobs} jobs), c64`,
+    spec: {
+      kind: 'fairness',
+      backlog: 20_000,
+      intervalMs: 100,
+      idleJobs: size.fairnessIdleJobs,
+      loadedJobs: size.fairnessLoadedJobs,
+      concurrency: LATENCY_CONCURRENCY,
+      drainCapSeconds: 60,
+    },
+    subjects: EMBEDDED.subjects,
     anchors: [],
   });
   return out;

@@ -25,6 +25,8 @@ function tiny(overrides: Partial<SuiteSize>): SuiteSize {
     uploadBytes: 8 * 1024 * 1024,
     uploadStorages: ['sqlite', 'postgres'],
     watchers: 20,
+    fairnessIdleJobs: 3,
+    fairnessLoadedJobs: 3,
     rounds: 1,
     ...overrides,
   };

@@ -84,6 +84,19 @@ export function metricDefs(spec: ScenarioSpec): MetricDef[] {
         { key: 'mibPerSec', label: 'MiB/s', better: 'higher', format: 'rate' },
         { key: 'peakRssGrowthMiB', label: 'peak RSS growth MiB', better: 'lower', format: 'mib' },
       ];
+    case 'fairness':
+      return [
+        { key: 'idleP50', label: "B's dispatch→start p50 ms, idle", better: 'lower', format: 'ms' },
+        { key: 'idleP99', label: "B's dispatch→start p99 ms, idle", better: 'lower', format: 'ms' },
+        { key: 'p50', label: "B's p50 ms beside A's backlog", better: 'lower', format: 'ms' },
+        { key: 'p99', label: "B's p99 ms beside A's backlog", better: 'lower', format: 'ms' },
+        {
+          key: 'backlogLeft',
+          label: "A's jobs still queued at B's last submit",
+          better: 'higher',
+          format: 'count',
+        },
+      ];
     case 'watchers':
       return [
         { key: 'p50Ms', label: 'commit→arrival p50 ms', better: 'lower', format: 'ms' },

@@ -6,6 +6,7 @@ import { participants, type Role, type Scenario, type ScenarioSpec } from '../sc
 import { busyFraction, readMachineTicks } from './cpu.js';
 import { load1 } from './machine.js';
 import { runDrain } from './run-drain.js';
+import { runFairness } from './run-fairness.js';
 import { runLatency } from './run-latency.js';
 import type { ChildPool } from './child-pool.js';
 import type { Phases, RunOutcome } from './run-shared.js';
@@ -55,6 +56,8 @@ export function unsupported(adapter: BenchAdapter, spec: ScenarioSpec): string |
       return adapter.gateway?.upload ? undefined : 'no upload adapter';
     case 'watchers':
       return adapter.gateway?.watchers ? undefined : 'no watchers adapter';
+    case 'fairness':
+      return adapter.queue?.tenantFeed ? undefined : 'no tenant feed';
   }
 }
 
@@ -85,12 +88,16 @@ export async function runSpec(
       return asOutcome(await (gateway.upload ?? missing(adapter, 'upload'))(services, spec));
     case 'watchers':
       return asOutcome(await (gateway.watchers ?? missing(adapter, 'watchers'))(services, spec));
+    case 'fairness':
+      return runFairness(adapter, services, spec, ctx);
   }
 }
 
 function brief(metrics: Record<string, number>): string {
   const keys = [
     'jobsPerSec',
+    'idleP50',
+    'idleP99',
     'p50',
     'p99',
     'cpuMsPer1k',

@@ -17,6 +17,8 @@ const CHUNK = 2_000;
 export interface FillOptions {
   /** First payload index (default 0). */
   from?: number;
+  /** The jobs' tenant (default BENCH_TENANT). */
+  tenant?: string;
 }
 
 interface JobRowValues {
@@ -49,23 +51,27 @@ const JOB_COLUMNS =
   'lease_until, created_at, updated_at, finished_at';
 const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, payload, created_at';
 
-function fillSqlite(file: string, chunks: (at: string) => Iterable<JobRowValues[]>) {
+function fillSqlite(
+  file: string,
+  tenant: string,
+  chunks: (at: string) => Iterable<JobRowValues[]>,
+) {
   const db = new SQLite(file);
   try {
     db.pragma('busy_timeout = 5000');
     const job = db.prepare(
-      `insert into jobs (${JOB_COLUMNS}) values (?, '${BENCH_TENANT}', '${BENCH_KIND}', ` +
+      `insert into jobs (${JOB_COLUMNS}) values (?, ?, '${BENCH_KIND}', ` +
         `'${BENCH_VERSION}', 'queued', ?, null, null, null, null, ?, '[]', 0, ` +
         `${benchJob.maxAttempts}, 0, null, 2, null, null, ?, ?, null)`,
     );
     const event = db.prepare(
-      `insert into job_events (${EVENT_COLUMNS}) values (?, '${BENCH_TENANT}', '${BENCH_KIND}', 1, 2, 'state', ?, ?)`,
+      `insert into job_events (${EVENT_COLUMNS}) values (?, ?, '${BENCH_KIND}', 1, 2, 'state', ?, ?)`,
     );
     const at = isoNow();
     const write = db.transaction((jobs: JobRowValues[]) => {
       for (const j of jobs) {
-        job.run(j.id, j.input, j.hash, at, at);
-        event.run(j.id, j.events, at);
+        job.run(j.id, tenant, j.input, j.hash, at, at);
+        event.run(j.id, tenant, j.events, at);
       }
     });
     const ids: string[] = [];
@@ -82,7 +88,12 @@ function fillSqlite(file: string, chunks: (at: string) => Iterable<JobRowValues[
 /** Chunks in flight on PostgreSQL: two backends insert while the parent builds the next chunk. */
 const PG_CONNECTIONS = 2;
 
-async function insertChunkPg(client: pg.Client, jobs: JobRowValues[], at: string): Promise<void> {
+async function insertChunkPg(
+  client: pg.Client,
+  tenant: string,
+  jobs: JobRowValues[],
+  at: string,
+): Promise<void> {
   const jobIds = jobs.map((j) => j.id);
   await client.query('begin');
   await client.query(
@@ -94,7 +105,7 @@ async function insertChunkPg(client: pg.Client, jobs: JobRowValues[], at: string
       jobIds,
       jobs.map((j) => j.input),
       jobs.map((j) => j.hash),
-      BENCH_TENANT,
+      tenant,
       BENCH_KIND,
       BENCH_VERSION,
       benchJob.maxAttempts,
@@ -105,7 +116,7 @@ async function insertChunkPg(client: pg.Client, jobs: JobRowValues[], at: string
     `insert into job_events (${EVENT_COLUMNS})
      select job_id, $3, $4, 1, 2, 'state', payload::jsonb, $5
      from unnest($1::text[], $2::text[]) as t(job_id, payload)`,
-    [jobIds, jobs.map((j) => j.events), BENCH_TENANT, BENCH_KIND, at],
+    [jobIds, jobs.map((j) => j.events), tenant, BENCH_KIND, at],
   );
   await client.query('commit');
 }
@@ -116,6 +127,7 @@ async function insertChunkPg(client: pg.Client, jobs: JobRowValues[], at: string
  */
 async function fillPostgres(
   url: string,
+  tenant: string,
   chunks: (at: string) => Iterable<JobRowValues[]>,
 ): Promise<string[]> {
   const clients = Array.from({ length: PG_CONNECTIONS }, () => {
@@ -132,7 +144,7 @@ async function fillPostgres(
     for (const jobs of chunks(at)) {
       const slot = turn++ % clients.length;
       await busy[slot];
-      const insert = insertChunkPg(clients[slot] as pg.Client, jobs, at);
+      const insert = insertChunkPg(clients[slot] as pg.Client, tenant, jobs, at);
       insert.catch(() => undefined); // observed by the await above or Promise.all below
       busy[slot] = insert;
       for (const j of jobs) ids.push(j.id);
@@ -151,11 +163,12 @@ export async function fillQueued(
   opts: FillOptions = {},
 ): Promise<string[]> {
   const from = opts.from ?? 0;
+  const tenant = opts.tenant ?? BENCH_TENANT;
   function* chunks(at: string): Iterable<JobRowValues[]> {
     for (let start = 0; start < count; start += CHUNK)
       yield build(from + start, Math.min(CHUNK, count - start), at);
   }
   return run.database.dialect === 'sqlite'
-    ? fillSqlite(run.url, chunks)
-    : fillPostgres(run.url, chunks);
+    ? fillSqlite(run.url, tenant, chunks)
+    : fillPostgres(run.url, tenant, chunks);
 }

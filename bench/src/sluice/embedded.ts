@@ -5,6 +5,7 @@
 import type { BenchAdapter, BenchServices, PrepareSpec } from '../adapter.js';
 import { fillQueued } from './bulk-fill.js';
 import { analyze, prepareRunDatabase, type Storage } from './sluice-db.js';
+import { embeddedTenantFeed } from './tenant-feed.js';
 
 const WORKER_MODULE = new URL('../workers/sluice-embedded.ts', import.meta.url).href;
 /** The product's default pool; 4 × 10 stays inside the 40-connection budget graphile-worker has. */
@@ -43,6 +44,7 @@ function embeddedAdapter(storage: Storage): BenchAdapter {
       consumerModule: WORKER_MODULE,
       prepare: (services, spec) => prepare(storage, services, spec),
       databaseCost: storage === 'postgres',
+      tenantFeed: (_services, prepared) => embeddedTenantFeed(String(prepared.child.url)),
     },
   };
 }

@@ -2,7 +2,7 @@
 // environment variables taking precedence so one config file serves every environment.
 
 import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
-import { SluiceError, assertRolloutPercent } from '@sluice/contracts';
+import { SluiceError, assertRolloutPercent, type ProviderLimits } from '@sluice/contracts';
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 import { findRuntime, type RuntimeName } from './runtimes/registry.js';
@@ -72,8 +72,12 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   origins?: string[];
   /** Rollout percentage per kind; env SLUICE_ROLLOUT_<KIND> (dots and dashes as `_`) wins. */
   rollout?: Record<string, number>;
-  /** Gateway request limits (rates, subscriptions, sockets…); each unset one keeps its default. */
-  limits?: LimitOverrides;
+  /**
+   * Gateway request limits (rates, subscriptions, sockets…); each unset one keeps its default.
+   * `providers`: shared provider limits for workers (max concurrent guarded calls, calls per
+   * second, wait bound), overriding what the job definitions' provider declarations say.
+   */
+  limits?: LimitOverrides & { providers?: ProviderLimits };
 }
 
 /** Declares `sluice.config.ts`; the handler map is type-checked against the job registry. */
@@ -113,6 +117,8 @@ export interface Settings {
   origins: string[];
   rollout: Record<string, number>;
   limits: LimitOverrides;
+  /** `limits.providers` of the config, for workers. */
+  providerLimits: ProviderLimits;
   devApiKey: string | undefined;
   /** Key for signed download links; every gateway behind one load balancer needs the same. */
   signingSecret: string | undefined;
@@ -188,7 +194,8 @@ export function resolveSettings(
       ttlMs: config.uploads?.ttlMs ?? 24 * 3600_000,
     },
     origins: config.origins ?? [],
-    limits: config.limits ?? {},
+    limits: gatewayLimits(config.limits),
+    providerLimits: config.limits?.providers ?? {},
     rollout,
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
@@ -197,4 +204,11 @@ export function resolveSettings(
   const missing = runtime.check(settings);
   if (missing) throw new SluiceError('INVALID_CONFIG', `the ${runtime.name} runtime ${missing}`);
   return settings;
+}
+
+/** The gateway's part of `limits` (everything but the workers' `providers`). */
+function gatewayLimits(limits: SluiceConfig['limits']): LimitOverrides {
+  if (!limits) return {};
+  const { providers: _workers, ...gateway } = limits;
+  return gateway;
 }

@@ -61,6 +61,16 @@ export const UnitDoneEvent = z.object({
   /** True when an earlier attempt's checkpoint was reused instead of running the unit. */
   reused: z.boolean().optional(),
 });
+/**
+ * A running job waits for a shared limit (issue 15): `by` names it (`provider:<name>`,
+ * `tenant:<id>`, `kind:<kind>`). Written once per wait; the next event of the job ends it.
+ */
+export const WaitingEvent = z.object({
+  ...base,
+  type: z.literal('waiting'),
+  reason: z.enum(['rate_limited', 'concurrency_limited']),
+  by: z.string(),
+});
 export const NeedsReviewEvent = z.object({
   ...base,
   ...change,
@@ -84,6 +94,7 @@ export const JobEvent = z.discriminatedUnion('type', [
   StateEvent,
   ProgressEvent,
   UnitDoneEvent,
+  WaitingEvent,
   NeedsReviewEvent,
   DeadLetterEvent,
 ]);

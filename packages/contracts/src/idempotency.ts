@@ -9,6 +9,7 @@
 // The guard reads the class, never the provider's name.
 
 import { z } from 'zod';
+import { ProviderLimit } from './limits.js';
 
 export const CALL_TYPES = ['sync', 'async-job'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
@@ -29,6 +30,8 @@ export const ProviderCall = z.object({
   idempotencyKey: z.enum(IDEMPOTENCY_KEY_SUPPORT),
   /** What proves `verified`: a recorded duplicate-request test. Required for `verified`. */
   evidence: z.string().max(2000).optional(),
+  /** Shared caps on this call's provider (limits.ts); the deployment's config overrides them. */
+  limits: ProviderLimit.optional(),
 });
 export type ProviderCall = z.infer<typeof ProviderCall>;
 

@@ -4,6 +4,7 @@ export * from './job-id.js';
 export * from './names.js';
 export * from './message-pointer.js';
 export * from './idempotency.js';
+export * from './limits.js';
 export * from './recovery.js';
 export * from './version-routing.js';
 export * from './events.js';

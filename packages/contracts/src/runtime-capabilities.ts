@@ -14,6 +14,8 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   acksWithOutcome: true,
   delaysJobs: true,
   prioritizes: true,
+  // The claim round-robins across tenants within a priority (storage fair-queued.ts).
+  fairAcrossTenants: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -28,6 +30,8 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   delaysJobs: true,
   // One stream per (kind, version), read oldest first: no bands yet.
   prioritizes: false,
+  // The same stream in arrival order: a tenant's burst is read before a later tenant's job.
+  fairAcrossTenants: false,
 });
 
 /**
@@ -47,4 +51,6 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   // No due-job scheduler and no ordering on Workers yet: refused at submit, never ignored.
   delaysJobs: false,
   prioritizes: false,
+  // One instance per job, scheduled by the platform: no order Sluice controls.
+  fairAcrossTenants: false,
 });

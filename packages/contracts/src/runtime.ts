@@ -38,6 +38,12 @@ export interface RuntimeCapabilities {
    * without it refuses a job whose priority is not 0 rather than running it out of order.
    */
   readonly prioritizes: boolean;
+  /**
+   * Dequeue round-robins across tenants with queued work, within a priority level: one tenant's
+   * backlog puts at most one job per turn ahead of another tenant's new job. Without it jobs are
+   * handed out in arrival order per version (nothing is refused: every job still runs).
+   */
+  readonly fairAcrossTenants: boolean;
 }
 
 export interface VersionKey {

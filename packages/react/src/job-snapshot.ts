@@ -33,6 +33,8 @@ export interface JobSnapshot<J extends AnyJobDefinition = UntypedJob> {
   readonly error: Error | undefined;
   /** True once the job is in a state only a person can move it out of, or a final one. */
   readonly settled: boolean;
+  /** The shared limit a running job waits for (`{ reason: 'rate_limited', by: 'provider:x' }`). */
+  readonly waiting: { reason: 'rate_limited' | 'concurrency_limited'; by: string } | undefined;
 }
 
 export function emptySnapshot<J extends AnyJobDefinition>(id: string): JobSnapshot<J> {
@@ -48,6 +50,7 @@ export function emptySnapshot<J extends AnyJobDefinition>(id: string): JobSnapsh
     result: undefined,
     error: undefined,
     settled: false,
+    waiting: undefined,
   };
 }
 
@@ -59,12 +62,14 @@ export function foldEvent<J extends AnyJobDefinition>(
   if (event.seq <= snap.lastSeq) return snap;
   const next = { ...snap, events: [...snap.events, event], lastSeq: event.seq };
   switch (event.type) {
+    case 'waiting':
+      return { ...next, waiting: { reason: event.reason, by: event.by } };
     case 'progress':
-      return { ...next, progress: event.data as inferJobProgress<J> };
+      return { ...next, waiting: undefined, progress: event.data as inferJobProgress<J> };
     case 'unit_done':
       return snap.unitsDone.includes(event.unitKey)
-        ? next
-        : { ...next, unitsDone: [...snap.unitsDone, event.unitKey] };
+        ? { ...next, waiting: undefined }
+        : { ...next, waiting: undefined, unitsDone: [...snap.unitsDone, event.unitKey] };
     case 'state':
     case 'needs_review':
     case 'dead_letter': {
@@ -72,6 +77,7 @@ export function foldEvent<J extends AnyJobDefinition>(
       const leftPark = event.to === 'queued' || event.to === 'running';
       return {
         ...next,
+        waiting: undefined,
         state: event.to,
         reason: reason ?? (leftPark ? undefined : snap.reason),
         jobError: event.error ?? (leftPark ? undefined : snap.jobError),

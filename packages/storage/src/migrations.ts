@@ -2,6 +2,7 @@
 
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, SluiceDatabase } from './database.js';
+import { fairLimits } from './migration-fair-limits.js';
 import { priority } from './migration-priority.js';
 import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
@@ -324,6 +325,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0007_key_scopes': keyScopes(),
     '0008_schedules': schedules(dialect),
     '0009_priority': priority(),
+    '0010_fair_limits': fairLimits(dialect),
     '0014_assets_tenant': assetsTenantIndex(),
   };
 }

@@ -7,11 +7,13 @@ import { assetBatchCases } from '../src/repos/assets-batch.case.js';
 import { bulkTransitionsCases } from '../src/repos/bulk-transitions.case.js';
 import { jobQueriesCases } from '../src/repos/job-queries.case.js';
 import { jobsCases } from '../src/repos/jobs.case.js';
+import { limitsCases } from '../src/repos/limits.case.js';
 import { retrySafetyCases } from '../src/repos/retry-safety.case.js';
 import { unitsCases } from '../src/repos/units.case.js';
 import { describeD1 } from '../src/testing/d1.js';
 import { attemptWriteCases } from '../src/write-model/attempt-write.case.js';
 import { claimJobsCases } from '../src/write-model/claim-jobs.case.js';
+import { fairClaimCases } from '../src/write-model/fair-claim.case.js';
 import { bindings } from './bindings.js';
 
 const DB = bindings.DB;
@@ -19,6 +21,8 @@ describeD1('writeAttempts', DB, (ctx) => attemptWriteCases('d1', ctx));
 describeD1('claimJobs (the jobs table is the embedded queue)', DB, (ctx) =>
   claimJobsCases('d1', ctx),
 );
+describeD1('claimJobs is fair across tenants', DB, (ctx) => fairClaimCases('d1', ctx));
+describeD1('shared limits (semaphores and token buckets)', DB, (ctx) => limitsCases('d1', ctx));
 describeD1('acceptJobs', DB, (ctx) => acceptJobsCases('d1', ctx));
 describeD1('jobs repository', DB, (ctx) => jobsCases('d1', ctx));
 describeD1('units, provider ledger and assets', DB, (ctx) => retrySafetyCases('d1', ctx));

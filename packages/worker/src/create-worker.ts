@@ -3,6 +3,12 @@
 // server. The runtime may be given built, or as a factory that receives the served versions,
 // worker id and lease length, so they are stated once.
 
+import { ProviderLimits } from '@sluice/contracts';
+import {
+  createProviderLimiter,
+  resolveProviderLimits,
+  type LimitObserver,
+} from './guard/provider-limiter.js';
 import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
@@ -65,6 +71,11 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   stagingSweepEveryMs?: number | undefined;
   /** Retry backoff of ordinary errors (default base 1 s, cap 60 s, full jitter). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
+  /**
+   * Shared limits that override the job definitions' declarations: provider name → max
+   * concurrent guarded calls, calls per second, wait bound (guard/provider-limiter.ts).
+   */
+  limits?: { providers?: ProviderLimits | undefined } | undefined;
   /**
    * Test seams: crash points and injected decisions (crash-point and fault-injection tests).
    * Leave unset in production: the real decisions and no-op points are used.
@@ -168,6 +179,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     checkpoints: opts.checkpoints,
     stagingSweepEveryMs: opts.stagingSweepEveryMs,
     retryBackoff: opts.retryBackoff,
+    limiter: limiterFor(opts, metrics.limits),
     logger,
     observe: metrics.observe,
     tracer: opts.tracer,
@@ -208,4 +220,14 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     scrapeMetrics: () => metrics.scrape(),
     runtimeStats,
   };
+}
+
+/** The provider limiter, when any provider is limited by config or declaration. */
+function limiterFor(opts: CreateWorkerOptions, observer: LimitObserver) {
+  const config = ProviderLimits.safeParse(opts.limits?.providers ?? {});
+  if (!config.success)
+    throw new SluiceError('INVALID_CONFIG', `limits.providers: ${config.error.message}`);
+  const limits = resolveProviderLimits(opts.jobs, config.data);
+  if (limits.size === 0) return undefined;
+  return createProviderLimiter({ database: opts.database, limits, observer });
 }

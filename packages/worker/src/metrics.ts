@@ -3,6 +3,7 @@
 
 import type { RuntimeStats } from '@sluice/contracts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { LimitObserver } from './guard/provider-limiter.js';
 import { registerRuntimeStats } from './host/runtime-stats.js';
 
 export interface WorkerCounters {
@@ -150,6 +151,8 @@ export const NO_OBSERVATIONS: WorkerObservations = {
 export interface WorkerMetricsRegistry {
   readonly registry: Registry;
   readonly observe: WorkerObservations;
+  /** `sluice_limit_waits_total{limit}` and `sluice_limit_requeues_total{limit}`. */
+  readonly limits: LimitObserver;
   /** The Prometheus text of this worker (its runtime's figures read first, bounded). */
   scrape(): Promise<string>;
 }
@@ -230,10 +233,27 @@ export function createWorkerMetrics(
     providerCall: (callClass, outcome, seconds) =>
       calls.observe({ class: callClass, outcome }, seconds),
   };
+  const waits = new Counter({
+    name: 'sluice_limit_waits_total',
+    help: 'Calls that found a shared limit full and waited, by limit (provider:<name>)',
+    labelNames: ['limit'],
+    registers,
+  });
+  const requeues = new Counter({
+    name: 'sluice_limit_requeues_total',
+    help: 'Attempts that waited their bound for a shared limit and gave the job back, by limit',
+    labelNames: ['limit'],
+    registers,
+  });
+  const limits: LimitObserver = {
+    waited: (limit) => waits.inc({ limit }),
+    requeued: (limit) => requeues.inc({ limit }),
+  };
   const runtime = runtimeStats ? registerRuntimeStats(registry) : undefined;
   return {
     registry,
     observe,
+    limits,
     async scrape() {
       if (runtime && runtimeStats) runtime.update(await runtimeStats());
       return registry.metrics();

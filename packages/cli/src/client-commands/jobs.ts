@@ -62,6 +62,8 @@ function eventLine(e: JobWatchEvent): string {
       return `${e.seq}\tprogress\t${JSON.stringify(e.data)}`;
     case 'unit_done':
       return `${e.seq}\tunit_done\t${e.unitKey}${e.reused ? ' (reused)' : ''}`;
+    case 'waiting':
+      return `${e.seq}\twaiting\t${e.reason} by ${e.by}`;
     default:
       return `${e.seq}\t${e.type}\t${'to' in e ? e.to : ''}${'reason' in e && e.reason ? `\t${e.reason}` : ''}`;
   }

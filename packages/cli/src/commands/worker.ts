@@ -24,6 +24,7 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     readBatch: settings.readBatch,
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
+    limits: { providers: settings.providerLimits },
     probes: settings.workerPort === undefined ? undefined : { port: settings.workerPort },
   });
   await worker.start();

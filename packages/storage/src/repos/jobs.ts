@@ -235,7 +235,8 @@ export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState,
 
 export type AttemptEvent =
   | { type: 'progress'; data: unknown }
-  | { type: 'unit_done'; unitKey: string; reused?: boolean | undefined };
+  | { type: 'unit_done'; unitKey: string; reused?: boolean | undefined }
+  | { type: 'waiting'; reason: 'rate_limited' | 'concurrency_limited'; by: string };
 
 /**
  * Appends progress or unit events of a running attempt, fenced by its epoch. Returns the stored

@@ -7,7 +7,8 @@
 import type { JobState } from '@sluice/contracts';
 import { randomToken } from '@sluice/contracts';
 import { d1All, type D1Like } from '../d1/d1-like.js';
-import { byClaimOrder, type Candidate, type ClaimedJob, type ClaimOptions } from './claim-jobs.js';
+import type { Candidate, ClaimedJob, ClaimOptions } from './claim-jobs.js';
+import { fairOrder, sqliteFairQueued, type FairCandidate } from './fair-queued.js';
 import { SNAPSHOT_COLUMNS, toSnapshot, type SnapshotRow } from './job-snapshot.js';
 
 const SERVED =
@@ -15,9 +16,11 @@ const SERVED =
 const RUNNING = `select id, state, epoch, priority, created_at from jobs where state = 'running'
   and (lease_until <= ?2 or (lease_owner = ?3 and id not in (select value from json_each(?5))))
   and ${SERVED} and attempts < max_attempts order by lease_until limit ?4`;
-const QUEUED = `select id, state, epoch, priority, created_at from jobs where state = 'queued'
-  and kind = ?1 and version = ?2 and (run_after is null or run_after <= ?3)
-  and attempts < max_attempts order by priority desc, created_at limit ?4`;
+// One statement per served version, fair across tenants (fair-queued.ts).
+const QUEUED = sqliteFairQueued(
+  { kind: '?1', version: '?2', now: '?3', limit: '?4' },
+  'j.id, j.state, j.epoch, j.priority, j.created_at, j.tenant_id',
+);
 
 // ?1: [[id, epoch, state, attemptId], …]; ?2 lease, ?3 owner, ?4 now, ?5 own, ?6 excluded ids.
 const START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
@@ -46,10 +49,12 @@ export async function claimJobsD1(
   const picked = await d1All<D1Candidate>(d1, RUNNING, served, at, own, opts.limit, exclude);
   const room = opts.limit - picked.length;
   if (room > 0) {
-    const queued: D1Candidate[] = [];
+    const queued: (D1Candidate & FairCandidate)[] = [];
     for (const v of opts.versions)
-      queued.push(...(await d1All<D1Candidate>(d1, QUEUED, v.kind, v.version, at, room)));
-    picked.push(...byClaimOrder(queued).slice(0, room));
+      queued.push(
+        ...(await d1All<D1Candidate & FairCandidate>(d1, QUEUED, v.kind, v.version, at, room)),
+      );
+    picked.push(...fairOrder(queued).slice(0, room));
   }
   if (picked.length === 0) return [];
   const from = new Map(picked.map((p) => [p.id, p.state as JobState]));

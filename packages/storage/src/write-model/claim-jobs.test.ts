@@ -8,6 +8,7 @@ import { spawnNode } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
 import { claimJobsCases, queuedJobs } from './claim-jobs.case.js';
+import { fairClaimCases } from './fair-claim.case.js';
 
 describeEachDialect('claimJobs (the jobs table is the embedded queue)', (ctx, dialect) => {
   claimJobsCases(dialect, ctx);
@@ -43,4 +44,9 @@ describeEachDialect('claimJobs (the jobs table is the embedded queue)', (ctx, di
       await Promise.all(children.map((c) => c.stop()));
     }
   }, 90_000);
+});
+
+// Its own database: the aging case needs no other suite's queued rows above level 0.
+describeEachDialect('claimJobs is fair across tenants', (ctx, dialect) => {
+  fairClaimCases(dialect, ctx);
 });

@@ -1,14 +1,15 @@
 // The embedded runtime's queue is the jobs table: a claim is the start of the attempts, ONE
-// statement on PostgreSQL (`UPDATE … FROM` the candidates picked `FOR UPDATE SKIP LOCKED`
+// statement on PostgreSQL (an `UPDATE` of the candidates picked `FOR UPDATE SKIP LOCKED`
 // through the partial indexes of queued and running rows), one immediate transaction on SQLite
 // (a single writer: nothing to skip). A claimed row is `running` at a new epoch with a fresh
 // attempt id and a lease held by `owner`; its `running` event is not written here: the attempt
 // writes it with its first events (so a job that finishes fast writes ONE event row in all), and
 // `last_seq` is left alone until then. D1: a read, then one UPDATE fenced by epoch (claim-jobs-d1.ts).
 //
-// Candidates: queued rows that are due, then running rows whose lease lapsed (their holder died)
-// and, while the owner recovers after a restart, running rows it held itself. Rows with no
-// attempts left are not claimed (the maintenance sweep dead-letters them).
+// Candidates: running rows whose lease lapsed (their holder died) and, while the owner recovers
+// after a restart, running rows it held itself; then queued rows that are due, fair across
+// tenants (fair-queued.ts: round-robin within a priority level). Rows with no attempts left are
+// not claimed (the maintenance sweep dead-letters them).
 
 import type { JobState, VersionKey } from '@sluice/contracts';
 import { randomToken } from '@sluice/contracts';
@@ -21,6 +22,7 @@ import {
   type SnapshotRow,
 } from './job-snapshot.js';
 import { claimJobsD1, unclaimJobsD1 } from './claim-jobs-d1.js';
+import { fairOrder, sqliteFairQueued, type FairCandidate } from './fair-queued.js';
 import { immediately, prepared, withHandle } from './native-sqlite.js';
 
 export interface ClaimOptions {
@@ -47,22 +49,37 @@ const RUNNING = (served: string, now: string, own: string | null, limit: string,
   `select id, state, priority, created_at from jobs where state = 'running'
      and ${own === null ? `lease_until <= ${now}` : `(lease_until <= ${now} or (lease_owner = ${own} and ${mine}))`}
      and ${served} and attempts < max_attempts order by lease_until limit ${limit}`;
-/**
- * One served (kind, version): walks the queued rows' partial index in claim order (priority, then
- * age), stops at the limit.
- */
-const QUEUED = (kind: string, version: string, now: string, limit: string) =>
-  `select id, state, priority, created_at from jobs where state = 'queued' and kind = ${kind}
-     and version = ${version} and (run_after is null or run_after <= ${now})
-     and attempts < max_attempts order by priority desc, created_at limit ${limit}`;
 
 const PG_SERVED = '(kind, version) in (select * from unnest($1::text[], $2::text[]))';
+const PG_READY = `state = 'queued' and kind = t.kind and version = t.version`;
+/**
+ * Fair across tenants (fair-queued.ts): `t` skips along the queued index to each served version's
+ * tenants; `q` reads each tenant's first rows (no locks) and ranks them round-robin within a
+ * priority; `k` locks the best `limit` of them in that order, skipping rows another claimer holds
+ * (and re-checking each row it waited for), so concurrent claimers take successive rows.
+ */
 export const PG_CLAIM_SQL = `
-with r as (${RUNNING(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
-q as (select p.id, p.state, p.priority, p.created_at from unnest($1::text[], $2::text[]) as v(kind, version)
-  cross join lateral (${QUEUED('v.kind', 'v.version', '$3', '$5')} for update skip locked) p),
-c as materialized (select id, state from (select *, 0 as band from r
-  union all select *, 1 as band from q) x order by band, priority desc, created_at limit $5)
+with recursive t as (
+  select v.kind, v.version, (select tenant_id from jobs where state = 'queued' and kind = v.kind
+    and version = v.version order by tenant_id limit 1) as tenant_id
+  from unnest($1::text[], $2::text[]) as v(kind, version)
+  union all
+  select t.kind, t.version, (select j.tenant_id from jobs j where j.state = 'queued'
+    and j.kind = t.kind and j.version = t.version and j.tenant_id > t.tenant_id
+    order by j.tenant_id limit 1)
+  from t where t.tenant_id is not null),
+r as (${RUNNING(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
+q as (select p.*, row_number() over (partition by p.tenant_id, p.priority order by p.created_at) as rn
+  from t cross join lateral (select id, priority, created_at, tenant_id from jobs where ${PG_READY}
+    and tenant_id = t.tenant_id and (run_after is null or run_after <= $3)
+    and attempts < max_attempts order by priority desc, created_at limit $5) p),
+k as (select j.id, j.state, q.priority, q.created_at, q.rn from q join jobs j on j.id = q.id
+  where j.state = 'queued' and (j.run_after is null or j.run_after <= $3)
+    and j.attempts < j.max_attempts
+  order by q.priority desc, q.rn, q.created_at limit $5 for update of j skip locked),
+c as materialized (select id, state from (select id, state, priority, created_at, 0::bigint as rn,
+  0 as band from r union all select *, 1 as band from k) x
+  order by band, priority desc, rn, created_at limit $5)
 update jobs j set state = 'running', epoch = j.epoch + 1, attempts = j.attempts + 1,
   attempt_id = replace(gen_random_uuid()::text, '-', ''), lease_until = $6, lease_owner = $7,
   updated_at = $3
@@ -78,7 +95,10 @@ const SQLITE_RUNNING = RUNNING(SQLITE_SERVED, '@now', '@own', '@limit', SQLITE_M
 // SQLite plans the OR above as a scan of every running row (each checked against the served
 // list) even when `@own` is null: outside a restart's recovery, the lapsed-only text is used.
 const SQLITE_LAPSED = RUNNING(SQLITE_SERVED, '@now', null, '@limit', '');
-const SQLITE_QUEUED = QUEUED('@kind', '@version', '@now', '@limit');
+const SQLITE_QUEUED = sqliteFairQueued(
+  { kind: '@kind', version: '@version', now: '@now', limit: '@limit' },
+  'j.id, j.state, j.priority, j.created_at, j.tenant_id',
+);
 const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, attempts = attempts + 1,
   attempt_id = ?, lease_until = ?, lease_owner = ?, updated_at = ?
   where id = ? returning ${SNAPSHOT_COLUMNS}`;
@@ -86,15 +106,6 @@ const SQLITE_START = `update jobs set state = 'running', epoch = epoch + 1, atte
 type ClaimRow = SnapshotRow & { from_state: string };
 
 export type Candidate = { id: string; state: string; priority: number; created_at: string };
-
-/** Queued candidates of several versions merged into claim order: priority, then age. */
-export function byClaimOrder<T extends Candidate>(rows: T[]): T[] {
-  return rows.sort(
-    (a, b) =>
-      Number(b.priority) - Number(a.priority) ||
-      (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0),
-  );
-}
 
 export async function claimJobs(
   database: SluiceDatabase,
@@ -108,7 +119,7 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_5',
+      name: 'sluice_claim_jobs_6',
       text: PG_CLAIM_SQL,
       values: [
         opts.versions.map((v) => v.kind),
@@ -148,9 +159,9 @@ export async function claimJobs(
           version: v.version,
           now: at,
           limit: room,
-        }) as Candidate[],
+        }) as FairCandidate[],
     );
-    return [...out, ...byClaimOrder(queued).slice(0, room)];
+    return [...out, ...fairOrder(queued).slice(0, room)];
   };
   // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
   // not serialise every other writer behind a BEGIN IMMEDIATE.

@@ -26,6 +26,7 @@ import { runStages } from './stage-runner.js';
 import { activeTracer, startAttemptTrace } from '../tracing/attempt-trace.js';
 import type { Tracer } from '@opentelemetry/api';
 import { createStep, type CheckpointStore } from './step.js';
+import type { ProviderLimiter } from '../guard/provider-limiter.js';
 
 export interface RunAttemptDeps<D extends Delivery> {
   database: SluiceDatabase;
@@ -41,6 +42,8 @@ export interface RunAttemptDeps<D extends Delivery> {
   tracer?: Tracer | undefined;
   /** The provider-call duration histogram (class, ledger outcome, seconds). */
   observeProviderCall?: ((callClass: string, outcome: string, seconds: number) => void) | undefined;
+  /** Shared provider limits (guard/provider-limiter.ts); none: calls are not limited. */
+  limiter?: ProviderLimiter | undefined;
   unitConcurrency: number | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
@@ -135,6 +138,12 @@ export async function runAttempt<D extends Delivery>(
       beforeWrite: async (unitKey) => {
         paid.add(unitKey);
         await ensureStarted();
+      },
+      limiter: deps.limiter,
+      // Visible to watchers while the call waits: the job's next write carries it.
+      onWait: (wait) => {
+        attempt.pending.events.push({ type: 'waiting', ...wait, at: new Date().toISOString() });
+        deps.queued(attempt);
       },
     });
     const output = await runStages({

@@ -30,6 +30,7 @@ const caps: RuntimeCapabilities = {
   acksWithOutcome: true,
   delaysJobs: true,
   prioritizes: true,
+  fairAcrossTenants: true,
 };
 
 const handler = defineHandler(summarize, {

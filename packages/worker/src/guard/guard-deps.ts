@@ -5,6 +5,7 @@ import type { SluiceDatabase } from '@sluice/storage';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CallTraceParent } from '../tracing/attempt-trace.js';
+import type { LimitWait, ProviderLimiter } from './provider-limiter.js';
 import type { SendRequest } from './request-shape.js';
 
 /** The worker counters the guard moves (a subset of `WorkerCounters`). */
@@ -60,6 +61,10 @@ export interface GuardDeps {
   timeoutMs?: number | undefined;
   /** Test seams (crash points, injected decisions); the real ones by default. */
   hooks?: WorkerHooks | undefined;
+  /** Shared provider limits (none: calls are not limited). */
+  limiter?: ProviderLimiter | undefined;
+  /** A call started waiting for a provider limit (the attempt records a `waiting` event). */
+  onWait?: ((wait: LimitWait) => void) | undefined;
 }
 
 /** Answers up to this size (JSON) are kept in the ledger, so a later attempt can reuse them. */

@@ -120,7 +120,29 @@ export function createProviderGuard(deps: GuardDeps): ProviderGuard {
             call: id.callName,
           });
         }
-        return sendCall(deps, id, decl, info, request, opts);
+        return limited(decl.provider, opts, () => sendCall(deps, id, decl, info, request, opts));
+    }
+  }
+
+  /**
+   * Runs a send under the provider's shared limits (provider-limiter.ts): the wait comes before
+   * the ledger row, so a call that never got room leaves nothing in doubt.
+   */
+  async function limited<T>(provider: string, opts: CallOptions, send: () => Promise<T>) {
+    if (!deps.limiter) return send();
+    const timeoutMs = opts.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // An async-job call holds its slot while it polls its external job.
+    const ttlMs = timeoutMs + (opts.asyncJob ? (opts.asyncJob.timeoutMs ?? 600_000) : 0) + 30_000;
+    const release = await deps.limiter.acquire(provider, {
+      signal,
+      ttlMs,
+      onWait: (wait) => deps.onWait?.(wait),
+    });
+    try {
+      return await send();
+    } finally {
+      // A failed release is harmless: the slot lapses at its ttl.
+      await release().catch(() => undefined);
     }
   }
 

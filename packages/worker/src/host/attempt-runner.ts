@@ -5,6 +5,7 @@
 // come. Its outcome goes to the shared writer (group commit); the transport is told afterwards,
 // grouped per flush, and only what the stored outcome asks.
 
+import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import {
@@ -45,6 +46,8 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   unitConcurrency: number | undefined;
   checkpoints: CheckpointStore | undefined;
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
+  /** Shared provider limits (none: not limited). */
+  limiter?: ProviderLimiter | undefined;
   counters: WorkerCounters;
   observe: WorkerObservations;
   tracer?: Tracer | undefined;
@@ -182,6 +185,7 @@ export class AttemptRunner<D extends Delivery> {
           observeProviderCall: o.observe.providerCall,
           tracer: o.tracer,
           unitConcurrency: o.unitConcurrency,
+          limiter: o.limiter,
           retryBackoff: o.retryBackoff,
           logger: o.logger,
           hooks: o.hooks,

@@ -4,6 +4,7 @@
 // drain; the attempts themselves run in the `AttemptRunner`. Runtimes differ only through their
 // capability flags; nothing here knows a runtime by name.
 
+import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
@@ -69,6 +70,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   logger: WorkerLogger;
   /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
   observe?: WorkerObservations | undefined;
+  /** Shared provider limits (guard/provider-limiter.ts; none: calls are not limited). */
+  limiter?: ProviderLimiter | undefined;
   /** Spans of attempts and provider calls (default: the global tracer, when registered). */
   tracer?: Tracer | undefined;
   /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
@@ -128,6 +131,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       unitConcurrency: opts.unitConcurrency,
       checkpoints: opts.checkpoints,
       retryBackoff: opts.retryBackoff,
+      limiter: opts.limiter,
       counters: this.counters,
       observe: opts.observe ?? NO_OBSERVATIONS,
       tracer: opts.tracer,

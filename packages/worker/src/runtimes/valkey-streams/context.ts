@@ -15,6 +15,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   acksWithOutcome: false,
   delaysJobs: true,
   prioritizes: false,
+  fairAcrossTenants: false,
 });
 
 export interface StreamsConsumerOptions {

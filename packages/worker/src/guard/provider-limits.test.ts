@@ -1,0 +1,166 @@
+// Shared provider limits across workers (issue 15), on SQLite and PostgreSQL: three embedded
+// workers on their own database handles call one provider through the guard. The provider (a
+// real HTTP server here) counts what arrives: never more than `maxConcurrent` requests in
+// flight, and never more than `burst + callsPerSecond × window` requests in any window of its
+// own arrival times. Every job still succeeds (a call over a limit waits, it does not fail),
+// the wait is a `waiting` event a watcher reads, and the worker's metrics count it.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { defineJob, formatJobId, isTerminalState } from '@sluice/contracts';
+import { acceptJobs, getJobsByIds, listEvents, type SluiceDatabase } from '@sluice/storage';
+import { describeEachDialect } from '@sluice/storage/testing';
+import { waitFor } from '@sluice/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineHandler } from '../attempt/define-handler.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
+
+const limitedJob = defineJob({
+  kind: 'lim.call',
+  versions: { current: 'v1' },
+  input: z.object({ n: z.number().int() }),
+  output: z.object({ ok: z.boolean() }),
+  providers: {
+    slow: {
+      provider: 'slowco',
+      modality: 'text',
+      call: 'sync',
+      idempotencyKey: 'verified',
+      evidence: 'the test provider answers every request alike and bills nothing',
+      limits: { maxConcurrent: 2 },
+    },
+  },
+  maxAttempts: 3,
+});
+
+/** The provider: counts requests in flight and records each arrival (its own clock). */
+function startProvider() {
+  const state = { inFlight: 0, most: 0, arrivals: [] as number[] };
+  const server: Server = createServer((req, res) => {
+    state.inFlight++;
+    state.most = Math.max(state.most, state.inFlight);
+    state.arrivals.push(performance.now());
+    req.resume();
+    setTimeout(() => {
+      state.inFlight--;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }, 25);
+  });
+  return new Promise<{ url: string; state: typeof state; close(): Promise<void> }>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        state,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      }),
+    ),
+  );
+}
+
+async function submit(database: SluiceDatabase, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => formatJobId('v1'));
+  await acceptJobs(
+    database,
+    ids.map((id, i) => ({
+      id,
+      tenantId: 't1',
+      kind: limitedJob.kind,
+      version: 'v1',
+      input: { n: i },
+      inputHash: `h${i}`,
+      maxAttempts: 3,
+      outcome: { to: 'queued' as const },
+    })),
+  );
+  return ids;
+}
+
+describeEachDialect('provider limits shared by every worker', (ctx) => {
+  let provider: Awaited<ReturnType<typeof startProvider>>;
+  beforeAll(async () => {
+    provider = await startProvider();
+  });
+  afterAll(() => provider.close());
+
+  async function workers(n: number, opts: Partial<CreateWorkerOptions> = {}): Promise<Worker[]> {
+    const handler = defineHandler(limitedJob, {
+      prepare: () => [{ key: 'u', input: 0 }],
+      execute: async (_unit, c) => {
+        await c.providers.call('slow', { method: 'POST', url: `${provider.url}/call` });
+        return 1;
+      },
+      finalize: () => ({ ok: true }),
+    });
+    const test = ctx();
+    const out: Worker[] = [];
+    for (let i = 0; i < n; i++) {
+      const database = i === 0 ? test.database : test.open();
+      const worker = createWorker({
+        jobs: { [limitedJob.kind]: limitedJob },
+        handlers: { [limitedJob.kind]: { v1: handler } },
+        database,
+        concurrency: 4,
+        leaseMs: 5_000,
+        sweepEveryMs: 0,
+        metrics: { processMetrics: false },
+        runtime: (c) => createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
+        ...opts,
+      });
+      await worker.start();
+      out.push(worker);
+    }
+    return out;
+  }
+
+  async function settle(database: SluiceDatabase, ids: readonly string[]) {
+    await waitFor(
+      async () =>
+        [...(await getJobsByIds(database.db, ids)).values()].every((r) => isTerminalState(r.state)),
+      { timeoutMs: 60_000, message: 'jobs terminal' },
+    );
+    return [...(await getJobsByIds(database.db, ids)).values()].map((r) => r.state);
+  }
+
+  it('never more than maxConcurrent calls in flight at the provider, across three workers', async () => {
+    const { database } = ctx();
+    provider.state.most = 0;
+    const ws = await workers(3);
+    try {
+      const ids = await submit(database, 24);
+      expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
+      expect(provider.state.most).toBeLessThanOrEqual(2);
+      // the limit was reached (12 slots offered), so the bound above was tested
+      expect(provider.state.most).toBe(2);
+      // a watcher reads the wait: some job's events name the limit it waited for
+      const events = (await Promise.all(ids.map((id) => listEvents(database.db, id)))).flat();
+      expect(events.some((e) => e.type === 'waiting' && e.by === 'provider:slowco')).toBe(true);
+      const text = (await Promise.all(ws.map((w) => w.scrapeMetrics()))).join('\n');
+      expect(text).toMatch(/sluice_limit_waits_total\{limit="provider:slowco"\} [1-9]/);
+    } finally {
+      await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  });
+
+  it('calls per second from config: no window of the provider sees more than burst + rate', async () => {
+    const { database } = ctx();
+    provider.state.arrivals = [];
+    // config overrides the declaration: no concurrency cap, 5 calls per second (burst 5)
+    const ws = await workers(3, { limits: { providers: { slowco: { callsPerSecond: 5 } } } });
+    try {
+      const ids = await submit(database, 20);
+      expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
+      const at = [...provider.state.arrivals].sort((a, b) => a - b);
+      expect(at).toHaveLength(20);
+      // Counted per window, not timed: 1 s windows starting at each arrival, slack 3 for the
+      // gap between a token taken at the worker and its request arriving here (a loaded machine
+      // can hold a request back and bunch it with later ones).
+      const worst = Math.max(...at.map((t) => at.filter((u) => u >= t && u < t + 1000).length));
+      expect(worst).toBeLessThanOrEqual(5 + 5 + 3);
+      // and the limit did bite: 20 calls could not all arrive within the first second
+      expect(at.filter((u) => u < (at[0] as number) + 1000).length).toBeLessThan(20);
+    } finally {
+      await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  });
+});
