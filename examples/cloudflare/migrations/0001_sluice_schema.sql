@@ -13,6 +13,8 @@ CREATE TABLE "provider_calls" ("id" text primary key, "job_id" text not null, "t
 CREATE TABLE "asset_owners" ("final_key" text primary key, "job_id" text not null, "unit_key" text not null, "name" text not null, "attempt_id" text not null, "epoch" integer not null, "staging_key" text, "created_at" text not null);
 CREATE TABLE "assets" ("final_key" text primary key, "job_id" text not null, "tenant_id" text not null, "unit_key" text not null, "name" text not null, "size" bigint not null, "sha256" text not null, "content_type" text not null, "attempt_id" text not null, "created_at" text not null);
 CREATE TABLE "schedules" ("id" text primary key, "tenant_id" text not null, "name" text, "kind" text not null, "input" text not null, "cron" text not null, "timezone" text not null, "missed" text not null, "catch_up_limit" integer not null, "paused" integer not null, "next_fire_at" text, "last_fire_at" text, "fired" integer not null, "created_at" text not null, "updated_at" text not null);
+CREATE TABLE "limit_slots" ("key" text not null, "holder" text not null, "expires_at" real not null, constraint "limit_slots_pk" primary key ("key", "holder"));
+CREATE TABLE "limit_buckets" ("key" text primary key, "tokens" real not null, "at_ms" real not null);
 CREATE INDEX "jobs_tenant_created" on "jobs" ("tenant_id", "created_at", "id");
 CREATE UNIQUE INDEX "job_events_job_seq" on "job_events" ("job_id", "seq");
 CREATE INDEX "job_events_tenant" on "job_events" ("tenant_id", "id");
@@ -31,8 +33,8 @@ CREATE INDEX schedules_due on schedules (next_fire_at) where paused = 0;
 CREATE INDEX schedules_tenant on schedules (tenant_id, created_at, id);
 CREATE UNIQUE INDEX schedules_tenant_name on schedules (tenant_id, name)
         where name is not null;
-CREATE INDEX jobs_queued on jobs (kind, version, priority desc, created_at)
-        where state = 'queued';
+CREATE INDEX jobs_queued on jobs
+        (kind, version, tenant_id, priority desc, created_at) where state = 'queued';
 CREATE INDEX "assets_tenant" on "assets" ("tenant_id", "size");
 insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '1970-01-01T00:00:00.000Z');
@@ -43,5 +45,6 @@ insert into "kysely_migration" ("name", "timestamp") values ('0006_trace_context
 insert into "kysely_migration" ("name", "timestamp") values ('0007_key_scopes', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0008_schedules', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0009_priority', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0010_fair_limits', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0014_assets_tenant', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration_lock" ("id", "is_locked") values ('migration_lock', 0);

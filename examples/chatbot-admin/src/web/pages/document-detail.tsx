@@ -49,7 +49,9 @@ export function DocumentDetail(props: { id: string }) {
                   ? `${e.data.label}: ${e.data.step}`
                   : e.type === 'unit_done'
                     ? `unit ${e.unitKey} done${e.reused ? ' (reused)' : ''}`
-                    : `${e.from ?? '·'} → ${e.to}${'reason' in e && e.reason ? ` (${e.reason})` : ''}`}
+                    : e.type === 'waiting'
+                      ? `waiting: ${e.reason.replace('_', ' ')} by ${e.by}`
+                      : `${e.from ?? '·'} → ${e.to}${'reason' in e && e.reason ? ` (${e.reason})` : ''}`}
               </li>
             ))}
           </ol>
