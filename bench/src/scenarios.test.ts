@@ -4,8 +4,8 @@ import { buildScenarios, FULL, QUICK, selectScenarios } from './scenarios.js';
 describe('scenarios', () => {
   const all = buildScenarios(FULL);
 
-  it('covers the eight rows except 4, which is the ceiling column of rows 1–3', () => {
-    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8]);
+  it('covers the nine rows except 4, which is the ceiling column of rows 1–3 (9: fairness across tenants)', () => {
+    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
     for (const s of all.filter((x) => x.row <= 3)) expect(s.ceiling).toBe('raw-streams');
   });
 
@@ -47,7 +47,7 @@ describe('scenarios', () => {
 
   it('runs one scenario per row in quick mode', () => {
     const rows = buildScenarios(QUICK).map((s) => s.row);
-    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8]);
+    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
   });
 
   it('caps the clock of every drain, so a slow subject cannot blow the time budget', () => {
