@@ -3,7 +3,9 @@
 // real HTTP server here) counts what arrives: never more than `maxConcurrent` requests in
 // flight, and never more than `burst + callsPerSecond × window` requests in any window of its
 // own arrival times. Every job still succeeds (a call over a limit waits, it does not fail),
-// the wait is a `waiting` event a watcher reads, and the worker's metrics count it.
+// the wait is a `waiting` event a watcher reads, and the worker's metrics count it. The
+// concurrency case runs on both runtimes: Valkey Streams workers share the same database
+// counters (the limit is per provider, not per transport).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineJob, formatJobId, isTerminalState } from '@sluice/contracts';
@@ -14,6 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
+import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 
 const limitedJob = defineJob({
@@ -78,12 +82,21 @@ async function submit(database: SluiceDatabase, n: number): Promise<string[]> {
 
 describeEachDialect('provider limits shared by every worker', (ctx) => {
   let provider: Awaited<ReturnType<typeof startProvider>>;
+  let fx: StreamsFixture;
   beforeAll(async () => {
     provider = await startProvider();
+    fx = await createStreamsFixture();
   });
-  afterAll(() => provider.close());
+  afterAll(async () => {
+    await provider.close();
+    await fx?.dispose();
+  });
 
-  async function workers(n: number, opts: Partial<CreateWorkerOptions> = {}): Promise<Worker[]> {
+  async function workers(
+    n: number,
+    opts: Partial<CreateWorkerOptions> = {},
+    runtime: 'embedded' | 'streams' = 'embedded',
+  ): Promise<Worker[]> {
     const handler = defineHandler(limitedJob, {
       prepare: () => [{ key: 'u', input: 0 }],
       execute: async (_unit, c) => {
@@ -104,7 +117,16 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
         leaseMs: 5_000,
         sweepEveryMs: 0,
         metrics: { processMetrics: false },
-        runtime: (c) => createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
+        runtime: (c) =>
+          runtime === 'streams'
+            ? createStreamsRuntime({
+                ...c,
+                redisUrl: fx.server.url,
+                blockMs: 100,
+                claimEveryMs: 100,
+                heartbeatEveryMs: 100,
+              })
+            : createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
         ...opts,
       });
       await worker.start();
@@ -122,25 +144,32 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
     return [...(await getJobsByIds(database.db, ids)).values()].map((r) => r.state);
   }
 
-  it('never more than maxConcurrent calls in flight at the provider, across three workers', async () => {
-    const { database } = ctx();
-    provider.state.most = 0;
-    const ws = await workers(3);
-    try {
-      const ids = await submit(database, 24);
-      expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
-      expect(provider.state.most).toBeLessThanOrEqual(2);
-      // the limit was reached (12 slots offered), so the bound above was tested
-      expect(provider.state.most).toBe(2);
-      // a watcher reads the wait: some job's events name the limit it waited for
-      const events = (await Promise.all(ids.map((id) => listEvents(database.db, id)))).flat();
-      expect(events.some((e) => e.type === 'waiting' && e.by === 'provider:slowco')).toBe(true);
-      const text = (await Promise.all(ws.map((w) => w.scrapeMetrics()))).join('\n');
-      expect(text).toMatch(/sluice_limit_waits_total\{limit="provider:slowco"\} [1-9]/);
-    } finally {
-      await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
-    }
-  });
+  for (const runtime of ['embedded', 'streams'] as const) {
+    it(`never more than maxConcurrent calls in flight at the provider, across three workers [${runtime}]`, async () => {
+      const { database } = ctx();
+      provider.state.most = 0;
+      const ws = await workers(3, {}, runtime);
+      try {
+        const ids = await submit(database, 24);
+        if (runtime === 'streams') {
+          await fx.dispatch(
+            ids.map((jobId) => ({ jobId, kind: limitedJob.kind, version: 'v1', tenantId: 't1' })),
+          );
+        }
+        expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
+        expect(provider.state.most).toBeLessThanOrEqual(2);
+        // the limit was reached (12 slots offered), so the bound above was tested
+        expect(provider.state.most).toBe(2);
+        // a watcher reads the wait: some job's events name the limit it waited for
+        const events = (await Promise.all(ids.map((id) => listEvents(database.db, id)))).flat();
+        expect(events.some((e) => e.type === 'waiting' && e.by === 'provider:slowco')).toBe(true);
+        const text = (await Promise.all(ws.map((w) => w.scrapeMetrics()))).join('\n');
+        expect(text).toMatch(/sluice_limit_waits_total\{limit="provider:slowco"\} [1-9]/);
+      } finally {
+        await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
+      }
+    });
+  }
 
   it('calls per second from config: no window of the provider sees more than burst + rate', async () => {
     const { database } = ctx();
