@@ -155,10 +155,20 @@ export function claimJobsCases(
   });
   it('hands out higher priority first, then the oldest, across served versions too', async () => {
     const { database } = ctx();
-    const low = await queuedJobs(database, 'c.prio', 2, { priority: -5 });
-    const mid = await queuedJobs(database, 'c.prio', 2);
-    const high = await queuedJobs(database, 'c.prio', 2, { priority: 7, version: 'v2' });
-    const top = await queuedJobs(database, 'c.prio', 1, { priority: 9 });
+    // One at a time, a few ms apart: jobs made in the same millisecond are equally old, and
+    // either may then go first.
+    const apart = async (n: number, opts: Parameters<typeof queuedJobs>[3] = {}) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        ids.push(...(await queuedJobs(database, 'c.prio', 1, opts)));
+        await new Promise((r) => setTimeout(r, 3));
+      }
+      return ids;
+    };
+    const low = await apart(2, { priority: -5 });
+    const mid = await apart(2);
+    const high = await apart(2, { priority: 7, version: 'v2' });
+    const top = await apart(1, { priority: 9 });
     const versions = [
       { kind: 'c.prio', version: 'v1' },
       { kind: 'c.prio', version: 'v2' },
