@@ -7,7 +7,6 @@
 
 import { randomToken, type JobRegistry } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
-import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
 import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
@@ -15,7 +14,7 @@ import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
-import { remoteAddress, retryAfterSeconds } from './auth/admit-http.js';
+import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
 import { createGatekeeper } from './auth/gatekeeper.js';
 import { resolveGatewayHooks } from './hooks.js';
@@ -35,20 +34,11 @@ import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
 import { registerStateCallback } from './runtimes/cloudflare-workflows/state-callback-route.js';
 import { createOrphanSweeper } from './orphan-sweeper.js';
-import { createHttpContext, type GatewayContext } from './trpc/context.js';
+import { trpcHttpHandler } from './trpc/http-handler.js';
 import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads.js';
 import { createWebSocketEndpoint } from './websocket.js';
 
 export type { Gateway, GatewayOptions } from './gateway-options.js';
-
-/** The details of a SluiceError cause (its `retryAfterMs`), through tRPC's wrapping. */
-function detailsOf(cause: unknown): Record<string, unknown> | undefined {
-  for (let c = cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
-    const details = (c as { details?: unknown }).details;
-    if (typeof details === 'object' && details !== null) return details as Record<string, unknown>;
-  }
-  return undefined;
-}
 
 function createTailer(
   database: SluiceDatabase,
@@ -194,33 +184,11 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
         return c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request too large' } }, 413);
       },
     }),
-    trpcServer({
+    trpcHttpHandler({
       router,
-      endpoint: '/trpc',
-      // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
-      maxBatchSize: 50,
-      createContext: (_opts, c) =>
-        createHttpContext(
-          c.req.header('authorization'),
-          c.req.header('traceparent'),
-          remoteAddress(c),
-          c.req.raw,
-        ) satisfies GatewayContext,
-      // 429s carry Retry-After (the longest any call in the batch must wait).
-      responseMeta: ({ errors }) => {
-        const limited = errors.filter((e) => e.code === 'TOO_MANY_REQUESTS');
-        if (limited.length === 0) return {};
-        const seconds = Math.max(
-          ...limited.map((e) => Number(retryAfterSeconds(detailsOf(e.cause)))),
-        );
-        return { headers: { 'retry-after': String(seconds) } };
-      },
-      onError: ({ error, path }) => {
-        metrics.reject(error.code);
-        if (error.code === 'INTERNAL_SERVER_ERROR') {
-          logger.error('procedure failed', { path, error: error.cause ?? error });
-        }
-      },
+      logger,
+      address: remoteAddress,
+      onReject: (code) => metrics.reject(code),
     }),
   );
   app.onError((error, c) => {

@@ -18,7 +18,6 @@ import {
   type D1Like,
   type R2BucketLike,
 } from '@sluice/storage/portable';
-import { trpcServer } from '@hono/trpc-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createAcceptor } from '../accept.js';
@@ -30,7 +29,7 @@ import { resolveLimits, type LimitOverrides } from '../limits/limits.js';
 import type { GatewayLogger } from '../logger.js';
 import { createAppRouter } from '../routers/index.js';
 import { createServedVersionCheck } from '../served-versions.js';
-import { createHttpContext, type GatewayContext } from '../trpc/context.js';
+import { trpcHttpHandler } from '../trpc/http-handler.js';
 import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
 import type { ExecutionContextLike, QueueLike, WorkflowBindingLike } from './platform.js';
 import { createPollingHub } from './polling-hub.js';
@@ -177,22 +176,10 @@ export function createWorkersGateway<R extends JobRegistry>(
         onError: (c) =>
           c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request too large' } }, 413),
       }),
-      trpcServer({
+      trpcHttpHandler({
         router,
-        endpoint: '/trpc',
-        maxBatchSize: 50,
-        createContext: (_opts, c) =>
-          createHttpContext(
-            c.req.header('authorization'),
-            c.req.header('traceparent'),
-            c.req.header('cf-connecting-ip'),
-            c.req.raw,
-          ) satisfies GatewayContext,
-        onError: ({ error, path }) => {
-          if (error.code === 'INTERNAL_SERVER_ERROR') {
-            logger.error('procedure failed', { path, error: error.cause ?? error });
-          }
-        },
+        logger,
+        address: (c) => c.req.header('cf-connecting-ip'),
       }),
     );
     app.onError((error, c) => {
