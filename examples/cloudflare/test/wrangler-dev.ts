@@ -30,9 +30,21 @@ function wrangler(args: readonly string[], config: string, persistTo: string) {
   });
 }
 
-export async function startWranglerDev(config = 'wrangler.jsonc'): Promise<WranglerDev> {
+export interface WranglerDevOptions {
+  /** Apply the D1 migrations first (default true; a Worker with no D1 binding has none). */
+  migrate?: boolean | undefined;
+  /** `--var NAME:VALUE` for each entry. */
+  vars?: Readonly<Record<string, string>> | undefined;
+}
+
+export async function startWranglerDev(
+  config = 'wrangler.jsonc',
+  opts: WranglerDevOptions = {},
+): Promise<WranglerDev> {
   const persistTo = mkdtempSync(join(tmpdir(), 'sluice-wrangler-'));
-  await wrangler(['d1', 'migrations', 'apply', 'DB', '--local'], config, persistTo);
+  if (opts.migrate !== false) {
+    await wrangler(['d1', 'migrations', 'apply', 'DB', '--local'], config, persistTo);
+  }
   const port = await freePort();
   const child: ChildProcess = spawn(
     'npx',
@@ -50,6 +62,7 @@ export async function startWranglerDev(config = 'wrangler.jsonc'): Promise<Wrang
       '--inspector-port',
       String(await freePort()),
       '--show-interactive-dev-session=false',
+      ...Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
     ],
     {
       cwd: EXAMPLE_DIR,

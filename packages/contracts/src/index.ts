@@ -23,3 +23,4 @@ export * from './logging.js';
 export * from './trace-context.js';
 export * from './scopes.js';
 export * from './state-callback.js';
+export * from './runtime-store.js';

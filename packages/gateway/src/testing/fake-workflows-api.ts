@@ -3,6 +3,8 @@
 // result }` envelope, bearer-token auth, and what production does with ids: a single create of
 // an existing id is refused, a batch skips ids that exist. Faults are armed per test: the next N
 // requests answer 429 (with Retry-After) or 5xx. Every request is recorded with what it carried.
+// `onCreate` makes a create real: the end-to-end test starts each instance on a workerd Workflow
+// (a failure there answers 500 and the instance is not recorded).
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +38,7 @@ const ROUTE =
 export async function startFakeWorkflowsApi(opts: {
   accountId: string;
   apiToken: string;
+  onCreate?: ((instance: FakeInstance) => Promise<void>) | undefined;
 }): Promise<FakeWorkflowsApi> {
   const instances = new Map<string, FakeInstance>();
   const requests: FakeRequest[] = [];
@@ -101,6 +104,7 @@ export async function startFakeWorkflowsApi(opts: {
         for (const item of body as { instance_id: string; params: unknown }[]) {
           if (instances.has(key(item.instance_id))) continue; // production skips existing ids
           const i = { id: item.instance_id, workflow, params: item.params };
+          await opts.onCreate?.(i);
           instances.set(key(i.id), i);
           created.push(i);
         }
@@ -111,6 +115,7 @@ export async function startFakeWorkflowsApi(opts: {
       if (instances.has(key(item.instance_id)))
         return answer(409, err(10002, 'instance.already_exists'));
       const i = { id: item.instance_id, workflow, params: item.params };
+      await opts.onCreate?.(i);
       instances.set(key(i.id), i);
       return answer(200, ok(view(i)));
     })().catch((error: unknown) => send(res, 500, err(500, String(error))));

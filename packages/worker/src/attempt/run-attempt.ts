@@ -27,6 +27,7 @@ import { activeTracer, startAttemptTrace } from '../tracing/attempt-trace.js';
 import type { Tracer } from '@opentelemetry/api';
 import { createStep, type CheckpointStore } from './step.js';
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
+import { databaseLedger } from '../guard/call-ledger.js';
 
 export interface RunAttemptDeps<D extends Delivery> {
   database: SluiceDatabase;
@@ -124,7 +125,7 @@ export async function runAttempt<D extends Delivery>(
         });
     const checkpoints = deps.checkpoints ?? units;
     const providers = createProviderGuard({
-      database: deps.database,
+      ledger: databaseLedger(deps.database),
       job,
       declarations: handler.job.providers,
       send: sendRequest,

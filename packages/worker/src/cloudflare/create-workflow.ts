@@ -2,7 +2,9 @@
 // Versions are separate classes on separate bindings (`v1` → `WF_V1`): Workflows have no
 // per-instance version pinning, so a deploy of new code must never run an old version's jobs.
 // Each instance is one job (instance id = job id, params = its pointer); `run()` is the stage
-// runner with its step seam bound to `step.do` (workflow-run.ts).
+// runner with its step seam bound to `step.do` (workflow-run.ts). Its job store is D1 by default;
+// `store: gatewayStoreFromEnv(…)` makes it the Node gateway that dispatched the job (REST
+// dispatcher), reached over the signed callbacks (gateway-job-store.ts).
 
 import { WorkflowEntrypoint } from 'cloudflare:workers';
 import { NonRetryableError } from 'cloudflare:workflows';
@@ -31,6 +33,7 @@ import type {
   WorkflowStepLike,
 } from './platform.js';
 import type { DeadLetterMessage } from './dead-letter.js';
+import { d1JobStore, type RunJobStore } from './job-store.js';
 import { runWorkflowJob, type WorkflowRunResult } from './workflow-run.js';
 
 export interface SluiceWorkflowOptions<R extends JobRegistry> {
@@ -38,6 +41,11 @@ export interface SluiceWorkflowOptions<R extends JobRegistry> {
   handlers: HandlerRegistry<R>;
   /** The version this class serves. */
   version: string;
+  /**
+   * The run's job store, built per run from the Worker's env (default: D1 on the `database`
+   * binding). A Node gateway's jobs: `gatewayStoreFromEnv()` (gateway-job-store.ts).
+   */
+  store?: ((env: Record<string, unknown>) => RunJobStore) | undefined;
   /** Binding names in the Worker's env (defaults: DB, BLOBS, DLQ). */
   bindings?: { database?: string; blobs?: string; deadLetters?: string } | undefined;
   /** Step retries: the first retry after `baseMs`, exponential, capped per the job's budget. */
@@ -91,26 +99,28 @@ export function createSluiceWorkflow<R extends JobRegistry>(
   // One database handle per isolate and binding (kysely is cheap, but no need to rebuild it).
   const opened = new WeakMap<object, SluiceDatabase>();
 
+  const d1StoreOf = (d1: unknown): RunJobStore => {
+    if (!d1) throw new NonRetryableError(`no D1 binding "${names.database}" in the Worker's env`);
+    let database = opened.get(d1 as object);
+    if (!database) {
+      database = openD1Database(d1 as D1Like);
+      opened.set(d1 as object, database);
+    }
+    return d1JobStore(database);
+  };
+
   return class SluiceWorkflow extends WorkflowEntrypoint<Record<string, unknown>> {
     override async run(
       event: WorkflowEventLike,
       step: WorkflowStepLike,
     ): Promise<WorkflowRunResult> {
       const env = this.env;
-      const d1 = env[names.database] as D1Like | undefined;
-      if (!d1) {
-        throw new NonRetryableError(`no D1 binding "${names.database}" in the Worker's env`);
-      }
-      let database = opened.get(d1);
-      if (!database) {
-        database = openD1Database(d1);
-        opened.set(d1, database);
-      }
+      const store = opts.store ? opts.store(env) : d1StoreOf(env[names.database]);
       const bucket = env[names.blobs] as R2BucketLike | undefined;
       const blobs: BlobStore | undefined = bucket ? createR2BlobStore(bucket) : undefined;
       return runWorkflowJob(
         {
-          database,
+          store,
           handlers,
           version: opts.version,
           capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,

@@ -1,10 +1,11 @@
 // Dead-lettering a job that must not run (its version has no Workflow here, or its attempt
-// budget is spent): `queued` → `dead_lettered` with its reason in D1, fenced by the epoch read,
+// budget is spent): `queued` → `dead_lettered` with its reason in the run's job store (D1, or the
+// Node gateway that dispatched it), fenced by the epoch read,
 // then its message on the DLQ queue. A job no longer queued is left alone; the message goes out
 // either way, so an operator sees every dead letter.
 
 import { SluiceError, type MessagePointer } from '@sluice/contracts';
-import { loadSnapshots, transitionJob, type SluiceDatabase } from '@sluice/storage/d1';
+import type { RunJobStore } from './job-store.js';
 import type { QueueLike } from './platform.js';
 
 /** What a dead-lettered job's message on the DLQ queue says. */
@@ -26,22 +27,15 @@ export function pointerFields(p: MessagePointer) {
  * read), then its message on the dead-letter queue. A job no longer queued is left alone.
  */
 export async function deadLetter(
-  deps: { database: SluiceDatabase; deadLetters?: QueueLike<DeadLetterMessage> | undefined },
+  deps: { store: RunJobStore; deadLetters?: QueueLike<DeadLetterMessage> | undefined },
   pointer: MessagePointer,
   reason: DeadLetterMessage['reason'],
   detail: string,
 ): Promise<boolean> {
-  const snap = (await loadSnapshots(deps.database, [pointer.jobId])).get(pointer.jobId);
+  const snap = await deps.store.snapshot(pointer);
   let moved = false;
   if (snap?.state === 'queued') {
-    const r = await transitionJob(deps.database.db, {
-      id: pointer.jobId,
-      event: 'dead_letter',
-      epoch: snap.epoch,
-      reason,
-      detail,
-    });
-    moved = r.ok;
+    moved = await deps.store.deadLetter(pointer, snap.epoch, reason, detail);
   }
   if (!deps.deadLetters) {
     throw new SluiceError('INVALID_CONFIG', 'no dead-letter queue binding to send to');

@@ -7,6 +7,7 @@ import { MessagePointer, SluiceError } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/d1';
 import type { QueueLike, WorkflowBindingLike } from './platform.js';
 import { deadLetter, type DeadLetterMessage } from './dead-letter.js';
+import { d1JobStore } from './job-store.js';
 
 export interface WorkflowRouterOptions {
   database: SluiceDatabase;
@@ -37,7 +38,7 @@ export function createWorkflowRouter(opts: WorkflowRouterOptions): WorkflowRoute
       if (!binding) {
         const served = Object.keys(opts.workflows).filter((v) => opts.workflows[v]);
         await deadLetter(
-          { database: opts.database, deadLetters: opts.deadLetters },
+          { store: d1JobStore(opts.database), deadLetters: opts.deadLetters },
           pointer,
           'VERSION_NOT_ROUTABLE',
           `no Workflow binding serves ${pointer.version} (bound: ${served.join(', ') || 'none'})`,

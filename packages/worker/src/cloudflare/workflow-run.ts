@@ -7,7 +7,9 @@
 // the events it queued (progress, `unit_done`) before it returns, fenced by the attempt's epoch
 // (storage `writeAttempts`: one D1 batch), so events land in order and before the terminal one.
 // Code outside steps only reads: the job row is read again on every replay, and a row that moved
-// on (cancelled, taken over) ends the run without a write.
+// on (cancelled, taken over) ends the run without a write. Reads and writes go through the run's
+// job store (job-store.ts: D1, or the Node gateway that dispatched the job); the fence is the
+// store's, so a refused write is the same end either way.
 //
 // Errors: a step whose error the outcome table would retry is thrown as it is (the engine retries
 // the step, with the job's attempt budget as its limit); any other (needs_review, non-retriable,
@@ -22,9 +24,9 @@ import {
   type Delivery,
   type RuntimeCapabilities,
 } from '@sluice/contracts';
-import { isoNow, loadSnapshots, type BlobStore, type SluiceDatabase } from '@sluice/storage/d1';
+import { isoNow, type BlobStore } from '@sluice/storage/d1';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
-import { abortAttempt, createAttempt, type Attempt } from '../attempt/attempt.js';
+import { createAttempt, type Attempt } from '../attempt/attempt.js';
 import { classifyError, decideOutcome, type Outcome } from '../attempt/decide-outcome.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
 import { createJobFiles } from '../attempt/job-files.js';
@@ -35,20 +37,21 @@ import type { SendRequest } from '../guard/request-shape.js';
 import { sendFetch } from '../guard/send-fetch.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
-import type { FinishWrite } from '../writers/build-write.js';
-import { finishWriteOf } from '../writers/finish-plan.js';
 import type {
   QueueLike,
   WorkflowEventLike,
   WorkflowStepConfig,
   WorkflowStepLike,
 } from './platform.js';
-import { deadLetter, pointerFields, type DeadLetterMessage } from './dead-letter.js';
+import { deadLetter, type DeadLetterMessage } from './dead-letter.js';
 import { assertStepResultFits, engineAbortIn, isEngineAbort } from './engine-protocol.js';
-import { writeOrFence } from './write-attempt.js';
+import type { RunJobStore } from './job-store.js';
+import { createRunWriter } from './run-writer.js';
+import { deliveryOf, startAttempt, type Started } from './run-start.js';
 
 export interface WorkflowRunDeps {
-  database: SluiceDatabase;
+  /** Where the job row, its ledger and its writes live (job-store.ts). */
+  store: RunJobStore;
   handlers: ResolvedHandlers;
   /** The one version this Workflow class serves (`v1`): a job of another is never run here. */
   version: string;
@@ -73,10 +76,6 @@ export interface WorkflowRunResult {
   state: string;
 }
 
-type Started =
-  | { kind: 'running'; epoch: number; attempts: number; attemptId: string }
-  | { kind: 'skip'; state: string };
-
 /**
  * The runtime's own steps. Job code's `ctx.step(name)` shares the engine's step namespace, so
  * these carry a prefix job code may not use (a job step named `start` would otherwise be
@@ -94,11 +93,6 @@ const START_CONFIG: WorkflowStepConfig = {
   retries: { limit: 5, delay: 200, backoff: 'exponential' },
 };
 
-/** Deterministic per job and attempt, so a re-run of the `start` step recognises its own write. */
-export function workflowAttemptId(jobId: string, attempt: number): string {
-  return `${parseJobId(jobId)?.token ?? 'x'}_a${attempt}`;
-}
-
 export async function runWorkflowJob(
   deps: WorkflowRunDeps,
   event: WorkflowEventLike,
@@ -112,7 +106,7 @@ export async function runWorkflowJob(
     );
   }
   const pointer = parsed.data;
-  const { database } = deps;
+  const { store } = deps;
   const hooks = deps.hooks ?? DEFAULT_HOOKS;
   // Only the job's own version runs it: never a silent fallback to another one.
   const served = hooks.handlerVersion(pointer.version, deps.handlers.versionsOf(pointer.kind));
@@ -126,36 +120,13 @@ export async function runWorkflowJob(
     throw deps.nonRetryable(`${pointer.jobId}: dead-lettered VERSION_NOT_ROUTABLE (${detail})`);
   }
 
-  const started = await step.do<Started>(RUNTIME_STEPS.start, START_CONFIG, async () => {
-    const snap = (await loadSnapshots(database, [pointer.jobId])).get(pointer.jobId);
-    if (!snap) return { kind: 'skip', state: 'missing' };
-    // A re-run of this step after its write committed: the row is ours already.
-    if (snap.state === 'running' && snap.attemptId === workflowAttemptId(snap.id, snap.attempts)) {
-      return {
-        kind: 'running',
-        epoch: snap.epoch,
-        attempts: snap.attempts,
-        attemptId: snap.attemptId,
-      };
-    }
-    if (snap.state !== 'queued') return { kind: 'skip', state: snap.state };
-    const attemptId = workflowAttemptId(snap.id, snap.attempts + 1);
-    const attempt = createAttempt({
-      delivery: deliveryOf(pointer),
-      job: { ...snap, epoch: snap.epoch + 1, attempts: snap.attempts + 1, attemptId },
-      fence: { epoch: snap.epoch, lastSeq: snap.lastSeq, state: 'queued' },
-      started: false,
-      startFrom: 'queued',
-    });
-    attempt.startedAt = isoNow();
-    // Refused: someone moved the row between the read and the write; the step's retry reads again.
-    await writeOrFence(database, attempt, writeContext(deps));
-    return { kind: 'running', epoch: attempt.job.epoch, attempts: attempt.job.attempts, attemptId };
-  });
+  const started = await step.do<Started>(RUNTIME_STEPS.start, START_CONFIG, () =>
+    startAttempt(store, pointer, writeContext(deps)),
+  );
   if (started.kind === 'skip') return { jobId: pointer.jobId, state: started.state };
 
   // Every (re)play: where the row stands now. Another epoch or state means it is not ours.
-  const snap = (await loadSnapshots(database, [pointer.jobId])).get(pointer.jobId);
+  const snap = await store.snapshot(pointer);
   if (!snap || snap.epoch !== started.epoch || snap.state !== 'running') {
     return { jobId: pointer.jobId, state: snap?.state ?? 'missing' };
   }
@@ -169,58 +140,14 @@ export async function runWorkflowJob(
   attempt.runningEventStored = true;
   attempt.startedAt = isoNow();
   const job = attempt.job;
-  const ctx = writeContext(deps);
-  /**
-   * A write was refused: the row moved on. A cancel stands as the job's end (the run stores
-   * nothing more); anything else means another attempt holds the job.
-   */
-  const lost = (): Promise<void> => {
-    if (attempt.fenced) return attempt.fenceSettled ?? Promise.resolve();
-    attempt.fenced = true;
-    attempt.fenceSettled = loadSnapshots(database, [job.id]).then(
-      (rows) =>
-        abortAttempt(attempt, rows.get(job.id)?.state === 'cancelled' ? 'cancelled' : 'lease_lost'),
-      () => abortAttempt(attempt, 'lease_lost'),
-    );
-    return attempt.fenceSettled;
-  };
-  // One write at a time: each moves the fence the next one needs (units run concurrently).
-  let chain: Promise<void> = Promise.resolve();
-  const persist = (finish?: FinishWrite): Promise<void> => {
-    const next = chain.then(async () => {
-      if (!finish && attempt.pending.events.length === 0 && attempt.pending.units.length === 0)
-        return;
-      try {
-        await writeOrFence(database, attempt, ctx, finish);
-      } catch (error) {
-        await lost();
-        throw error;
-      }
-    });
-    chain = next.catch(() => {});
-    return next;
-  };
-  /** The terminal state this run stored (inside the failing step, or in `outcome`). */
-  let terminal: string | undefined;
-  const storeTerminal = async (outcome: Outcome): Promise<string> => {
-    if (outcome.kind === 'none' || outcome.kind === 'ack_only') return outcome.kind;
-    const finish = finishWriteOf(outcome, Date.now(), false);
-    try {
-      await persist(finish);
-    } catch {
-      return 'lease_lost';
-    }
-    terminal = finish.to;
-    abortAttempt(attempt, 'lease_lost'); // the job has ended: siblings stop, write nothing
-    if (outcome.kind === 'dead_letter') {
-      await deps.deadLetters?.send({
-        ...pointerFields(pointer),
-        reason: outcome.reason,
-        detail: outcome.detail ?? outcome.error.message,
-      });
-    }
-    return finish.to;
-  };
+  const writer = createRunWriter({
+    store,
+    attempt,
+    pointer,
+    context: () => writeContext(deps),
+    deadLetters: deps.deadLetters,
+  });
+  const { lost, persist, storeTerminal } = writer;
   /** The original error of each step that failed (the engine passes on only a message). */
   const failures = new Map<string, unknown>();
   const config = deps.stepConfig(job.maxAttempts);
@@ -256,9 +183,11 @@ export async function runWorkflowJob(
             throw failures.get(name) ?? error;
           });
 
+  // Asset and file rows live next to the blob store (D1); a store without them refuses both.
+  const blobs = store.database ? deps.blobs : undefined;
   const assets = createAttemptAssets({
-    database,
-    blobs: deps.blobs,
+    database: store.database as NonNullable<typeof store.database>,
+    blobs,
     job,
     signal: attempt.controller.signal,
     onFenced: () => void lost(),
@@ -266,7 +195,7 @@ export async function runWorkflowJob(
     logger: deps.logger,
   });
   const providers = createProviderGuard({
-    database,
+    ledger: store.ledger,
     job,
     declarations: handler.job.providers,
     send: deps.send ?? sendFetch,
@@ -291,8 +220,8 @@ export async function runWorkflowJob(
       providers,
       assets,
       files: createJobFiles({
-        database,
-        blobs: deps.blobs,
+        database: store.database as NonNullable<typeof store.database>,
+        blobs,
         tenantId: job.tenantId,
         fileIds: job.fileIds,
       }),
@@ -311,8 +240,8 @@ export async function runWorkflowJob(
     }
     outcome = decideFor(attempt, { ok: false, error });
   }
-  if (terminal !== undefined) {
-    throw deps.nonRetryable(`${job.id} ended ${terminal}: ${reasonOf(outcome)}`);
+  if (writer.terminal !== undefined) {
+    throw deps.nonRetryable(`${job.id} ended ${writer.terminal}: ${reasonOf(outcome)}`);
   }
   if (outcome.kind === 'none' || outcome.kind === 'ack_only') {
     return { jobId: job.id, state: outcome.kind === 'none' ? 'lease_lost' : 'cancelled' };
@@ -348,9 +277,6 @@ function writeContext(deps: WorkflowRunDeps) {
   return { now: Date.now(), leaseMs: LEASE_MS, owner: deps.owner ?? `workflow-${deps.version}` };
 }
 
-function deliveryOf(pointer: MessagePointer): Delivery {
-  return { id: pointer.jobId, pointer, transportDeliveries: 1 };
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,9 +1,9 @@
-// One fenced write of a Workflow attempt (storage `writeAttempts`: ONE D1 batch, every statement
-// carrying the fence). A refused write changes nothing and throws LEASE_LOST: the attempt no
-// longer holds the job (cancelled, or another epoch), and nothing of it may land afterwards.
+// One fenced write of a Workflow attempt, through the run's job store (job-store.ts: ONE D1
+// batch, or the gateway's state callback; every statement carrying the fence). A refused write
+// changes nothing and throws LEASE_LOST: the attempt no longer holds the job (cancelled, or
+// another epoch), and nothing of it may land afterwards.
 
 import { SluiceError } from '@sluice/contracts';
-import { writeAttempts, type SluiceDatabase } from '@sluice/storage/d1';
 import type { Attempt } from '../attempt/attempt.js';
 import {
   applyWritten,
@@ -11,16 +11,16 @@ import {
   type FinishWrite,
   type WriteContext,
 } from '../writers/build-write.js';
+import type { RunJobStore } from './job-store.js';
 
 export async function writeOrFence(
-  database: SluiceDatabase,
+  store: RunJobStore,
   attempt: Attempt,
   ctx: WriteContext,
   finish?: FinishWrite,
 ): Promise<void> {
   const built = buildWrite(attempt, { ...ctx, now: Date.now() }, finish);
-  const result = await writeAttempts(database, [built.write]);
-  if (!result.applied[0]) {
+  if ((await store.write(built.write)) === 'fenced') {
     throw new SluiceError('LEASE_LOST', `${attempt.job.id}: the row moved on; nothing was written`);
   }
   applyWritten(attempt, built);

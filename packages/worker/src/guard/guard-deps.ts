@@ -1,7 +1,7 @@
 // What one attempt's guard works with, and small helpers its parts share.
 
 import type { ProviderCall } from '@sluice/contracts';
-import type { SluiceDatabase } from '@sluice/storage';
+import type { CallLedger } from './call-ledger.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { CallTraceParent } from '../tracing/attempt-trace.js';
@@ -32,7 +32,8 @@ export interface GuardJob {
 }
 
 export interface GuardDeps {
-  database: SluiceDatabase;
+  /** Where the unit's ledger is read and written (call-ledger.ts: the database, or a gateway). */
+  ledger: CallLedger;
   job: GuardJob;
   /** The job definition's `providers`. */
   declarations: Readonly<Record<string, ProviderCall>>;

@@ -9,7 +9,7 @@ import {
   SluiceError,
   type CallFailure,
 } from '@sluice/contracts';
-import { recordCallOutcome, type LedgerRow } from '@sluice/storage/d1';
+import type { LedgerRow } from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { describeCall, recoveryError, type CallIdentity } from './recovery-error.js';
@@ -35,7 +35,7 @@ export function ledgerOutcome(failure: CallFailure): Exclude<CallFailure, 'targe
 }
 
 export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<ProviderAnswer> {
-  const { database, job, signal } = deps;
+  const { job, signal } = deps;
   const what = describeCall(t.id);
   const deadline = Date.now() + (t.spec.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS);
   const interval = t.spec.intervalMs ?? DEFAULT_INTERVAL_MS;
@@ -50,7 +50,7 @@ export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<Prov
       failures = 0;
       const status = t.spec.status(res.answer);
       if (status === 'succeeded') {
-        await recordCallOutcome(database.db, t.row.id, {
+        await deps.ledger.recordOutcome(t.row, {
           outcome: 'succeeded',
           externalId: t.externalId,
           ...(keepable(res.answer) ? { response: res.answer } : {}),
@@ -60,7 +60,7 @@ export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<Prov
       }
       if (status === 'failed') {
         // The provider says its job failed: a known outcome, no doubt to review.
-        await recordCallOutcome(database.db, t.row.id, {
+        await deps.ledger.recordOutcome(t.row, {
           outcome: 'rejected',
           error: { message: 'the provider reported the external job failed', status: 'failed' },
         });
@@ -77,7 +77,7 @@ export async function pollExternal(deps: GuardDeps, t: PollTarget): Promise<Prov
       });
       // `poll` (after sending) and `retry` (the poll never left) both mean: poll again.
       if (action !== 'poll' && action !== 'retry') {
-        await recordCallOutcome(database.db, t.row.id, {
+        await deps.ledger.recordOutcome(t.row, {
           outcome: ledgerOutcome(res.failure),
           error: { message: `poll: ${res.message}`, status: res.answer?.status ?? null },
         });

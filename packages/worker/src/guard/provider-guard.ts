@@ -7,7 +7,7 @@
 // only in `execute`, inside their unit: prepare, apply and finalize run again on every retry.
 
 import { classifyDeclaration, NeedsReviewError, NonRetriableError } from '@sluice/contracts';
-import { callsForUnit, type LedgerRow } from '@sluice/storage/d1';
+import type { LedgerRow } from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
 import { idempotencyKeyOfWeb, type GuardDeps } from './guard-deps.js';
 import { pollExternal } from './poll-external.js';
@@ -37,7 +37,6 @@ export interface ProviderGuard {
 
 export function createProviderGuard(deps: GuardDeps): ProviderGuard {
   const { job, signal, counters } = deps;
-  const db = deps.database.db;
   const hooks = deps.hooks ?? DEFAULT_HOOKS;
 
   function reviewFromLedger(id: CallIdentity, row: LedgerRow): NeedsReviewError {
@@ -90,7 +89,7 @@ export function createProviderGuard(deps: GuardDeps): ProviderGuard {
       throw new NonRetriableError(`${describeCall(id)}: ${(error as Error).message}`);
     }
     const plan = hooks.decideFromLedger(
-      await callsForUnit(db, job.id, unitKey, id.callName),
+      await deps.ledger.callsForUnit(job.id, unitKey, id.callName),
       classified.callClass,
     );
     switch (plan.kind) {

@@ -4,12 +4,7 @@
 // which writes its `refused` row and sends nothing.
 
 import { backoffMs, NeedsReviewError, SluiceError, type ProviderCall } from '@sluice/contracts';
-import {
-  recordCallIntent,
-  recordCallOutcome,
-  recordExternalId,
-  type CallIntent,
-} from '@sluice/storage/d1';
+import type { CallIntent } from '@sluice/storage/d1';
 import { DEFAULT_HOOKS } from '../hooks.js';
 import { keepable, sleep, type GuardDeps } from './guard-deps.js';
 import { ledgerOutcome, pollExternal } from './poll-external.js';
@@ -51,7 +46,7 @@ export async function refuseCall(
   id: CallIdentity,
   reason: string,
 ): Promise<never> {
-  const row = await recordCallIntent(deps.database.db, {
+  const row = await deps.ledger.recordIntent({
     ...intentOf(deps, id, null),
     outcome: 'refused',
     error: { reason },
@@ -81,7 +76,6 @@ export async function sendCall(
   opts: CallOptions,
 ): Promise<ProviderAnswer> {
   const { job, signal, counters } = deps;
-  const db = deps.database.db;
   const hooks = deps.hooks ?? DEFAULT_HOOKS;
   const timeoutMs = opts.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxTries = deps.retry?.maxTries ?? 3;
@@ -93,7 +87,7 @@ export async function sendCall(
   const hasTraceparent = Object.keys(headers).some((h) => h.toLowerCase() === 'traceparent');
   for (let tries = 1; ; tries++) {
     // Durable BEFORE the request leaves: a crash from here on is visible to the next attempt.
-    const row = await recordCallIntent(db, intentOf(deps, id, info.idempotencyKey));
+    const row = await deps.ledger.recordIntent(intentOf(deps, id, info.idempotencyKey));
     if (!row) throw fenced(deps);
     hooks.at('after-call-intent');
     if (counters) counters.providerCalls++;
@@ -126,20 +120,20 @@ export async function sendCall(
           { details: { ...id, failure: 'ledger' } },
         );
       }
-      await recordExternalId(db, row.id, externalId);
+      await deps.ledger.recordExternalId(row, externalId);
       hooks.at('after-external-id');
       const spec = opts.asyncJob;
       return pollExternal(deps, { id, info, row, externalId, spec, timeoutMs });
     }
     if (res.ok) {
-      await recordCallOutcome(db, row.id, {
+      await deps.ledger.recordOutcome(row, {
         outcome: 'succeeded',
         ...(keepable(res.answer) ? { response: res.answer } : {}),
       });
       hooks.at('after-call-outcome');
       return res.answer;
     }
-    await recordCallOutcome(db, row.id, {
+    await deps.ledger.recordOutcome(row, {
       outcome: ledgerOutcome(res.failure),
       error: {
         failure: res.failure,

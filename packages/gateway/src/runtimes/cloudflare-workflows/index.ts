@@ -20,3 +20,5 @@ export { createTokenBucket, systemClock } from './token-bucket.js';
 export type { Clock, TokenBucket } from './token-bucket.js';
 export { registerStateCallback } from './state-callback-route.js';
 export type { StateCallbackDeps, StateCallbackOptions } from './state-callback-route.js';
+export { registerRuntimeStore } from './runtime-store-route.js';
+export type { RuntimeStoreDeps } from './runtime-store-route.js';

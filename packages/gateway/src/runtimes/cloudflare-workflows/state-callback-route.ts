@@ -1,32 +1,23 @@
 // The gateway's end of the authenticated state callback (contracts `state-callback.ts`): a
 // Worker running a job on Cloudflare Workflows reports its attempt writes here, and they land in
-// the gateway's database under the same epoch fence as every other attempt write.
+// the gateway's database under the same epoch fence as every other attempt write. The run's reads
+// and ledger rows go to its sibling, the store route (runtime-store-route.ts), registered with it.
 //
-// Order of the checks, each refusing with a typed error and writing nothing: size (from the
-// header, before reading), timestamp window and HMAC signature (before parsing anything), JSON
-// and the zod schema, the job exists with the reported tenant and kind, then the fenced write
-// itself (a stale attempt, or a replayed report whose fence has moved on, is LEASE_LOST: 409).
+// Order of the checks, each refusing with a typed error and writing nothing: size, timestamp
+// window, HMAC signature and JSON (signed-request.ts, shared with the store route), the zod
+// schema, the job exists with the reported tenant and kind, then the fenced write itself (a stale
+// attempt, or a replayed report whose fence has moved on, is LEASE_LOST: 409).
 
-import {
-  SluiceError,
-  STATE_CALLBACK_HEADERS,
-  STATE_CALLBACK_PATH,
-  StateReport,
-  verifyStateReport,
-  type ErrorCode,
-} from '@sluice/contracts';
+import { STATE_CALLBACK_PATH, StateReport, type ErrorCode } from '@sluice/contracts';
 import { getJobById, writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
+import { registerRuntimeStore } from './runtime-store-route.js';
+import { signedRoute, type SignedRouteOptions } from './signed-request.js';
 
-export interface StateCallbackOptions {
-  /** The secret shared with the Workers (at least 32 characters). */
-  secret: string;
+export interface StateCallbackOptions extends SignedRouteOptions {
   path?: string | undefined;
-  windowMs?: number | undefined;
-  /** Largest report accepted (default 1 MiB). */
-  maxBytes?: number | undefined;
-  /** Tests: the gateway's clock. */
-  now?: (() => number) | undefined;
+  /** Path of the run's store route (`runtime-store-route.ts`). */
+  storePath?: string | undefined;
 }
 
 export interface StateCallbackDeps {
@@ -37,52 +28,19 @@ export interface StateCallbackDeps {
   onReject?: ((code: ErrorCode) => void) | undefined;
 }
 
-const STATUS: Partial<Record<ErrorCode, 400 | 401 | 404 | 409 | 413>> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  NOT_FOUND: 404,
-  LEASE_LOST: 409,
-  PAYLOAD_TOO_LARGE: 413,
-};
-
 export function registerStateCallback(
   app: Hono,
   deps: StateCallbackDeps,
   opts: StateCallbackOptions,
 ): void {
-  if (opts.secret.length < 32) {
-    throw new SluiceError(
-      'INVALID_CONFIG',
-      'the state callback secret needs at least 32 characters',
-    );
-  }
-  const maxBytes = opts.maxBytes ?? 1024 * 1024;
-  const now = opts.now ?? Date.now;
-  const refuse = (c: Context, code: ErrorCode, message: string) => {
-    deps.onReject?.(code);
-    return c.json({ error: { code, message } }, STATUS[code] ?? 400);
-  };
+  const { refuse, readSigned } = signedRoute(opts, deps.onReject);
+  // The run's reads and ledger writes: the other half of a Workflow run this gateway dispatched.
+  registerRuntimeStore(app, deps, { ...opts, path: opts.storePath });
 
   app.post(opts.path ?? STATE_CALLBACK_PATH, async (c) => {
-    const length = Number(c.req.header('content-length') ?? NaN);
-    if (!Number.isFinite(length)) return refuse(c, 'BAD_REQUEST', 'Content-Length is required');
-    if (length > maxBytes) return refuse(c, 'PAYLOAD_TOO_LARGE', `report over ${maxBytes} bytes`);
-    const body = await c.req.text();
-    const check = await verifyStateReport({
-      secret: opts.secret,
-      body,
-      timestamp: c.req.header(STATE_CALLBACK_HEADERS.timestamp),
-      signature: c.req.header(STATE_CALLBACK_HEADERS.signature),
-      now: now(),
-      windowMs: opts.windowMs,
-    });
-    if (check !== 'ok') return refuse(c, 'UNAUTHORIZED', `report refused: ${check}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      return refuse(c, 'BAD_REQUEST', 'report is not JSON');
-    }
+    const read = await readSigned(c);
+    if ('refused' in read) return read.refused;
+    const json = read.json;
     const parsed = StateReport.safeParse(json);
     if (!parsed.success) return refuse(c, 'BAD_REQUEST', `invalid report: ${parsed.error.message}`);
     const report = parsed.data;
