@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
-import { RUNTIME_STORE_PATH, signStateReport } from '@sluice/contracts';
+import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
 import { createGateway, createWorkflowsRestDispatcher, serve } from '@sluice/gateway';
 import {
   callsForJob,
@@ -40,7 +40,7 @@ let gatewayPort: number;
 /** The database of the gateway under test (the provider looks in it). */
 let currentDb: Db | undefined;
 /** Per request the provider got: the unit's ledger outcomes at the moment it arrived. */
-const seenByProvider: { jobId: string; unitKey: string; ledger: string[] }[] = [];
+const seenByProvider: { jobId: string; unitKey: string; ledger: string[]; at: number }[] = [];
 let provider: Server;
 let providerUrl: string;
 
@@ -51,7 +51,8 @@ beforeAll(async () => {
       const jobId = String(req.headers['x-job-id']);
       const unitKey = String(req.headers['x-unit-key']);
       const rows = currentDb ? await callsForUnit(currentDb, jobId, unitKey) : [];
-      seenByProvider.push({ jobId, unitKey, ledger: rows.map((r) => r.outcome) });
+      seenByProvider.push({ jobId, unitKey, ledger: rows.map((r) => r.outcome), at: Date.now() });
+      await new Promise((r) => setTimeout(r, Number(req.headers['x-delay-ms'] ?? 0)));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ text: `done ${unitKey}` }));
     })();
@@ -159,57 +160,122 @@ describeEachDialect('a Node gateway running jobs on a workerd Workflow', (ctx) =
     expect(new Set(ledger.map((r) => r.epoch))).toEqual(new Set([1]));
   }, 90_000);
 
-  it("a stale attempt's write is fenced: 409, no row", async () => {
-    const job = await client.submit('test.paid', { providerUrl, units: 1 });
-    await job.result();
-    const row = (await getJobById(ctx().database.db, job.id))!;
-    const before = (await callsForJob(ctx().database.db, job.id)).length;
-    const body = JSON.stringify({
+  /** A signed request to the gateway's runtime routes, as a Worker would send it. */
+  async function signed(path: string, payload: unknown): Promise<Response> {
+    const body = JSON.stringify(payload);
+    return fetch(`http://127.0.0.1:${gatewayPort}${path}`, {
+      method: 'POST',
+      headers: { ...(await signStateReport(SECRET, body, Date.now())) },
+      body,
+    });
+  }
+  const instanceOf = async (id: string) =>
+    (await (await fetch(`${dev.url}/__test/instance?id=${id}`)).json()) as {
+      status: string;
+      output?: unknown;
+    };
+
+  it("a stale attempt's writes are fenced while the run holds the job: 409, no row", async () => {
+    const job = await client.submit('test.paid', { providerUrl, units: 2, delayMs: 1500 });
+    const db = ctx().database.db;
+    await waitFor(async () => (await callsForJob(db, job.id)).length > 0, {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      message: 'no call started',
+    });
+    const row = (await getJobById(db, job.id))!;
+    expect(row).toMatchObject({ state: 'running', epoch: 1 });
+    const before = { ledger: (await callsForJob(db, job.id)).length, row };
+    // The attempt before the run's (epoch 0, the queued row it started from).
+    const ledger = await signed(RUNTIME_STORE_PATH, {
       op: 'call_intent',
       jobId: job.id,
       tenantId: row.tenantId,
-      unitKey: 'u0',
+      unitKey: 'u1',
       callName: 'complete',
       attemptId: 'stale',
-      epoch: row.epoch,
+      epoch: 0,
       stage: 'execute',
       provider: 'fake',
       modality: 'text',
       callClass: 'ambiguous',
     });
-    const res = await fetch(`http://127.0.0.1:${gatewayPort}${RUNTIME_STORE_PATH}`, {
-      method: 'POST',
-      headers: { ...(await signStateReport(SECRET, body, Date.now())) },
-      body,
+    const report = await signed(STATE_CALLBACK_PATH, {
+      id: job.id,
+      tenantId: row.tenantId,
+      kind: row.kind,
+      fence: { epoch: 0, lastSeq: row.lastSeq, state: 'running' },
+      state: 'failed',
+      epoch: 0,
+      attempts: 1,
+      attemptId: 'stale',
+      leaseUntil: null,
+      leaseOwner: null,
+      events: [],
     });
-    expect(res.status).toBe(409);
-    expect((await callsForJob(ctx().database.db, job.id)).length).toBe(before);
-  }, 60_000);
+    expect([ledger.status, report.status]).toEqual([409, 409]);
+    expect({
+      ledger: (await callsForJob(db, job.id)).length,
+      row: await getJobById(db, job.id),
+    }).toEqual(before);
+    // The live run was not disturbed.
+    expect(await job.result()).toEqual({ answers: ['done u0', 'done u1'] });
+  }, 90_000);
 
-  it('a cancel on the Node gateway stops the run at its next step', async () => {
-    const job = await client.submit('demo.summarize', { text: sentences(12) });
+  it('a cancel on the Node gateway stops the run at its next step: no ledger row, call or write after it', async () => {
+    const units = 8;
+    const job = await client.submit('test.paid', { providerUrl, units, delayMs: 400 });
+    const db = ctx().database.db;
     await waitFor(
-      async () =>
-        (await listEvents(ctx().database.db, job.id)).some((e) => e.type === 'unit_done'),
+      async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'),
       { timeoutMs: 60_000, intervalMs: 50, message: 'no unit finished' },
     );
     await job.cancel();
-    const cancelledAt = (await getJobById(ctx().database.db, job.id))!;
-    expect(cancelledAt.state).toBe('cancelled');
-    // The instance ends: its next write was fenced (409), and it stored nothing after the cancel.
+    const cancelledAt = Date.now();
+    const atCancel = {
+      row: (await getJobById(db, job.id))!,
+      ledger: (await callsForJob(db, job.id)).length,
+    };
+    expect(atCancel.row.state).toBe('cancelled');
+    // The run's next write was fenced (409): it read the cancel and ended without storing more.
+    await waitFor(async () => (await instanceOf(job.id)).status === 'complete', {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'the instance did not end',
+    });
+    expect((await instanceOf(job.id)).output).toEqual({ jobId: job.id, state: 'cancelled' });
+    expect(await getJobById(db, job.id)).toMatchObject({
+      state: 'cancelled',
+      lastSeq: atCancel.row.lastSeq,
+    });
+    expect((await callsForJob(db, job.id)).length).toBe(atCancel.ledger);
+    const calls = seenByProvider.filter((s) => s.jobId === job.id);
+    // Every request that reached the provider had its ledger row first; none left after the
+    // cancel except one whose row was written before it (at most the two units in flight).
+    for (const c of calls) expect(c.ledger).toEqual(['pending']);
+    expect(calls.filter((c) => c.at > cancelledAt).length).toBeLessThanOrEqual(2);
+    expect(calls.length).toBeLessThan(units);
+  }, 120_000);
+
+  it('a cancel stops a run with no provider call too: its next fenced write ends it, nothing stored', async () => {
+    const job = await client.submit('demo.summarize', { text: sentences(16) });
+    const db = ctx().database.db;
     await waitFor(
-      async () => {
-        const r = await fetch(`${dev.url}/__test/instance?id=${job.id}`);
-        const { status } = (await r.json()) as { status: string };
-        return ['errored', 'complete', 'terminated'].includes(status);
-      },
-      { timeoutMs: 60_000, intervalMs: 200, message: 'the instance did not end' },
+      async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'),
+      { timeoutMs: 60_000, intervalMs: 50, message: 'no unit finished' },
     );
-    const after = (await getJobById(ctx().database.db, job.id))!;
-    expect(after).toMatchObject({ state: 'cancelled', lastSeq: cancelledAt.lastSeq });
-    const units = (await listEvents(ctx().database.db, job.id)).filter(
-      (e) => e.type === 'unit_done',
-    );
-    expect(units.length).toBeLessThan(12);
+    await job.cancel();
+    const atCancel = (await getJobById(db, job.id))!;
+    await waitFor(async () => (await instanceOf(job.id)).status === 'complete', {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'the instance did not end',
+    });
+    // The run knows it was cancelled (a write taken as stored would have run on to `succeeded`).
+    expect((await instanceOf(job.id)).output).toEqual({ jobId: job.id, state: 'cancelled' });
+    expect(await getJobById(db, job.id)).toMatchObject({
+      state: 'cancelled',
+      lastSeq: atCancel.lastSeq,
+    });
   }, 120_000);
 });

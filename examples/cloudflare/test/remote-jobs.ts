@@ -8,7 +8,12 @@ import { z } from 'zod';
 export const paid = defineJob({
   kind: 'test.paid',
   versions: { current: 'v1' },
-  input: z.object({ providerUrl: z.string().max(200), units: z.number().int().min(1).max(20) }),
+  input: z.object({
+    providerUrl: z.string().max(200),
+    units: z.number().int().min(1).max(20),
+    /** How long the provider takes to answer each call. */
+    delayMs: z.number().int().min(0).max(5000).optional(),
+  }),
   output: z.object({ answers: z.array(z.string()) }),
   progress: z.object({ unit: z.string() }),
   providers: {

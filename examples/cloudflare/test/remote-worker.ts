@@ -15,7 +15,11 @@ const paidV1 = defineHandler(paid, {
     const answer = await ctx.providers.call('complete', (info) => ({
       method: 'POST',
       url: `${ctx.input.providerUrl}/complete`,
-      headers: { 'x-job-id': info.jobId, 'x-unit-key': info.unitKey },
+      headers: {
+        'x-job-id': info.jobId,
+        'x-unit-key': info.unitKey,
+        'x-delay-ms': String(ctx.input.delayMs ?? 0),
+      },
       body: { unit: unit.key },
     }));
     ctx.progress({ unit: unit.key });
