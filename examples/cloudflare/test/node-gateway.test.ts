@@ -226,10 +226,11 @@ describeEachDialect('a Node gateway running jobs on a workerd Workflow', (ctx) =
     const units = 8;
     const job = await client.submit('test.paid', { providerUrl, units, delayMs: 400 });
     const db = ctx().database.db;
-    await waitFor(
-      async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'),
-      { timeoutMs: 60_000, intervalMs: 50, message: 'no unit finished' },
-    );
+    await waitFor(async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      message: 'no unit finished',
+    });
     await job.cancel();
     const cancelledAt = Date.now();
     const atCancel = {
@@ -260,10 +261,11 @@ describeEachDialect('a Node gateway running jobs on a workerd Workflow', (ctx) =
   it('a cancel stops a run with no provider call too: its next fenced write ends it, nothing stored', async () => {
     const job = await client.submit('demo.summarize', { text: sentences(16) });
     const db = ctx().database.db;
-    await waitFor(
-      async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'),
-      { timeoutMs: 60_000, intervalMs: 50, message: 'no unit finished' },
-    );
+    await waitFor(async () => (await listEvents(db, job.id)).some((e) => e.type === 'unit_done'), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      message: 'no unit finished',
+    });
     await job.cancel();
     const atCancel = (await getJobById(db, job.id))!;
     await waitFor(async () => (await instanceOf(job.id)).status === 'complete', {

@@ -9,8 +9,7 @@ import { handlers } from '@sluice/example-quickstart/handlers';
 import { paid, remoteJobs } from './remote-jobs.js';
 
 const paidV1 = defineHandler(paid, {
-  prepare: (ctx) =>
-    Array.from({ length: ctx.input.units }, (_, i) => ({ key: `u${i}`, input: i })),
+  prepare: (ctx) => Array.from({ length: ctx.input.units }, (_, i) => ({ key: `u${i}`, input: i })),
   async execute(unit, ctx) {
     const answer = await ctx.providers.call('complete', (info) => ({
       method: 'POST',

@@ -87,9 +87,7 @@ export const RuntimeStoreRequest = z.discriminatedUnion('op', [
   /** The job row now (also the cancellation check: a cancelled row stops the run). */
   z.object({ op: z.literal('snapshot'), ...Job }).strict(),
   /** A unit's ledger in order (one declared call, or all of the unit's). */
-  z
-    .object({ op: z.literal('calls'), ...Job, unitKey: Key, callName: Key.optional() })
-    .strict(),
+  z.object({ op: z.literal('calls'), ...Job, unitKey: Key, callName: Key.optional() }).strict(),
   /** The ledger row of a call about to leave, fenced by epoch and `running`: 409 when stale. */
   z
     .object({

@@ -95,7 +95,8 @@ export function gatewayJobStore(opts: GatewayJobStoreOptions): RunJobStore {
   const tenants = new Map<string, string>();
   function tenantOf(jobId: string): string {
     const tenantId = tenants.get(jobId);
-    if (!tenantId) throw new SluiceError('INTERNAL', `${jobId}: ledger used before the job was read`);
+    if (!tenantId)
+      throw new SluiceError('INTERNAL', `${jobId}: ledger used before the job was read`);
     return tenantId;
   }
 

@@ -17,13 +17,7 @@
 // call that may have been billed is never repeated by the engine. The original error is kept
 // here (the engine keeps only a message) and decides the stored outcome.
 
-import {
-  MessagePointer,
-  NonRetriableError,
-  parseJobId,
-  type Delivery,
-  type RuntimeCapabilities,
-} from '@sluice/contracts';
+import { MessagePointer, NonRetriableError, type RuntimeCapabilities } from '@sluice/contracts';
 import { isoNow, type BlobStore } from '@sluice/storage/d1';
 import { createAttemptAssets } from '../assets/attempt-assets.js';
 import { createAttempt, type Attempt } from '../attempt/attempt.js';
@@ -276,7 +270,6 @@ function decideFor(attempt: Attempt, result: Parameters<typeof decideOutcome>[0]
 function writeContext(deps: WorkflowRunDeps) {
   return { now: Date.now(), leaseMs: LEASE_MS, owner: deps.owner ?? `workflow-${deps.version}` };
 }
-
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -38,7 +38,8 @@ export function registerRuntimeStore(
     const read = await readSigned(c);
     if ('refused' in read) return read.refused;
     const parsed = RuntimeStoreRequest.safeParse(read.json);
-    if (!parsed.success) return refuse(c, 'BAD_REQUEST', `invalid request: ${parsed.error.message}`);
+    if (!parsed.success)
+      return refuse(c, 'BAD_REQUEST', `invalid request: ${parsed.error.message}`);
     const req = parsed.data;
     const snap = (await loadSnapshots(database, [req.jobId])).get(req.jobId);
     // Answered only for the named tenant's own job (a missing one reads as null, not an error).
