@@ -28,10 +28,15 @@ const gateway = createWorkersGateway({
 
 interface Env {
   DB: {
-    prepare(sql: string): { bind(...v: unknown[]): { all(): Promise<{ results: unknown[] }> } };
+    prepare(sql: string): {
+      bind(...v: unknown[]): { all(): Promise<{ results: unknown[] }>; run(): Promise<unknown> };
+    };
   };
   WF_V1: { get(id: string): Promise<{ status(): Promise<{ status: string }> }> };
 }
+
+/** The DLQ consumer keeps what it received, so a test can see each dead letter's message. */
+const DLQ_TABLE = 'create table if not exists test_dlq (body text)';
 
 /** The envs this isolate has served: the gateway keeps one instance per env (its rate buckets, caches). */
 const envs = new WeakSet<object>();
@@ -52,6 +57,11 @@ async function testRoute(url: URL, env: Env): Promise<Response | undefined> {
       schedules: await count('schedules'),
     });
   }
+  if (url.pathname === '/__test/dlq') {
+    await env.DB.prepare(DLQ_TABLE).bind().run();
+    const rows = await env.DB.prepare('select body from test_dlq').bind().all();
+    return Response.json(rows.results.map((r) => JSON.parse((r as { body: string }).body)));
+  }
   if (url.pathname === '/__test/instance') {
     const instance = await env.WF_V1.get(url.searchParams.get('id') ?? '');
     return Response.json(await instance.status());
@@ -63,7 +73,13 @@ export default {
   async fetch(request: Request, env: Env, ctx: { waitUntil(p: Promise<unknown>): void }) {
     return (await testRoute(new URL(request.url), env)) ?? gateway.fetch(request, env, ctx);
   },
-  async queue(batch: { messages: { ack(): void }[] }): Promise<void> {
-    for (const m of batch.messages) m.ack();
+  async queue(batch: { messages: { body: unknown; ack(): void }[] }, env: Env): Promise<void> {
+    await env.DB.prepare(DLQ_TABLE).bind().run();
+    for (const m of batch.messages) {
+      await env.DB.prepare('insert into test_dlq (body) values (?)')
+        .bind(JSON.stringify(m.body))
+        .run();
+      m.ack();
+    }
   },
 };

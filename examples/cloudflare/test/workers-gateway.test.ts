@@ -106,6 +106,25 @@ describe('the Workers gateway under workerd', () => {
     expect(view.state).toBe('dead_lettered');
     expect(JSON.stringify(view)).toContain('VERSION_NOT_ROUTABLE');
     await expect(job.result()).rejects.toMatchObject({ name: 'JobDeadLetteredError' });
+    // Dead-lettered at submit, and announced on the DLQ queue as a dispatch-time one would be.
+    const messages = await waitFor(
+      async () => {
+        const all = (await (await fetch(`${dev.url}/__test/dlq`)).json()) as { jobId: string }[];
+        const mine = all.filter((m) => m.jobId === job.id);
+        return mine.length > 0 ? mine : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, message: 'no DLQ message for the job' },
+    );
+    expect(messages).toEqual([
+      {
+        jobId: job.id,
+        kind: 'test.unroutable',
+        version: 'v3',
+        tenantId: 'acme',
+        reason: 'VERSION_NOT_ROUTABLE',
+        detail: expect.any(String),
+      },
+    ]);
   }, 60_000);
 
   it('cancel stores the cancel in D1 and terminates the running instance', async () => {

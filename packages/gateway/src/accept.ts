@@ -13,6 +13,7 @@ import {
   randomToken,
   SluiceError,
   type JobRegistry,
+  type MessagePointer,
   type RolloutConfig,
   type RuntimeCapabilities,
   type SubmitResult,
@@ -74,6 +75,18 @@ export interface AcceptDeps {
   capabilities: RuntimeCapabilities;
   /** Told the due time of every job written `scheduled` (wakes the due-job scheduler early). */
   onScheduled?: ((dueAt: number) => void) | undefined;
+  /**
+   * Told of every job dead-lettered at submit (its version is not served), after it is stored:
+   * a runtime with a dead-letter queue announces it there, as it does for one dead-lettered at
+   * dispatch. A failure is logged; the job's row already says why it ended.
+   */
+  onDeadLettered?: ((dead: DeadLetteredAtSubmit) => Promise<void>) | undefined;
+}
+
+export interface DeadLetteredAtSubmit {
+  pointer: MessagePointer;
+  reason: 'VERSION_NOT_ROUTABLE';
+  detail: string;
 }
 
 export interface Acceptor {
@@ -152,7 +165,15 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
     logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });
     metrics.submits++;
-    if (!route.ok) metrics.unroutable++;
+    if (!route.ok) {
+      metrics.unroutable++;
+      const pointer = { jobId: id, kind: request.kind, version, tenantId };
+      await deps
+        .onDeadLettered?.({ pointer, reason: route.reason, detail: route.detail })
+        .catch((error: unknown) =>
+          deps.logger?.error('announcing a dead letter failed', { jobId: id, error }),
+        );
+    }
     // Awaited for back-pressure; a failure is left to the reconciler (the outbox row stays).
     if (answer.pointer && !dispatch.inTransaction) {
       await dispatch.afterCommit([answer.pointer], { markQueued: false });

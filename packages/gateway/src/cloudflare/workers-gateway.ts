@@ -142,6 +142,8 @@ export function createWorkersGateway<R extends JobRegistry>(
       logger,
       rollout: options.rollout,
       capabilities: dispatcher.capabilities,
+      // A job of an unbound version is dead-lettered at submit: its DLQ message goes out too.
+      onDeadLettered: (dead) => dispatcher.announceDeadLetter(dead),
     });
     const blobs = r2 ? createR2BlobStore(r2) : undefined;
     const router = createAppRouter(

@@ -4,7 +4,8 @@
 // `createBatch`; the local engine accepts silently). Bursts go out with `createBatch` (100 per
 // call). A version with no binding is never sent to another version's Workflow: its job is
 // dead-lettered VERSION_NOT_ROUTABLE in D1 (fenced: only while still `queued`) and announced on
-// the DLQ queue. `stopRun` terminates a cancelled job's instance.
+// the DLQ queue (so is a job the acceptor dead-letters at submit: `announceDeadLetter`). `stopRun`
+// terminates a cancelled job's instance.
 
 import {
   CLOUDFLARE_WORKFLOWS_CAPABILITIES,
@@ -29,6 +30,12 @@ export interface WorkflowsDispatcherOptions {
 export interface WorkflowsDispatcher extends RuntimeDispatcher<Db> {
   /** Terminates the instance of a cancelled job (a finished or missing one is left alone). */
   stopRun(job: { id: string; version: string }): Promise<void>;
+  /** Puts a dead letter's message on the DLQ queue (at dispatch here; at submit, the acceptor). */
+  announceDeadLetter(dead: {
+    pointer: MessagePointer;
+    reason: 'VERSION_NOT_ROUTABLE';
+    detail: string;
+  }): Promise<void>;
 }
 
 const bound = (opts: WorkflowsDispatcherOptions) =>
@@ -68,6 +75,9 @@ async function createAll(
 }
 
 export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): WorkflowsDispatcher {
+  const announceDeadLetter: WorkflowsDispatcher['announceDeadLetter'] = async (dead) => {
+    await opts.deadLetters?.send({ ...dead.pointer, reason: dead.reason, detail: dead.detail });
+  };
   async function deadLetter(p: MessagePointer): Promise<void> {
     const detail = `no Workflow binding serves ${p.version} (bound: ${bound(opts).join(', ') || 'none'})`;
     const r = await transitionJob(opts.database.db, {
@@ -76,9 +86,7 @@ export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): Wor
       reason: 'VERSION_NOT_ROUTABLE',
       detail,
     });
-    if (r.ok) {
-      await opts.deadLetters?.send({ ...p, reason: 'VERSION_NOT_ROUTABLE', detail });
-    }
+    if (r.ok) await announceDeadLetter({ pointer: p, reason: 'VERSION_NOT_ROUTABLE', detail });
   }
 
   return {
@@ -107,6 +115,7 @@ export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): Wor
         if (!['complete', 'errored', 'terminated'].includes(status)) throw error;
       }
     },
+    announceDeadLetter,
     close: async () => {},
   };
 }
