@@ -189,7 +189,8 @@ async function writeBatch(
   await attachFiles(tx, [...new Set(fileIds)]);
   // Queued at commit for every runtime: an outside runtime's outbox row guarantees the pointer
   // reaches it after commit (dispatch.ts).
-  await dispatch.stage(tx, pointers);
+  // (On D1 the outbox rows went in the jobs' own batch already: `outboxWritten`.)
+  await dispatch.stage(tx, written.outboxWritten ? [] : pointers);
   return answers as AcceptAnswer[];
 }
 
@@ -287,12 +288,14 @@ export function createAcceptBatcher(
 /**
  * Accepts on a database without interactive transactions (D1): one request at a time, never
  * batched across requests (a Worker must not await I/O another request started). The reads
- * (files, idempotency) come first; the jobs and their events land in ONE atomic `batch()`
- * (`acceptJobs`), whose `on conflict do nothing` turns a key stored meanwhile into a duplicate.
+ * (files, idempotency) come first; the jobs, their events and (for a runtime outside the
+ * database) their outbox rows land in ONE atomic `batch()` (`acceptJobs`), whose `on conflict do nothing` turns a key stored meanwhile into a duplicate.
  * A rejected request writes nothing: every check that can reject runs before that batch.
  */
 function createStatementAcceptor(database: SluiceDatabase, dispatch: DispatchPath): AcceptBatcher {
-  const insert: InsertJobs = (_db, jobs) => acceptJobs(database, jobs);
+  // Outside the database, `stage` writes outbox rows only: they go in the jobs' own batch.
+  const insert: InsertJobs = (_db, jobs) =>
+    acceptJobs(database, jobs, Date.now(), { outbox: !dispatch.inTransaction });
   return {
     async accept(item) {
       try {

@@ -1,10 +1,10 @@
 // How an accepted job reaches its Workflow from a Worker. D1 cannot hold a transaction open
-// across the accept, so the outbox row is written right after the job's batch (before any
-// dispatch), the instances are created, and the row is removed. A failed dispatch, or a Worker
-// stopped between those steps, leaves the row: `reconcile` (the Worker's cron trigger) creates
-// what is still owed — safe to repeat, since the instance id is the job id.
-// Left: a Worker stopped between the job's batch and its outbox row leaves a queued job with no
-// row; the next submit of the same idempotency key does not re-dispatch it either.
+// across the accept, so the outbox row is written in the job's own `batch()` (storage
+// `acceptJobs` with `outbox`: the job and its dispatch obligation land together or not at all),
+// then the instances are created and the row is removed. A failed dispatch, or a Worker stopped
+// between those steps, leaves the row: `reconcile` (the Worker's cron trigger) creates what is
+// still owed — safe to repeat, since the instance id is the job id. `stage` writes the rows
+// itself for a caller that did not (the accept path skips it when the batch wrote them).
 
 import type { MessagePointer } from '@sluice/contracts';
 import {

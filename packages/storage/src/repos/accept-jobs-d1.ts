@@ -4,7 +4,9 @@
 // already stored (`on conflict do nothing`), as on the other dialects. The events insert then
 // writes the accept events of exactly the jobs that statement wrote: a job row always lands
 // together with its event row, so "the job exists and has no event row yet" names them, inside
-// the batch where nothing else interleaves.
+// the batch where nothing else interleaves. With `outbox`, a third statement writes the outbox row
+// of every queued job the batch wrote (its id is fresh: it exists only if this batch inserted it),
+// so a job and its dispatch obligation land together or not at all.
 import { toJson } from '../json.js';
 import type { D1Like } from '../d1/d1-like.js';
 import type { AcceptedJob, AcceptedWrite } from './accept-jobs.js';
@@ -32,12 +34,18 @@ where exists (select 1 from jobs where id = e.value ->> 'job')
   and not exists (select 1 from job_events x where x.job_id = e.value ->> 'job')
 returning id, job_id, seq`;
 
+const OUTBOX = `insert into outbox (job_id, due_at, created_at)
+select j.value ->> 'id', ?2, ?2 from json_each(?1) j
+where j.value ->> 'state' = 'queued' and exists (select 1 from jobs where id = j.value ->> 'id')
+on conflict (job_id) do update set due_at = excluded.due_at`;
+
 export async function insertAcceptedJobsD1(
   d1: D1Like,
   jobs: readonly AcceptedJob[],
   at: string,
+  outbox = false,
 ): Promise<AcceptedWrite> {
-  const written: AcceptedWrite = { inserted: new Set(), events: [] };
+  const written: AcceptedWrite = { inserted: new Set(), events: [], outboxWritten: outbox };
   for (let c = 0; c < jobs.length; c += CHUNK) {
     const chunk = jobs.slice(c, c + CHUNK);
     const rows = chunk.map((job) => ({
@@ -73,6 +81,7 @@ export async function insertAcceptedJobsD1(
         ),
         at,
       ),
+      ...(outbox ? [d1.prepare(OUTBOX).bind(JSON.stringify(rows), at)] : []),
     ]);
     for (const r of (inserted?.results ?? []) as { id: string }[]) written.inserted.add(r.id);
     const ids = ((stored?.results ?? []) as { id: number; job_id: string; seq: number }[]).map(

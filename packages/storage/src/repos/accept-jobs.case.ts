@@ -118,6 +118,23 @@ export function acceptJobsCases(
     expect(new Set(written.events.map((e) => e.id)).size).toBe(600);
   });
 
+  it("with `outbox`, the queued jobs' outbox rows land in the jobs' own batch, and only theirs", async () => {
+    const { database } = ctx();
+    const db = database.db;
+    const queued = job();
+    const dead = job({ outcome: { to: 'dead_lettered', reason: 'VERSION_NOT_ROUTABLE' } });
+    const later = job({ outcome: { to: 'scheduled', runAt: '2030-01-01T00:00:00.000Z' } });
+    await acceptJobs(database, [job({ idempotencyKey: 'outbox-taken' })]);
+    const duplicate = job({ idempotencyKey: 'outbox-taken' });
+    const written = await acceptJobs(database, [queued, dead, later, duplicate], Date.now(), {
+      outbox: true,
+    });
+    expect(written.outboxWritten).toBe(true);
+    const ids = [queued, dead, later, duplicate].map((j) => j.id);
+    const rows = await db.selectFrom('outbox').select('job_id').where('job_id', 'in', ids).execute();
+    expect(rows.map((r) => r.job_id)).toEqual([queued.id]);
+  });
+
   it('finds stored jobs by (tenant, key) and files by owner', async () => {
     const { database } = ctx();
     const db = database.db;

@@ -3,4 +3,9 @@
 import { describeEachDialect } from '../testing/dialects.js';
 import { acceptJobsCases } from './accept-jobs.case.js';
 
-describeEachDialect('acceptJobs', (ctx, dialect) => acceptJobsCases(dialect, ctx));
+describeEachDialect('acceptJobs', (ctx, dialect) =>
+  acceptJobsCases(dialect, ctx, {
+    "with `outbox`, the queued jobs' outbox rows land in the jobs' own batch, and only theirs":
+      "D1 only: with a transaction, the caller stages the outbox rows inside it (accept-batcher.ts)",
+  }),
+);

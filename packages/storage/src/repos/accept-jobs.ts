@@ -40,6 +40,8 @@ export interface AcceptedWrite {
   inserted: Set<string>;
   /** Events of the written jobs, in insertion order (per job: seq 1, then seq 2). */
   events: StoredEvent[];
+  /** The queued jobs' outbox rows were written with them (D1, `outbox: true`). */
+  outboxWritten?: boolean | undefined;
 }
 
 // Rows per statement, inside both dialects' parameter limits (SQLite 32,766; PostgreSQL 65,535).
@@ -155,10 +157,18 @@ export async function acceptJobs(
   database: SluiceDatabase,
   jobs: readonly AcceptedJob[],
   now = Date.now(),
+  /**
+   * `outbox`: on D1, the queued jobs' outbox rows go in the same batch (a Worker stopped right
+   * after the accept cannot leave a queued job the reconciler does not know of). Elsewhere the
+   * caller stages them inside its own transaction.
+   */
+  opts: { outbox?: boolean | undefined } = {},
 ): Promise<AcceptedWrite> {
   if (jobs.length === 0) return { inserted: new Set(), events: [] };
   const native = database.native;
-  if (native.dialect === 'd1') return insertAcceptedJobsD1(native.d1, jobs, isoNow(now));
+  if (native.dialect === 'd1') {
+    return insertAcceptedJobsD1(native.d1, jobs, isoNow(now), opts.outbox === true);
+  }
   return database.transaction((tx) => insertAcceptedJobs(tx, jobs, now));
 }
 
