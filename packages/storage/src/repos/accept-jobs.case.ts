@@ -131,7 +131,11 @@ export function acceptJobsCases(
     });
     expect(written.outboxWritten).toBe(true);
     const ids = [queued, dead, later, duplicate].map((j) => j.id);
-    const rows = await db.selectFrom('outbox').select('job_id').where('job_id', 'in', ids).execute();
+    const rows = await db
+      .selectFrom('outbox')
+      .select('job_id')
+      .where('job_id', 'in', ids)
+      .execute();
     expect(rows.map((r) => r.job_id)).toEqual([queued.id]);
   });
 

@@ -6,6 +6,6 @@ import { acceptJobsCases } from './accept-jobs.case.js';
 describeEachDialect('acceptJobs', (ctx, dialect) =>
   acceptJobsCases(dialect, ctx, {
     "with `outbox`, the queued jobs' outbox rows land in the jobs' own batch, and only theirs":
-      "D1 only: with a transaction, the caller stages the outbox rows inside it (accept-batcher.ts)",
+      'D1 only: with a transaction, the caller stages the outbox rows inside it (accept-batcher.ts)',
   }),
 );
