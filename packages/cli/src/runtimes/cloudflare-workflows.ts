@@ -1,6 +1,8 @@
 // Cloudflare Workflows, driven from a Node gateway: jobs are accepted into this gateway's
 // database, each becomes a Workflow instance created over the REST API (one Workflow per
-// version), and the Workers report their attempt writes back through the signed state callback.
+// version), and the Workflow reads its job and writes its attempt, events and ledger rows through
+// the signed callbacks (`/v1/runtime/store`, `/v1/runtime/state`; the class is built with
+// `store: gatewayStoreFromEnv()`).
 // The worker half is not started here: the Workflow classes (`createSluiceWorkflow` from
 // `@sluice/worker/cloudflare`) are deployed to Cloudflare, which pushes each job into them.
 import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
@@ -39,6 +41,6 @@ export const cloudflareWorkflowsRuntime: SluiceRuntime<'cloudflare-workflows'> =
     kind: 'push',
     entry: '@sluice/worker/cloudflare',
     instructions:
-      'the cloudflare-workflows runtime has no worker process: export createSluiceWorkflow({ jobs, handlers, version }) from a Worker and deploy it (examples/cloudflare)',
+      'the cloudflare-workflows runtime has no worker process: export createSluiceWorkflow({ jobs, handlers, version, store: gatewayStoreFromEnv() }) from a Worker and deploy it (examples/cloudflare/README.md)',
   },
 };
