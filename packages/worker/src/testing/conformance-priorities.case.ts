@@ -39,12 +39,13 @@ export function registerPriorityCases(h: () => ConformanceHarness): void {
     );
     const [urgent] = await submitJobs(h(), job, [{ n: 9 }], { priority: 5 });
     const all = [...low, ...normal, urgent!];
-    startTestWorker(
+    const worker = startTestWorker(
       h(),
       { [job.kind]: { v1: handler } },
       { workerId: 'prio-1', concurrency: 1, readBatch: 1 },
       onTestFinished,
     );
+    await worker.start();
     await waitFor(() => allTerminal(h(), all), { timeoutMs: 20_000, message: 'all finished' });
     expect(started[0]).toBe(urgent);
     expect(started.indexOf(normal[0]!)).toBeLessThan(started.indexOf(low[0]!));

@@ -40,12 +40,19 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
         return real.dispatch(pointers);
       },
     });
-    f = await startStreamsGateway(ctx(), redis.url, {}, (rt) => ({
-      runtime: flaky(rt.dispatcher),
-      dispatchBatch: {
-        onBatch: (b) => (b.kind === 'dispatch' ? batches.dispatch++ : batches.outboxDeletes++),
-      },
-    }));
+    // Nothing consumes here: a depth bound far above what the suite dispatches (fair-dispatch.test.ts
+    // covers the bound), so no job is held.
+    f = await startStreamsGateway(
+      ctx(),
+      redis.url,
+      { fairness: { maxUndelivered: 100_000 } },
+      (rt) => ({
+        runtime: flaky(rt.dispatcher),
+        dispatchBatch: {
+          onBatch: (b) => (b.kind === 'dispatch' ? batches.dispatch++ : batches.outboxDeletes++),
+        },
+      }),
+    );
   });
   afterAll(async () => {
     await f?.close();
@@ -187,11 +194,19 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
       return found;
     };
     // The accept path.
-    const urgent = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'u' }, priority: 6 });
+    const urgent = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'u' },
+      priority: 6,
+    });
     expect(await bandOf(urgent.id)).toEqual(['high']);
     // The reconciler's outbox pass (the post-commit XADD failed).
     failNext.count = 1;
-    const late = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'l' }, priority: -4 });
+    const late = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'l' },
+      priority: -4,
+    });
     expect(await bandOf(late.id)).toEqual([]);
     const reconciler = createReconciler({
       database: ctx().database,
@@ -211,7 +226,11 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
     });
     await expect.poll(() => bandOf(later.id), { timeout: 5000 }).toEqual(['high']);
     // A dead-letter requeue.
-    const dl = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'q' }, priority: -1 });
+    const dl = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'q' },
+      priority: -1,
+    });
     await deadLetterJob(ctx().database, dl.id, 'MAX_ATTEMPTS');
     await c.deadLetters.requeue.mutate({ id: dl.id });
     expect(await bandOf(dl.id)).toEqual(['low']);
