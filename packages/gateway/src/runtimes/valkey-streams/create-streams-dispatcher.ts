@@ -80,83 +80,84 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
 
   /** XADDs what fits; returns the ids of jobs that did not (none when unbounded). */
   async function send(pointers: readonly MessagePointer[]): Promise<string[]> {
-      if (pointers.length === 0) return [];
-      // Validates every pointer and its 1 KiB bound before anything is sent.
-      const adds = pointers.map((p) => ({
-        // Each priority band has its own stream; workers read the higher bands first.
-        stream: keys.jobs(p.kind, p.version, priorityBand(p.priority)),
-        fields: encodePointer(p),
-      }));
-      const creating = [...new Set(adds.map((a) => a.stream))].filter((s) => !grouped.has(s));
-      const pipe = redis.pipeline();
-      // Groups first: a pipeline runs in order, so they exist before the entries arrive.
-      for (const stream of creating) pipe.xgroup('CREATE', stream, keys.group, '0', 'MKSTREAM');
-      // Bounded: one script per stream adds what fits (in order); the rest is held.
-      const byStream = new Map<string, { jobIds: string[]; fields: string[] }>();
-      if (bound === undefined) {
-        for (const a of adds) pipe.xadd(a.stream, ...trim, '*', ...a.fields);
-      } else {
-        for (const [i, a] of adds.entries()) {
-          const s = byStream.get(a.stream) ?? { jobIds: [], fields: [] };
-          s.jobIds.push((pointers[i] as MessagePointer).jobId);
-          s.fields.push(...a.fields);
-          byStream.set(a.stream, s);
-        }
-        for (const [stream, s] of byStream) {
-          const width = s.fields.length / s.jobIds.length;
-          const args = [keys.group, bound, width, opts.maxLen ?? '', ...s.fields];
-          pipe.eval(ADD_WITHIN_DEPTH, 1, stream, ...args);
-        }
+    if (pointers.length === 0) return [];
+    // Validates every pointer and its 1 KiB bound before anything is sent.
+    const adds = pointers.map((p) => ({
+      // Each priority band has its own stream; workers read the higher bands first.
+      stream: keys.jobs(p.kind, p.version, priorityBand(p.priority)),
+      fields: encodePointer(p),
+    }));
+    const creating = [...new Set(adds.map((a) => a.stream))].filter((s) => !grouped.has(s));
+    const pipe = redis.pipeline();
+    // Groups first: a pipeline runs in order, so they exist before the entries arrive.
+    for (const stream of creating) pipe.xgroup('CREATE', stream, keys.group, '0', 'MKSTREAM');
+    // Bounded: one script per stream adds what fits (in order); the rest is held.
+    const byStream = new Map<string, { jobIds: string[]; fields: string[] }>();
+    if (bound === undefined) {
+      for (const a of adds) pipe.xadd(a.stream, ...trim, '*', ...a.fields);
+    } else {
+      for (const [i, a] of adds.entries()) {
+        const s = byStream.get(a.stream) ?? { jobIds: [], fields: [] };
+        s.jobIds.push((pointers[i] as MessagePointer).jobId);
+        s.fields.push(...a.fields);
+        byStream.set(a.stream, s);
       }
-      stats.pipelines++;
-      const results = await pipe.exec().catch((error: unknown) => {
-        stats.failures++;
-        throw error;
-      });
-      if (!results) throw new Error('stream pipeline was not executed');
-      let failure: unknown;
-      let i = 0;
-      for (const stream of creating) {
+      for (const [stream, s] of byStream) {
+        const width = s.fields.length / s.jobIds.length;
+        const args = [keys.group, bound, width, opts.maxLen ?? '', ...s.fields];
+        pipe.eval(ADD_WITHIN_DEPTH, 1, stream, ...args);
+      }
+    }
+    stats.pipelines++;
+    const results = await pipe.exec().catch((error: unknown) => {
+      stats.failures++;
+      throw error;
+    });
+    if (!results) throw new Error('stream pipeline was not executed');
+    let failure: unknown;
+    let i = 0;
+    for (const stream of creating) {
+      const [error] = results[i++] ?? [new Error('no reply')];
+      if (!error || isBusyGroupError(error)) grouped.add(stream);
+      else failure ??= error;
+    }
+    const held: string[] = [];
+    if (bound === undefined) {
+      for (const a of adds) {
         const [error] = results[i++] ?? [new Error('no reply')];
-        if (!error || isBusyGroupError(error)) grouped.add(stream);
-        else failure ??= error;
-      }
-      const held: string[] = [];
-      if (bound === undefined) {
-        for (const a of adds) {
-          const [error] = results[i++] ?? [new Error('no reply')];
-          if (error) failure ??= error;
-          else {
-            known.add(a.stream);
-            stats.entries++;
-          }
-        }
-      } else {
-        for (const [stream, s] of byStream) {
-          const [error, added] = results[i++] ?? [new Error('no reply')];
-          if (error) {
-            failure ??= error;
-            continue;
-          }
-          known.add(stream);
-          stats.entries += Number(added);
-          held.push(...s.jobIds.slice(Number(added)));
+        if (error) failure ??= error;
+        else {
+          known.add(a.stream);
+          stats.entries++;
         }
       }
-      // Some entries may be in: the caller keeps every outbox row, and duplicates are harmless.
-      if (failure) {
-        stats.failures++;
-        throw failure;
+    } else {
+      for (const [stream, s] of byStream) {
+        const [error, added] = results[i++] ?? [new Error('no reply')];
+        if (error) {
+          failure ??= error;
+          continue;
+        }
+        known.add(stream);
+        stats.entries += Number(added);
+        held.push(...s.jobIds.slice(Number(added)));
       }
-      return held;
+    }
+    // Some entries may be in: the caller keeps every outbox row, and duplicates are harmless.
+    if (failure) {
+      stats.failures++;
+      throw failure;
+    }
+    return held;
   }
-
 
   return {
     name: 'valkey-streams',
     // Fair across tenants only when the depth is bounded (the fair feeder picks the order).
     capabilities:
-      bound === undefined ? { ...STREAMS_CAPABILITIES, fairAcrossTenants: false } : STREAMS_CAPABILITIES,
+      bound === undefined
+        ? { ...STREAMS_CAPABILITIES, fairAcrossTenants: false }
+        : STREAMS_CAPABILITIES,
     keys,
     maxUndelivered: bound,
     stats,
