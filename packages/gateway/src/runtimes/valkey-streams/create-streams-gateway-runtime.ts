@@ -33,7 +33,7 @@ import { sharedRead } from '../../metrics.js';
 import { registerReconcilerMetrics } from './reconciler-metrics.js';
 
 /** Undelivered entries per job stream under fair dispatch, unless configured. */
-export const DEFAULT_MAX_UNDELIVERED = 500;
+export const DEFAULT_MAX_UNDELIVERED = 256;
 
 type ReconcilerTuning = Omit<ReconcilerOptions, 'database' | 'runtime' | 'loss' | 'onEvents'>;
 

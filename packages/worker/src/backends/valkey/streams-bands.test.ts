@@ -84,9 +84,7 @@ describe('valkey-streams priority bands', () => {
     const other = fx.consumer({ workerId: 'rec-b', versions: v1(kind), lowBandEvery: 0 });
     await other.init();
     const claimed = await other.read(5);
-    expect(new Set(claimed.map((d) => d.pointer?.jobId))).toEqual(
-      new Set(ps.map((p) => p.jobId)),
-    );
+    expect(new Set(claimed.map((d) => d.pointer?.jobId))).toEqual(new Set(ps.map((p) => p.jobId)));
     await other.ack(claimed);
     for (const band of ['high', 'normal', 'low'] as const) {
       expect(await fx.pendingCount(fx.keys.jobs(kind, 'v1', band))).toBe(0);
