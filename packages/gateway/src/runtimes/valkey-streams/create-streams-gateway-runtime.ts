@@ -48,7 +48,7 @@ export interface StreamsGatewayRuntimeOptions {
   eventsMaxLen?: number;
   /**
    * Fairness across tenants (bounded-depth dispatch, on by default): at most `maxUndelivered`
-   * (default 500) undelivered entries per job stream; what does not fit waits in the database and
+   * (default 256) undelivered entries per job stream; what does not fit waits in the database and
    * the fair feeder (every `feedEveryMs`, default 25) hands it out round-robin across tenants.
    * Keep `maxUndelivered` above the workers' total concurrency. `false`: unbounded, arrival order.
    */
