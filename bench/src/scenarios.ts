@@ -239,19 +239,19 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     `tenant A enqueues 20,000 at once, tenant B 1 per 100 ms: B's dispatch→start idle ` +
     `(${size.fairnessIdleJobs} jobs) vs beside A's backlog (${size.fairnessLoadedJobs} jobs), c64`;
   out.push({
-    id: 'fairness.streams',
-    row: 9,
-    title: `${fairnessTitle} (Streams, state in PostgreSQL)`,
-    spec: fairness,
-    subjects: ['sluice-streams'],
-    anchors: [],
-  });
-  out.push({
     id: 'fairness.embedded',
     row: 9,
     title: fairnessTitle,
     spec: fairness,
     subjects: EMBEDDED.subjects,
+    anchors: [],
+  });
+  out.push({
+    id: 'fairness.streams',
+    row: 9,
+    title: `${fairnessTitle} (Streams, state in PostgreSQL)`,
+    spec: fairness,
+    subjects: ['sluice-streams'],
     anchors: [],
   });
   return out;
