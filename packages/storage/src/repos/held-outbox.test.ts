@@ -7,7 +7,7 @@ import { formatJobId } from '@sluice/contracts';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
 import { HELD_DUE_AT, heldJobsFair, holdInOutbox, releaseHeld } from './held-outbox.js';
-import { insertJob } from './jobs.js';
+import { insertJob, transitionJob } from './jobs.js';
 import { addToOutbox, deleteDispatchedOutbox, dueOutboxRows } from './outbox.js';
 
 describeEachDialect('held outbox rows', (ctx) => {
@@ -31,6 +31,8 @@ describeEachDialect('held outbox rows', (ctx) => {
         },
         clock++,
       );
+      // Held jobs are queued (the accept path's dispatch move).
+      await transitionJob(tx, { id, event: 'dispatch' });
       await addToOutbox(tx, [id]);
     });
     return id;
