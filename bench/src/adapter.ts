@@ -42,6 +42,11 @@ export interface PrepareSpec {
   /** The consumers this run will fork, for sizing pools. */
   processes: number;
   concurrency: number;
+  /**
+   * A fairness run: jobs reach the queue through the system's own dispatch path while it runs,
+   * and dispatch → start is measured from the submit (the payload's `t`), not an entry stamp.
+   */
+  fairness?: boolean;
 }
 
 /** What `prepare` hands back: JSON config for the children plus parent-side hooks. */

@@ -45,9 +45,14 @@ describe('scenarios', () => {
     expect(FULL.rounds).toBeGreaterThanOrEqual(5);
   });
 
-  it('runs one scenario per row in quick mode', () => {
+  it('runs one scenario per row in quick mode (row 9: one per runtime that is fair)', () => {
     const rows = buildScenarios(QUICK).map((s) => s.row);
-    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
+    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 9]);
+    expect(
+      buildScenarios(QUICK)
+        .filter((s) => s.row === 9)
+        .map((s) => s.id),
+    ).toEqual(['fairness.embedded', 'fairness.streams']);
   });
 
   it('caps the clock of every drain, so a slow subject cannot blow the time budget', () => {

@@ -224,24 +224,34 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     subjects: GATEWAYS,
     anchors: [],
   });
-  // Issue 15: one tenant's backlog must not starve another tenant's new job (embedded runtime;
-  // Streams reads one stream per version in arrival order and states `fairAcrossTenants: false`).
+  // Issue 15: one tenant's backlog must not starve another tenant's new job. Embedded: the fair
+  // claim; Streams: bounded-depth dispatch, A's backlog held in the database, the fair feeder.
+  const fairness = {
+    kind: 'fairness',
+    backlog: 20_000,
+    intervalMs: 100,
+    idleJobs: size.fairnessIdleJobs,
+    loadedJobs: size.fairnessLoadedJobs,
+    concurrency: LATENCY_CONCURRENCY,
+    drainCapSeconds: 60,
+  } as const;
+  const fairnessTitle =
+    `tenant A enqueues 20,000 at once, tenant B 1 per 100 ms: B's dispatch→start idle ` +
+    `(${size.fairnessIdleJobs} jobs) vs beside A's backlog (${size.fairnessLoadedJobs} jobs), c64`;
   out.push({
     id: 'fairness.embedded',
     row: 9,
-    title:
-      `tenant A enqueues 20,000 at once, tenant B 1 per 100 ms: B's dispatch→start idle ` +
-      `(${size.fairnessIdleJobs} jobs) vs beside A's backlog (${size.fairnessLoadedJobs} jobs), c64`,
-    spec: {
-      kind: 'fairness',
-      backlog: 20_000,
-      intervalMs: 100,
-      idleJobs: size.fairnessIdleJobs,
-      loadedJobs: size.fairnessLoadedJobs,
-      concurrency: LATENCY_CONCURRENCY,
-      drainCapSeconds: 60,
-    },
+    title: fairnessTitle,
+    spec: fairness,
     subjects: EMBEDDED.subjects,
+    anchors: [],
+  });
+  out.push({
+    id: 'fairness.streams',
+    row: 9,
+    title: `${fairnessTitle} (Streams, state in PostgreSQL)`,
+    spec: fairness,
+    subjects: ['sluice-streams'],
     anchors: [],
   });
   return out;

@@ -62,6 +62,7 @@ export async function runFairness(
     runId: newRunId(),
     processes: 1,
     concurrency: spec.concurrency,
+    fairness: true,
   });
   let consumers: ChildHandle[] = [];
   let feed: TenantFeed | undefined;

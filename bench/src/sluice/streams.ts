@@ -19,6 +19,7 @@ import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION } from './bench-job.js';
 import { fillQueued } from './bulk-fill.js';
 import { analyze, prepareRunDatabase, type RunDatabase } from './sluice-db.js';
 import type { StreamsChildConfig } from './streams-config.js';
+import { streamsTenantFeed } from './streams-tenant-feed.js';
 
 const WORKER_MODULE = new URL('../workers/sluice-streams.ts', import.meta.url).href;
 const XADD_BATCH = 1_000;
@@ -123,7 +124,7 @@ async function prepare(services: BenchServices, spec: PrepareSpec): Promise<Prep
       Math.min(PG_POOL_PER_PROCESS, Math.floor(CONNECTION_BUDGET / spec.processes)),
     ),
     // Latency runs start empty: the children stamp dispatch and commit times for them.
-    latency: spec.jobs === 0,
+    latency: spec.jobs === 0 && !spec.fairness,
   };
   return {
     child: { ...child },
@@ -142,5 +143,6 @@ export const sluiceStreams: BenchAdapter = {
     producerModule: WORKER_MODULE,
     prepare,
     databaseCost: true,
+    tenantFeed: (_services, prepared) => streamsTenantFeed(prepared.child),
   },
 };

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { eventState, isStateChange } from './event-state.js';
 import { JobErrorSchema, JobEvent } from './events.js';
 import { formatJobId } from './job-id.js';
-import { createStreamKeys } from './runtime-keys.js';
+import {
+  createStreamKeys,
+  PRIORITY_BANDS,
+  priorityBand,
+  type PriorityBand,
+} from './runtime-keys.js';
 
 const base = { jobId: formatJobId('v1'), seq: 1, at: '2026-11-29T08:00:00.000Z' };
 
@@ -93,6 +98,23 @@ describe('stream keys', () => {
     expect(k.served('demo.summarize')).toBe('sluice:served:demo.summarize');
     expect(k.generation).toBe('sluice:generation');
     expect(createStreamKeys('t1').jobs('a.b', 'v1')).toBe('t1:jobs:a.b:v1');
+  });
+  it('gives each priority band its own stream; normal keeps the unbanded name', () => {
+    const k = createStreamKeys();
+    expect(PRIORITY_BANDS.map((b) => k.jobs('a.b', 'v1', b))).toEqual([
+      'sluice:jobs:a.b:v1:high',
+      'sluice:jobs:a.b:v1',
+      'sluice:jobs:a.b:v1:low',
+    ]);
+    expect(() => k.jobs('a.b', 'v1', 'urgent' as PriorityBand)).toThrowError(/band/);
+    expect([10, 1, 0, undefined, -1, -10].map(priorityBand)).toEqual([
+      'high',
+      'high',
+      'normal',
+      'normal',
+      'low',
+      'low',
+    ]);
   });
   it('refuses names that could collide or escape', () => {
     const k = createStreamKeys();

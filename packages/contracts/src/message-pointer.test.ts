@@ -15,6 +15,17 @@ const pointer = () => ({
 });
 
 describe('message pointer', () => {
+  it('carries an optional priority for routing, validated, and never writes it into an entry', () => {
+    const plain = pointer();
+    const p = { ...plain, priority: 7 };
+    expect(parsePointer(p).priority).toBe(7);
+    expect(encodePointer(p)).toEqual(encodePointer(plain));
+    expect(decodePointer(encodePointer(p)).priority).toBeUndefined();
+    for (const priority of [11, -11, 1.5]) {
+      expect(() => parsePointer({ ...pointer(), priority })).toThrowError(/priority/);
+    }
+  });
+
   it('round-trips through flat stream fields and records', () => {
     const p = pointer();
     const flat = encodePointer(p);

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { SluiceError } from './errors.js';
+import { PRIORITY_MAX, PRIORITY_MIN } from './define-job.js';
 import { JOB_ID_PATTERN, VERSION_PATTERN, parseJobId } from './job-id.js';
 import { JOB_KIND_PATTERN, MAX_JOB_KIND_LENGTH, TENANT_ID_PATTERN } from './names.js';
 
@@ -15,6 +16,11 @@ export const MessagePointer = z
     kind: z.string().max(MAX_JOB_KIND_LENGTH).regex(JOB_KIND_PATTERN),
     version: z.string().regex(VERSION_PATTERN),
     tenantId: z.string().regex(TENANT_ID_PATTERN),
+    /**
+     * The job's priority when dispatched: routing only (a runtime picks a queue or band by it).
+     * Not written into a stream entry, whose stream already says its band; absent means 0.
+     */
+    priority: z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX).optional(),
   })
   .strict()
   .refine((p) => parseJobId(p.jobId)?.version === p.version, {

@@ -28,8 +28,9 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
-  // One stream per (kind, version), read oldest first: no bands yet.
-  prioritizes: false,
+  // A stream per priority band (high 1…10, normal 0, low −10…−1) per (kind, version), read
+  // highest band first with every 8th read lowest first (aging). Order is by band, not by value.
+  prioritizes: true,
   // The same stream in arrival order: a tenant's burst is read before a later tenant's job.
   fairAcrossTenants: false,
 });

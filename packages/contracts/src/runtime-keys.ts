@@ -5,10 +5,24 @@ import { SluiceError } from './errors.js';
 import { isVersion } from './job-id.js';
 import { isJobKind } from './names.js';
 
+/**
+ * Priority bands of the Valkey Streams runtime, in the order a worker reads them (highest first).
+ * Streams order by band, not by exact priority: within a band, arrival order. `normal` keeps the
+ * key a stream had before bands existed, so entries written by an older gateway are still read.
+ */
+export const PRIORITY_BANDS = ['high', 'normal', 'low'] as const;
+export type PriorityBand = (typeof PRIORITY_BANDS)[number];
+
+/** 1…10 → high, 0 → normal, −10…−1 → low (a missing priority is 0). */
+export function priorityBand(priority: number | undefined): PriorityBand {
+  if (priority === undefined || priority === 0) return 'normal';
+  return priority > 0 ? 'high' : 'low';
+}
+
 export interface StreamKeys {
   readonly prefix: string;
-  /** One stream per job kind and version. */
-  jobs(kind: string, version: string): string;
+  /** One stream per job kind, version and priority band (default `normal`). */
+  jobs(kind: string, version: string, band?: PriorityBand): string;
   /** The consumer group every worker of a stream joins. */
   readonly group: string;
   deadLetters(kind: string, version: string): string;
@@ -36,7 +50,14 @@ export function createStreamKeys(prefix = 'sluice'): StreamKeys {
   };
   return {
     prefix,
-    jobs: (kind, version) => (check(kind, version), `${prefix}:jobs:${kind}:${version}`),
+    jobs: (kind, version, band = 'normal') => {
+      check(kind, version);
+      if (!PRIORITY_BANDS.includes(band)) {
+        throw new SluiceError('BAD_REQUEST', `invalid priority band "${String(band)}"`);
+      }
+      const base = `${prefix}:jobs:${kind}:${version}`;
+      return band === 'normal' ? base : `${base}:${band}`;
+    },
     group: `${prefix}-workers`,
     deadLetters: (kind, version) => (check(kind, version), `${prefix}:dlq:${kind}:${version}`),
     events: `${prefix}:events`,

@@ -172,7 +172,13 @@ async function writeBatch(
     const state = job.outcome.to;
     originals.set(i, { id: job.id, kind: job.kind, inputHash: job.inputHash, state });
     fileIds.push(...job.fileIds);
-    const pointer = { jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId };
+    const pointer: MessagePointer = {
+      jobId: job.id,
+      kind: job.kind,
+      version: job.version,
+      tenantId: job.tenantId,
+      priority: job.priority,
+    };
     // A scheduled job has no pointer yet: the due-job scheduler dispatches it when due.
     const ready = route.ok && state === 'queued';
     if (ready) pointers.push(pointer);

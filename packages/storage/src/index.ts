@@ -11,6 +11,7 @@ export * from './repos/tenant-storage.js';
 export * from './repos/api-keys.js';
 export * from './repos/queue.js';
 export * from './repos/outbox.js';
+export * from './repos/held-outbox.js';
 export * from './repos/limits.js';
 export * from './repos/locks.js';
 export * from './repos/transition-event.js';

@@ -26,6 +26,7 @@ export * from './repos/events.js';
 export * from './repos/files.js';
 export * from './repos/queue.js';
 export * from './repos/outbox.js';
+export * from './repos/held-outbox.js';
 export * from './repos/limits.js';
 export * from './repos/locks.js';
 export * from './repos/transition-event.js';

@@ -28,7 +28,13 @@ export async function dispatchJobs(
   }
   const pointers: MessagePointer[] = jobs
     .filter((j) => DISPATCHABLE.has(j.state))
-    .map((j) => ({ jobId: j.id, kind: j.kind, version: j.version, tenantId: j.tenantId }));
+    .map((j) => ({
+      jobId: j.id,
+      kind: j.kind,
+      version: j.version,
+      tenantId: j.tenantId,
+      priority: j.priority,
+    }));
   await runtime.dispatch(pointers);
   return pointers.length;
 }

@@ -47,6 +47,7 @@ export function createDeadLettersRouter(p: Procedures, deps: RouterDeps) {
           kind: job.kind,
           version: job.version,
           tenantId: job.tenantId,
+          priority: job.priority,
         };
         const r = await database.transaction(async (tx) => {
           const moved = await transitionJob(tx, {

@@ -109,6 +109,7 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
           kind: job.kind,
           version: job.version,
           tenantId: job.tenantId,
+          priority: job.priority,
         };
         const r = await database.transaction(async (tx) => {
           const blocked = blockedCalls(await callsForJob(tx, job.id));

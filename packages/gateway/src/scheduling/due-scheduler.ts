@@ -88,6 +88,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
       kind: j.kind,
       version: j.version,
       tenantId: j.tenantId,
+      priority: j.priority,
     });
     if (!dispatch.inTransaction) await dispatch.stage(db, jobs.map(pointer));
     const moved = await write((tx) =>

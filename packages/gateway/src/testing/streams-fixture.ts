@@ -3,7 +3,13 @@
 // redis-server. Timings are short so the suites stay fast; the reconciler is off unless asked
 // (tests drive `tick()` themselves or start it).
 
-import { decodePointer, encodeStreamEvent, parseEntries, type StreamKeys } from '@sluice/contracts';
+import {
+  decodePointer,
+  encodeStreamEvent,
+  parseEntries,
+  type PriorityBand,
+  type StreamKeys,
+} from '@sluice/contracts';
 import {
   transitionJob,
   type SluiceDatabase,
@@ -56,8 +62,14 @@ export async function startStreamsGateway(
 }
 
 /** Job ids of every entry in a job stream (duplicates included). */
-export async function streamJobIds(redis: Redis, keys: StreamKeys, kind: string, version = 'v1') {
-  const entries = parseEntries(await redis.xrange(keys.jobs(kind, version), '-', '+'));
+export async function streamJobIds(
+  redis: Redis,
+  keys: StreamKeys,
+  kind: string,
+  version = 'v1',
+  band: PriorityBand = 'normal',
+) {
+  const entries = parseEntries(await redis.xrange(keys.jobs(kind, version, band), '-', '+'));
   return entries.flatMap((e) => (e.fields ? [decodePointer(e.fields).jobId] : []));
 }
 

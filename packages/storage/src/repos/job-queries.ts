@@ -100,6 +100,8 @@ export interface DispatchableJob {
   kind: string;
   version: string;
   state: JobState;
+  /** Routes the dispatch (a Streams priority band). */
+  priority: number;
 }
 
 const NON_TERMINAL: JobState[] = ['accepted', 'queued', 'running'];
@@ -110,6 +112,7 @@ function toDispatchable(r: {
   kind: string;
   version: string;
   state: string;
+  priority: number;
 }): DispatchableJob {
   return {
     id: r.id,
@@ -117,6 +120,7 @@ function toDispatchable(r: {
     kind: r.kind,
     version: r.version,
     state: r.state as JobState,
+    priority: Number(r.priority),
   };
 }
 
@@ -128,7 +132,7 @@ export async function nonTerminalJobsPage(
 ): Promise<DispatchableJob[]> {
   const rows = await db
     .selectFrom('jobs')
-    .select(['id', 'tenant_id', 'kind', 'version', 'state'])
+    .select(['id', 'tenant_id', 'kind', 'version', 'state', 'priority'])
     .where('state', 'in', NON_TERMINAL)
     .where('id', '>', afterId)
     .orderBy('id')
@@ -150,7 +154,7 @@ export async function forgottenJobsPage(
 ): Promise<DispatchableJob[]> {
   const rows = await db
     .selectFrom('jobs')
-    .select(['id', 'tenant_id', 'kind', 'version', 'state'])
+    .select(['id', 'tenant_id', 'kind', 'version', 'state', 'priority'])
     .where('id', '>', afterId)
     .where((eb) =>
       eb.or([

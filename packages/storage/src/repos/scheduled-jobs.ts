@@ -14,7 +14,7 @@ export async function dueScheduledJobs(
 ): Promise<DispatchableJob[]> {
   const rows = await db
     .selectFrom('jobs')
-    .select(['id', 'tenant_id', 'kind', 'version'])
+    .select(['id', 'tenant_id', 'kind', 'version', 'priority'])
     .where('state', '=', 'scheduled')
     .where('run_after', '<=', isoNow(now))
     .orderBy('run_after')
@@ -27,6 +27,7 @@ export async function dueScheduledJobs(
     kind: r.kind,
     version: r.version,
     state: 'scheduled',
+    priority: Number(r.priority),
   }));
 }
 

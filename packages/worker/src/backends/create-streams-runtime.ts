@@ -26,6 +26,8 @@ export interface StreamsRuntimeOptions {
   claimCount?: number | undefined;
   /** Pause between claim sweeps (default lease / 4, within 100 ms … 5 s). */
   claimEveryMs?: number | undefined;
+  /** Every Nth read of new entries takes the lowest non-empty priority band first (default 8). */
+  lowBandEvery?: number | undefined;
   /** XREADGROUP BLOCK time (default 2 000 ms); the watchdog fires at block + watchdogMarginMs. */
   blockMs?: number | undefined;
   watchdogMarginMs?: number | undefined;
@@ -72,6 +74,7 @@ export function createStreamsRuntime(opts: StreamsRuntimeOptions): StreamsConsum
     claimIdleMs: opts.leaseMs ?? DEFAULT_STREAMS_LEASE_MS,
     claimCount: opts.claimCount,
     claimEveryMs: opts.claimEveryMs,
+    lowBandEvery: opts.lowBandEvery,
     blockMs: opts.blockMs,
     watchdogMarginMs: opts.watchdogMarginMs,
     heartbeatEveryMs: opts.heartbeatEveryMs,

@@ -74,6 +74,8 @@ export interface SubmitOptions {
   version?: string;
   fileIds?: string[];
   maxAttempts?: number;
+  /** Stored on the row and carried by the pointer (dispatch routes by it). */
+  priority?: number;
 }
 
 /** Submits jobs like the accept path: row + first event, `dispatch`, pointer — in one transaction where the runtime allows. */
@@ -89,6 +91,7 @@ export async function submitJobs(
     kind: job.kind,
     version,
     tenantId: TENANT,
+    ...(opts.priority === undefined ? {} : { priority: opts.priority }),
   }));
   const inTx = h.capabilities.dispatchesInTransaction;
   await h.database.transaction(async (tx) => {
@@ -102,6 +105,7 @@ export async function submitJobs(
         inputHash: `h${i}`,
         fileIds: opts.fileIds,
         maxAttempts: opts.maxAttempts ?? job.maxAttempts,
+        priority: opts.priority,
       });
       const r = await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
       if (!r.ok) throw new Error(`dispatch of ${p.jobId} did not apply`);

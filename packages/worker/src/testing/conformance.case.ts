@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { defineHandler } from '../attempt/define-handler.js';
 import { registerLazyStartCases } from './conformance-lazy-start.case.js';
 import { registerLifecycleCases } from './conformance-lifecycle.case.js';
+import { registerPriorityCases } from './conformance-priorities.case.js';
 import {
   ackAfterStoredCheck,
   allTerminal,
@@ -430,5 +431,6 @@ export function runtimeConformance(
 
     registerLifecycleCases(h);
     registerLazyStartCases(h);
+    registerPriorityCases(h);
   });
 }

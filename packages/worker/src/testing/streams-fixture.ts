@@ -7,6 +7,7 @@ import {
   encodePointer,
   formatJobId,
   parseXPendingSummary,
+  priorityBand,
   type MessagePointer,
   type StreamKeys,
   type VersionKey,
@@ -85,7 +86,8 @@ export async function createStreamsFixture(
     async dispatch(pointers) {
       const ids: string[] = [];
       for (const p of pointers) {
-        ids.push((await redis.xadd(keys.jobs(p.kind, p.version), '*', ...encodePointer(p))) ?? '');
+        const stream = keys.jobs(p.kind, p.version, priorityBand(p.priority));
+        ids.push((await redis.xadd(stream, '*', ...encodePointer(p))) ?? '');
       }
       return ids;
     },

@@ -14,6 +14,7 @@ import { createLocalBlobStore, getJobsByIds, isoNow, type SluiceDatabase } from 
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import type { DialectName } from '@sluice/storage';
 import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
+import { READ_FIRST_BAND } from '../runtimes/valkey-streams/bands.js';
 import { STREAMS_CAPABILITIES } from '../runtimes/valkey-streams/context.js';
 import type { StreamsConnections } from '../runtimes/valkey-streams/types.js';
 import type { ConformanceHarness, TransportFaults } from './conformance-kit.js';
@@ -32,6 +33,11 @@ function withFaults(
       ...c.commands,
       xreadgroup: (q) => (faults.failReads ? fail() : c.commands.xreadgroup(q)),
       xautoclaim: (...a) => (faults.failReads ? fail() : c.commands.xautoclaim(...a)),
+      // New entries are read by a script that tries the priority bands in order.
+      runScripts: (calls) =>
+        faults.failReads && calls.some((call) => call.script === READ_FIRST_BAND)
+          ? fail()
+          : c.commands.runScripts(calls),
     },
     blocking: {
       ...c.blocking,
@@ -60,7 +66,13 @@ export async function pumpOutbox(
   );
   const pointers = [...jobs.values()]
     .filter((j) => !isTerminalState(j.state))
-    .map((j) => ({ jobId: j.id, kind: j.kind, version: j.version, tenantId: j.tenantId }));
+    .map((j) => ({
+      jobId: j.id,
+      kind: j.kind,
+      version: j.version,
+      tenantId: j.tenantId,
+      priority: j.priority,
+    }));
   await dispatch(pointers);
   // Only rows due when the pass began: a retry re-written since keeps its row.
   await database.db

@@ -19,7 +19,8 @@ import {
   type Reconciler,
   type ReconcilerOptions,
 } from '../../reconciler/create-reconciler.js';
-import { outboxDepth } from '@sluice/storage';
+import { holdInOutbox, outboxDepth } from '@sluice/storage';
+import { createFairFeeder, type FairFeeder } from './fair-feeder.js';
 import { createStreamsDataLossDetector } from './data-loss-detector.js';
 import { createStreamsDispatcher, type StreamsDispatcher } from './create-streams-dispatcher.js';
 import {
@@ -30,6 +31,9 @@ import {
 import { readStreamsSnapshot, registerStreamsMetrics } from './stream-stats.js';
 import { sharedRead } from '../../metrics.js';
 import { registerReconcilerMetrics } from './reconciler-metrics.js';
+
+/** Undelivered entries per job stream under fair dispatch, unless configured. */
+export const DEFAULT_MAX_UNDELIVERED = 256;
 
 type ReconcilerTuning = Omit<ReconcilerOptions, 'database' | 'runtime' | 'loss' | 'onEvents'>;
 
@@ -42,6 +46,13 @@ export interface StreamsGatewayRuntimeOptions {
   maxLen?: number;
   /** Approximate cap on the events stream (default 100 000). */
   eventsMaxLen?: number;
+  /**
+   * Fairness across tenants (bounded-depth dispatch, on by default): at most `maxUndelivered`
+   * (default 256) undelivered entries per job stream; what does not fit waits in the database and
+   * the fair feeder (every `feedEveryMs`, default 25) hands it out round-robin across tenants.
+   * Keep `maxUndelivered` above the workers' total concurrency. `false`: unbounded, arrival order.
+   */
+  fairness?: { maxUndelivered?: number; feedEveryMs?: number } | false;
   /** Reconciler timings, or `false` to run none in this replica. */
   reconciler?: ReconcilerTuning | false;
   /** Tailer timings. */
@@ -56,6 +67,8 @@ export interface StreamsGatewayRuntime {
   readonly dispatcher: StreamsDispatcher;
   readonly tailer: StreamTailer;
   readonly reconciler: Reconciler | undefined;
+  /** The fair feeder (undefined with `fairness: false`). */
+  readonly feeder: FairFeeder | undefined;
   readonly probes: RuntimeProbes;
   /** The command connection (tests and tools). */
   readonly redis: Redis;
@@ -71,12 +84,27 @@ export function createStreamsGatewayRuntime(
   const keys = createStreamKeys(opts.prefix);
   const redis = createCommandConnection(opts.redisUrl, { onError: report('redis connection') });
   const reader = createBlockingConnection(opts.redisUrl, { onError: () => {} });
+  const fairness = opts.fairness === false ? undefined : (opts.fairness ?? {});
   const dispatcher = createStreamsDispatcher({
     redis,
     keys,
     maxLen: opts.maxLen,
     onError: report('served versions'),
+    ...(fairness && {
+      maxUndelivered: fairness.maxUndelivered ?? DEFAULT_MAX_UNDELIVERED,
+      hold: (jobIds) => holdInOutbox(opts.database.db, jobIds),
+    }),
   });
+  const feeder = fairness
+    ? createFairFeeder({
+        database: opts.database,
+        dispatcher,
+        redis,
+        everyMs: fairness.feedEveryMs,
+        onError: report('fair feeder'),
+      })
+    : undefined;
+  feeder?.start();
   const tailer = createStreamTailer({
     reader,
     writer: redis,
@@ -140,10 +168,12 @@ export function createStreamsGatewayRuntime(
     dispatcher,
     tailer,
     reconciler,
+    feeder,
     probes,
     redis,
     close() {
       closed ??= (async () => {
+        await feeder?.close();
         await reconciler?.close();
         await tailer.close();
         await dispatcher.close();

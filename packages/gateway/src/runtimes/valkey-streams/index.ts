@@ -4,7 +4,12 @@ export type {
   StreamsDispatcher,
   StreamsDispatcherOptions,
 } from './create-streams-dispatcher.js';
-export { createStreamsGatewayRuntime } from './create-streams-gateway-runtime.js';
+export {
+  createStreamsGatewayRuntime,
+  DEFAULT_MAX_UNDELIVERED,
+} from './create-streams-gateway-runtime.js';
+export { createFairFeeder } from './fair-feeder.js';
+export type { FairFeeder, FairFeederOptions } from './fair-feeder.js';
 export type {
   StreamsGatewayRuntime,
   StreamsGatewayRuntimeOptions,

@@ -3,13 +3,19 @@
 // few pipelines, a failed XADD leaves the outbox row that the reconciler dispatches, requeue goes
 // through the same path, and served versions come from the heartbeat ZSET.
 
-import { decodePointer, parseXRead, type RuntimeDispatcher } from '@sluice/contracts';
+import {
+  decodePointer,
+  parseXRead,
+  PRIORITY_BANDS,
+  type RuntimeDispatcher,
+} from '@sluice/contracts';
 import { dueOutbox, getJobById, listEvents, type Db } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { startRedisServer, type RedisServer } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createReconciler } from '../../reconciler/create-reconciler.js';
 import { deadLetterJob } from '../../testing/drive.js';
+import { createStreamsDataLossDetector } from './data-loss-detector.js';
 import {
   startStreamsGateway,
   streamJobIds,
@@ -34,12 +40,19 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
         return real.dispatch(pointers);
       },
     });
-    f = await startStreamsGateway(ctx(), redis.url, {}, (rt) => ({
-      runtime: flaky(rt.dispatcher),
-      dispatchBatch: {
-        onBatch: (b) => (b.kind === 'dispatch' ? batches.dispatch++ : batches.outboxDeletes++),
-      },
-    }));
+    // Nothing consumes here: a depth bound far above what the suite dispatches (fair-dispatch.test.ts
+    // covers the bound), so no job is held.
+    f = await startStreamsGateway(
+      ctx(),
+      redis.url,
+      { fairness: { maxUndelivered: 100_000 } },
+      (rt) => ({
+        runtime: flaky(rt.dispatcher),
+        dispatchBatch: {
+          onBatch: (b) => (b.kind === 'dispatch' ? batches.dispatch++ : batches.outboxDeletes++),
+        },
+      }),
+    );
   });
   afterAll(async () => {
     await f?.close();
@@ -166,6 +179,67 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
     expect(
       (await streamJobIds(f.rt.redis, f.rt.keys, 'demo.echo')).filter((id) => id === r.id),
     ).toHaveLength(1);
+    await expect.poll(() => dueOutbox(ctx().database.db, '9999')).toEqual([]);
+  });
+
+  it('every dispatch path writes to the stream of the job priority band', async () => {
+    // Catches a path that builds its pointer without the priority (it would land in normal).
+    const c = f.http(f.keyA);
+    const bandOf = async (id: string) => {
+      const found: string[] = [];
+      for (const band of PRIORITY_BANDS) {
+        const ids = await streamJobIds(f.rt.redis, f.rt.keys, 'demo.echo', 'v1', band);
+        if (ids.includes(id)) found.push(band);
+      }
+      return found;
+    };
+    // The accept path.
+    const urgent = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'u' },
+      priority: 6,
+    });
+    expect(await bandOf(urgent.id)).toEqual(['high']);
+    // The reconciler's outbox pass (the post-commit XADD failed).
+    failNext.count = 1;
+    const late = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'l' },
+      priority: -4,
+    });
+    expect(await bandOf(late.id)).toEqual([]);
+    const reconciler = createReconciler({
+      database: ctx().database,
+      runtime: f.rt.dispatcher,
+      outboxGraceMs: 0,
+      sweepEveryMs: 3_600_000,
+      loss: createStreamsDataLossDetector(f.rt.redis, f.rt.keys, f.rt.dispatcher.knownStreams),
+    });
+    await reconciler.tick();
+    expect(await bandOf(late.id)).toEqual(['low']);
+    // The due-job scheduler.
+    const later = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'd' },
+      priority: 3,
+      delayMs: 200,
+    });
+    await expect.poll(() => bandOf(later.id), { timeout: 5000 }).toEqual(['high']);
+    // A dead-letter requeue.
+    const dl = await c.jobs.submit.mutate({
+      kind: 'demo.echo',
+      input: { text: 'q' },
+      priority: -1,
+    });
+    await deadLetterJob(ctx().database, dl.id, 'MAX_ATTEMPTS');
+    await c.deadLetters.requeue.mutate({ id: dl.id });
+    expect(await bandOf(dl.id)).toEqual(['low']);
+    // The full re-dispatch after a data loss (the high band's stream vanished).
+    await f.rt.redis.del(f.rt.keys.jobs('demo.echo', 'v1', 'high'));
+    await reconciler.tick();
+    await reconciler.close();
+    expect(await bandOf(urgent.id)).toEqual(['high']);
+    expect(await bandOf(later.id)).toEqual(['high']);
     await expect.poll(() => dueOutbox(ctx().database.db, '9999')).toEqual([]);
   });
 

@@ -1,7 +1,13 @@
 // Options of the Streams consumer, their documented defaults, and the state its parts share
 // (reader, finisher, groups, maintenance). Pure data: no I/O here.
 
-import type { RuntimeCapabilities, StreamKeys, VersionKey } from '@sluice/contracts';
+import {
+  PRIORITY_BANDS,
+  type PriorityBand,
+  type RuntimeCapabilities,
+  type StreamKeys,
+  type VersionKey,
+} from '@sluice/contracts';
 import { RENEW_OWNED } from './scripts.js';
 import type { StreamsConnections, StreamsDelivery, StreamsScript } from './types.js';
 
@@ -14,7 +20,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
-  prioritizes: false,
+  prioritizes: true,
   fairAcrossTenants: false,
 });
 
@@ -31,6 +37,11 @@ export interface StreamsConsumerOptions {
   claimCount?: number | undefined;
   /** Pause between claim sweeps (default claimIdleMs / 4, within 100 ms … 5 s). */
   claimEveryMs?: number | undefined;
+  /**
+   * Aging of priority bands: every Nth read of new entries tries the lowest band first (default
+   * 8; 0 turns aging off). Bounds how long higher bands can keep the lowest non-empty one waiting.
+   */
+  lowBandEvery?: number | undefined;
   /** XREADGROUP BLOCK time (default 2 000 ms). */
   blockMs?: number | undefined;
   /** A blocking read that has not answered by blockMs + this is torn down (default 1 000 ms). */
@@ -71,6 +82,7 @@ export function resolveOptions(o: StreamsConsumerOptions): ResolvedOptions {
     ...o,
     claimCount: o.claimCount ?? 50,
     claimEveryMs: o.claimEveryMs ?? Math.min(5000, Math.max(100, Math.floor(o.claimIdleMs / 4))),
+    lowBandEvery: o.lowBandEvery ?? 8,
     blockMs: o.blockMs ?? 2000,
     watchdogMarginMs: o.watchdogMarginMs ?? 1000,
     heartbeatEveryMs,
@@ -90,6 +102,7 @@ export interface StreamInfo {
   readonly stream: string;
   readonly kind: string;
   readonly version: string;
+  readonly band: PriorityBand;
   readonly deadLetters: string;
 }
 
@@ -124,10 +137,19 @@ export function createContext(o: StreamsConsumerOptions): StreamsContext {
   const seen = new Set<string>();
   const streams: StreamInfo[] = [];
   for (const v of o.versions) {
-    const stream = o.keys.jobs(v.kind, v.version);
-    if (seen.has(stream)) continue;
-    seen.add(stream);
-    streams.push({ ...v, stream, deadLetters: o.keys.deadLetters(v.kind, v.version) });
+    // One stream per priority band; dead letters stay one stream per version.
+    for (const band of PRIORITY_BANDS) {
+      const stream = o.keys.jobs(v.kind, v.version, band);
+      if (seen.has(stream)) continue;
+      seen.add(stream);
+      streams.push({
+        kind: v.kind,
+        version: v.version,
+        band,
+        stream,
+        deadLetters: o.keys.deadLetters(v.kind, v.version),
+      });
+    }
   }
   return {
     opts,

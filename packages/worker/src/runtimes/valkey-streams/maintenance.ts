@@ -12,6 +12,7 @@ import {
   type RuntimeQueueStats,
   type RuntimeStats,
 } from '@sluice/contracts';
+import { mergeBandStats } from './bands.js';
 import type { StreamInfo, StreamsContext } from './context.js';
 import { REAP_IDLE_CONSUMERS, TRIM_BELOW_WORK } from './scripts.js';
 import type { StreamsClient } from './types.js';
@@ -68,7 +69,7 @@ export class StreamsMaintenance {
   async stats(): Promise<RuntimeStats> {
     const settled = await Promise.allSettled(this.ctx.streams.map((s) => this.queueStats(s)));
     const queues = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    return { queues, counters: { ...this.ctx.counters } };
+    return { queues: mergeBandStats(queues), counters: { ...this.ctx.counters } };
   }
 
   private async queueStats(info: StreamInfo): Promise<RuntimeQueueStats> {

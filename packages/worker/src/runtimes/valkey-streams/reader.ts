@@ -1,7 +1,8 @@
 // One `read(max)`: after a (re)start this consumer's own pending entries first (`XREADGROUP … 0`,
 // a cursor per stream), then, when the sweep timer says so, idle entries of dead consumers
-// (`XAUTOCLAIM`, at most `claimCount` per sweep), then new entries (`>`) with BLOCK on the
-// dedicated connection under a watchdog. Never more than `max` comes back: the server applies
+// (`XAUTOCLAIM`, at most `claimCount` per sweep), then new entries (`>`) of the first non-empty
+// priority band (bands.ts), and only when every band is empty a BLOCK over all streams on the
+// dedicated connection under a watchdog. Own pending and claims cover the streams of every band. Never more than `max` comes back: the server applies
 // COUNT per stream, so a surplus waits in a small buffer (renewed with the held deliveries).
 
 import {
@@ -11,6 +12,7 @@ import {
   parseXRead,
   type StreamEntry,
 } from '@sluice/contracts';
+import { bandOrder, readFirstBand } from './bands.js';
 import { readNewEntries } from './blocking-read.js';
 import { deliveryId, type StreamInfo, type StreamsContext } from './context.js';
 import type { GroupKeeper } from './groups.js';
@@ -34,6 +36,7 @@ export class StreamsReader {
   private nextSweepAt = 0;
   private claimedThisSweep = 0;
   private buffer: StreamsDelivery[] = [];
+  private newReads = 0;
 
   constructor(private readonly deps: ReaderDeps) {}
 
@@ -226,9 +229,13 @@ export class StreamsReader {
   }
 
   private async readNew(max: number, signal: AbortSignal | undefined): Promise<StreamsDelivery[]> {
-    const { ctx, blocking } = this.deps;
+    const { ctx, blocking, commands } = this.deps;
     const got: StreamsDelivery[] = [];
-    for (const { stream, entries } of await readNewEntries(ctx, blocking, max, signal)) {
+    const order = bandOrder(++this.newReads, ctx.opts.lowBandEvery);
+    let read = await readFirstBand(ctx, commands, order, max);
+    // Every band empty: wait for the next entry of any band (the next read orders them again).
+    if (read.length === 0) read = await readNewEntries(ctx, blocking, max, signal);
+    for (const { stream, entries } of read) {
       const info = ctx.byStream.get(stream);
       if (info) got.push(...(await this.toDeliveries(info, entries, new Map())));
     }
