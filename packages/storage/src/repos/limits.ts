@@ -99,6 +99,23 @@ export async function releaseSlot(
     .execute();
 }
 
+/**
+ * Pushes the expiry of slots still held by `holders` (any key) to `expiresAt`: a long attempt
+ * keeps its slot past the first ttl. A lapsed-and-deleted slot is not brought back.
+ */
+export async function renewSlots(
+  database: SluiceDatabase,
+  holders: readonly string[],
+  expiresAt: number,
+): Promise<void> {
+  if (holders.length === 0) return;
+  await database.db
+    .updateTable('limit_slots' as never)
+    .set({ expires_at: expiresAt } as never)
+    .where('holder' as never, 'in', holders as never)
+    .execute();
+}
+
 /** Slots of `key` held now (for tests and metrics). */
 export async function slotsHeld(database: SluiceDatabase, key: string, now = Date.now()) {
   const row = await database.db

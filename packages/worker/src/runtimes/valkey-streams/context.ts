@@ -16,6 +16,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   delaysJobs: true,
   prioritizes: false,
   fairAcrossTenants: false,
+  limitsStarts: true,
 });
 
 export interface StreamsConsumerOptions {
