@@ -2,7 +2,12 @@
 // environment variables taking precedence so one config file serves every environment.
 
 import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
-import { SluiceError, assertRolloutPercent, type KindLimits, type ProviderLimits } from '@sluice/contracts';
+import {
+  SluiceError,
+  assertRolloutPercent,
+  type KindLimits,
+  type ProviderLimits,
+} from '@sluice/contracts';
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 import { findRuntime, type RuntimeName } from './runtimes/registry.js';

@@ -130,9 +130,13 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     // A limit the runtime could not enforce would be silently ignored: refuse instead.
     const limits = deps.kindLimits?.[request.kind] ?? def.limits;
     if (limitsAnything(limits) && !deps.capabilities.limitsStarts) {
-      throw new SluiceError('BAD_REQUEST', 'this runtime cannot enforce the start limits of this kind', {
-        details: { capability: 'limitsStarts', kind: request.kind },
-      });
+      throw new SluiceError(
+        'BAD_REQUEST',
+        'this runtime cannot enforce the start limits of this kind',
+        {
+          details: { capability: 'limitsStarts', kind: request.kind },
+        },
+      );
     }
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];

@@ -27,7 +27,9 @@ describeEachDialect('start limits at the gateway', (ctx) => {
   });
 
   it('records the submitting API key on the job row', async () => {
-    const job = await f.http(f.keyA).jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'k' } });
+    const job = await f
+      .http(f.keyA)
+      .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'k' } });
     const row = await f.db.database.db
       .selectFrom('jobs')
       .select(['api_key_id'])

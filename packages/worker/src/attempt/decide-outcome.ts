@@ -149,7 +149,14 @@ export function decideOutcome(f: OutcomeFacts): Outcome {
     case 'retry_after': {
       const waiting = heldBy(error);
       return waiting
-        ? { kind: 'retry', error: stored, delayMs: retryAfterMs(error), reason: 'LIMITED', refund: true, waiting }
+        ? {
+            kind: 'retry',
+            error: stored,
+            delayMs: retryAfterMs(error),
+            reason: 'LIMITED',
+            refund: true,
+            waiting,
+          }
         : { kind: 'retry', error: stored, delayMs: retryAfterMs(error) };
     }
     case 'retriable':

@@ -39,8 +39,7 @@ export interface GateEntry {
 }
 
 export type GateAnswer =
-  | { ok: true; entry: GateEntry }
-  | { ok: false; waiting: JobWaiting; retryAfterMs: number };
+  { ok: true; entry: GateEntry } | { ok: false; waiting: JobWaiting; retryAfterMs: number };
 
 export interface StartGate {
   enter(job: AttemptJob, now?: number): Promise<GateAnswer>;
@@ -76,15 +75,33 @@ function scopesOf(job: AttemptJob, limits: JobLimits): Scope[] {
   const out: Scope[] = [];
   const { kind } = job;
   if (limits.maxRunning !== undefined || limits.startsPerSecond !== undefined)
-    out.push({ reason: 'kind', name: kind, key: `kind:${kind}`, label: `kind:${kind}`, limit: limits });
+    out.push({
+      reason: 'kind',
+      name: kind,
+      key: `kind:${kind}`,
+      label: `kind:${kind}`,
+      limit: limits,
+    });
   if (limits.perTenant) {
     const name = `${kind}/${job.tenantId}`;
-    out.push({ reason: 'tenant', name, key: `tenant:${name}`, label: `tenant:${kind}`, limit: limits.perTenant });
+    out.push({
+      reason: 'tenant',
+      name,
+      key: `tenant:${name}`,
+      label: `tenant:${kind}`,
+      limit: limits.perTenant,
+    });
   }
   // A job submitted without a key (a schedule's tick, an internal caller) has no key to count.
   if (limits.perKey && job.apiKeyId) {
     const name = `${kind}/${job.apiKeyId}`;
-    out.push({ reason: 'key', name, key: `key:${name}`, label: `key:${kind}`, limit: limits.perKey });
+    out.push({
+      reason: 'key',
+      name,
+      key: `key:${name}`,
+      label: `key:${kind}`,
+      limit: limits.perKey,
+    });
   }
   return out;
 }
