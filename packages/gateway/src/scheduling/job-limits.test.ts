@@ -59,6 +59,8 @@ describeEachDialect('start limits at the gateway', (ctx) => {
     expect((await c.jobs.get.query({ id: job.id })).waiting).toEqual(waiting);
     const listed = await c.jobs.list.query({ state: 'queued', limit: 100 });
     expect(listed.items.find((j) => j.id === job.id)?.waiting).toEqual(waiting);
+    // and the gauge of held jobs counts it under its limit (scope and kind, no tenant id)
+    expect(await f.metricsText()).toMatch(/sluice_jobs_waiting\{limit="tenant:demo.echo"\} 1\b/);
     await setRow('running');
     expect((await c.jobs.get.query({ id: job.id })).waiting).toBeNull();
   });

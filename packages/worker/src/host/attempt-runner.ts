@@ -6,13 +6,7 @@
 // grouped per flush, and only what the stored outcome asks.
 
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
-import {
-  isTerminalState,
-  LimitHeldError,
-  parseError,
-  type Delivery,
-  type RuntimeConsumer,
-} from '@sluice/contracts';
+import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import {
   loadSnapshots,
@@ -38,7 +32,7 @@ import {
   type TransportPlan,
 } from '../writers/finish-plan.js';
 import { needsOutbox } from './release-later.js';
-import type { GateEntry, StartGate } from './start-gate.js';
+import { holdOutcome, type GateEntry, type StartGate } from './start-gate.js';
 
 export interface AttemptRunnerOptions<D extends Delivery> {
   consumer: RuntimeConsumer<D>;
@@ -189,19 +183,7 @@ export class AttemptRunner<D extends Delivery> {
     const answer = await gate.enter(a.job);
     if (answer.ok) return answer.entry;
     this.opts.counters.limitHolds++;
-    const error = new LimitHeldError(
-      `start limit of ${answer.waiting.reason} "${answer.waiting.name}" reached; the job waits`,
-      answer.retryAfterMs,
-      answer.waiting,
-    );
-    return {
-      kind: 'retry',
-      error: parseError(error),
-      delayMs: answer.retryAfterMs,
-      reason: 'LIMITED',
-      refund: true,
-      waiting: answer.waiting,
-    };
+    return holdOutcome(answer.waiting, answer.retryAfterMs);
   }
 
   private async run(a: Attempt<D>): Promise<void> {

@@ -13,7 +13,9 @@
 // Limits are the deployment's config (`limits.kinds`) where it names the kind, else declared.
 
 import {
+  LimitHeldError,
   limitsAnything,
+  parseError,
   type JobLimits,
   type JobRegistry,
   type JobWaiting,
@@ -28,6 +30,7 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage/d1';
 import type { AttemptJob } from '../attempt/attempt.js';
+import type { Outcome } from '../attempt/decide-outcome.js';
 import type { LimitObserver } from '../guard/provider-limiter.js';
 
 /** How soon a job held by a `maxRunning` limit is due again (default). */
@@ -45,6 +48,23 @@ export interface StartGate {
   enter(job: AttemptJob, now?: number): Promise<GateAnswer>;
   /** Pushes the expiry of every slot held by a running attempt (the host calls it on a timer). */
   renew(now?: number): Promise<void>;
+}
+
+/** What an attempt held at the gate stores: a retry that refunds it and names the limit. */
+export function holdOutcome(waiting: JobWaiting, retryAfterMs: number): Outcome {
+  const error = new LimitHeldError(
+    `start limit of ${waiting.reason} "${waiting.name}" reached; the job waits`,
+    retryAfterMs,
+    waiting,
+  );
+  return {
+    kind: 'retry',
+    error: parseError(error),
+    delayMs: retryAfterMs,
+    reason: 'LIMITED',
+    refund: true,
+    waiting,
+  };
 }
 
 /** Kind → limits: the config's entry, else the declaration; kinds that cap nothing are left out. */
