@@ -2,7 +2,12 @@
 // environment variables taking precedence so one config file serves every environment.
 
 import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
-import { SluiceError, assertRolloutPercent, type ProviderLimits } from '@sluice/contracts';
+import {
+  SluiceError,
+  assertRolloutPercent,
+  type KindLimits,
+  type ProviderLimits,
+} from '@sluice/contracts';
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 import { findRuntime, type RuntimeName } from './runtimes/registry.js';
@@ -76,8 +81,11 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
    * Gateway request limits (rates, subscriptions, sockets…); each unset one keeps its default.
    * `providers`: shared provider limits for workers (max concurrent guarded calls, calls per
    * second, wait bound), overriding what the job definitions' provider declarations say.
+   * `kinds`: start limits per job kind (max running, starts per second; for the kind, per tenant,
+   * per API key), replacing the kind's declared `limits` — enforced by workers, checked against
+   * the runtime's capabilities by the gateway.
    */
-  limits?: LimitOverrides & { providers?: ProviderLimits };
+  limits?: LimitOverrides & { providers?: ProviderLimits; kinds?: KindLimits };
 }
 
 /** Declares `sluice.config.ts`; the handler map is type-checked against the job registry. */
@@ -119,6 +127,8 @@ export interface Settings {
   limits: LimitOverrides;
   /** `limits.providers` of the config, for workers. */
   providerLimits: ProviderLimits;
+  /** `limits.kinds` of the config, for workers and the gateway's capability check. */
+  kindLimits: KindLimits;
   devApiKey: string | undefined;
   /** Key for signed download links; every gateway behind one load balancer needs the same. */
   signingSecret: string | undefined;
@@ -196,6 +206,7 @@ export function resolveSettings(
     origins: config.origins ?? [],
     limits: gatewayLimits(config.limits),
     providerLimits: config.limits?.providers ?? {},
+    kindLimits: config.limits?.kinds ?? {},
     rollout,
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
@@ -209,6 +220,6 @@ export function resolveSettings(
 /** The gateway's part of `limits` (everything but the workers' `providers`). */
 function gatewayLimits(limits: SluiceConfig['limits']): LimitOverrides {
   if (!limits) return {};
-  const { providers: _workers, ...gateway } = limits;
+  const { providers: _workers, kinds: _kinds, ...gateway } = limits;
   return gateway;
 }

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { JobErrorSchema, JobEvent } from './events.js';
+import { JobWaiting } from './limits.js';
 import { JOB_ID_PATTERN, MAX_JOB_ID_LENGTH } from './job-id.js';
 import { JOB_STATES } from './state-machine.js';
 import { FileId } from './submit-schema.js';
@@ -26,6 +27,8 @@ export const JobView = z.object({
   runAt: z.string().nullable(),
   /** Higher is handed out first; raised while the job waits (aging). */
   priority: z.number().int(),
+  /** Why a queued job is not running: the start or provider limit that holds it (null: none). */
+  waiting: JobWaiting.nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

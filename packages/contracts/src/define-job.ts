@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SluiceError } from './errors.js';
 import type { ProviderCall } from './idempotency.js';
 import { isVersion } from './job-id.js';
+import { JobLimits } from './limits.js';
 import { isJobKind } from './names.js';
 import { assertRolloutPercent } from './version-routing.js';
 
@@ -38,6 +39,8 @@ export interface JobDefinition<
   readonly maxAttempts: number;
   /** Default priority of this kind's jobs (`PRIORITY_MIN`…`PRIORITY_MAX`, higher first; default 0). */
   readonly priority: number;
+  /** Start limits of this kind (max running, starts per second; per kind, tenant, API key). */
+  readonly limits?: JobLimits | undefined;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
@@ -82,6 +85,12 @@ export interface DefineJobOptions<
   maxAttempts?: number;
   /** Default priority of this kind's jobs (higher runs first; a submit may override it). */
   priority?: number;
+  /**
+   * Start limits: `maxRunning`/`startsPerSecond` for the whole kind, and the same per tenant
+   * (`perTenant`) and per submitting API key (`perKey`). Jobs over a limit wait; the deployment's
+   * config `limits.kinds` replaces these. Refused at submit by a runtime without `limitsStarts`.
+   */
+  limits?: JobLimits;
 }
 
 export function defineJob<
@@ -115,6 +124,8 @@ export function defineJob<
   const priority = options.priority ?? 0;
   if (!isPriority(priority))
     throw invalid(`priority must be an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}`);
+  const limits = options.limits === undefined ? undefined : JobLimits.safeParse(options.limits);
+  if (limits && !limits.success) throw invalid(`limits: ${limits.error.message}`);
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -128,6 +139,7 @@ export function defineJob<
     providers: Object.freeze({ ...(options.providers ?? {}) }),
     maxAttempts,
     priority,
+    ...(limits ? { limits: limits.data } : {}),
   });
 }
 

@@ -4,6 +4,8 @@
 // Guards check `name` as well as `instanceof`, because errors cross realms (workerd, child
 // processes, duplicate package copies) and `instanceof` is false across them.
 
+import type { JobWaiting } from './limits.js';
+
 export const ERROR_CODES = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
@@ -82,11 +84,25 @@ export class NonRetriableError extends SluiceError {
 
 /** Job code throws this to retry no sooner than `retryAfterMs` (e.g. a provider's Retry-After). */
 export class RetryAfterError extends SluiceError {
-  override readonly name = 'RetryAfterError';
+  override readonly name: 'RetryAfterError' | 'LimitHeldError' = 'RetryAfterError';
   readonly retryAfterMs: number;
   constructor(message: string, retryAfterMs: number, options?: { cause?: unknown }) {
     super('RETRY_AFTER', message, { ...options, details: { retryAfterMs } });
     this.retryAfterMs = Math.max(0, retryAfterMs);
+  }
+}
+
+/**
+ * A shared limit kept the attempt from starting (or a guarded call from sending) for too long:
+ * the job waits `queued` again after `retryAfterMs` and the attempt is REFUNDED — a limit never
+ * spends the job's attempt budget. Thrown by Sluice (the provider guard, the start gate).
+ */
+export class LimitHeldError extends RetryAfterError {
+  override readonly name = 'LimitHeldError' as const;
+  readonly waiting: JobWaiting;
+  constructor(message: string, retryAfterMs: number, waiting: JobWaiting) {
+    super(message, retryAfterMs);
+    this.waiting = waiting;
   }
 }
 
@@ -142,7 +158,15 @@ export function isNonRetriableError(value: unknown): value is NonRetriableError 
 }
 
 export function isRetryAfterError(value: unknown): value is RetryAfterError {
-  return value instanceof RetryAfterError || hasName(value, 'RetryAfterError');
+  return (
+    value instanceof RetryAfterError ||
+    hasName(value, 'RetryAfterError') ||
+    hasName(value, 'LimitHeldError')
+  );
+}
+
+export function isLimitHeldError(value: unknown): value is LimitHeldError {
+  return value instanceof LimitHeldError || hasName(value, 'LimitHeldError');
 }
 
 export function isNeedsReviewError(value: unknown): value is NeedsReviewError {

@@ -16,6 +16,8 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   prioritizes: true,
   // The claim round-robins across tenants within a priority (storage fair-queued.ts).
   fairAcrossTenants: true,
+  // Start limits are checked when an attempt starts (worker host start-gate.ts).
+  limitsStarts: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -33,6 +35,7 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   prioritizes: true,
   // The same stream in arrival order: a tenant's burst is read before a later tenant's job.
   fairAcrossTenants: false,
+  limitsStarts: true,
 });
 
 /**
@@ -54,4 +57,6 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   prioritizes: false,
   // One instance per job, scheduled by the platform: no order Sluice controls.
   fairAcrossTenants: false,
+  // No shared start counters on the Workflows path: refused at submit, never ignored.
+  limitsStarts: false,
 });

@@ -44,6 +44,12 @@ export interface RuntimeCapabilities {
    * handed out in arrival order per version (nothing is refused: every job still runs).
    */
   readonly fairAcrossTenants: boolean;
+  /**
+   * Start limits of a job kind (`defineJob({ limits })`: max running, starts per second, per
+   * kind, tenant or API key) are enforced at attempt start with counters every worker shares. A
+   * runtime without it refuses a submit of a kind that declares them rather than ignore them.
+   */
+  readonly limitsStarts: boolean;
 }
 
 export interface VersionKey {

@@ -10,9 +10,11 @@ import {
   chooseVersion,
   dueTime,
   formatJobId,
+  limitsAnything,
   randomToken,
   SluiceError,
   type JobRegistry,
+  type KindLimits,
   type MessagePointer,
   type RolloutConfig,
   type RuntimeCapabilities,
@@ -73,6 +75,8 @@ export interface AcceptDeps {
   batch?: AcceptBatchOptions | undefined;
   /** What the runtime can do: a delayed submit needs `delaysJobs`. */
   capabilities: RuntimeCapabilities;
+  /** `limits.kinds` of the deployment's config (replaces a kind's declared start limits). */
+  kindLimits?: KindLimits | undefined;
   /** Told the due time of every job written `scheduled` (wakes the due-job scheduler early). */
   onScheduled?: ((dueAt: number) => void) | undefined;
   /**
@@ -90,8 +94,16 @@ export interface DeadLetteredAtSubmit {
 }
 
 export interface Acceptor {
-  /** `traceparent`: the caller's W3C trace context (ignored when invalid). */
-  (tenantId: string, request: SubmitRequest, traceparent?: string | null): Promise<SubmitResult>;
+  /**
+   * `traceparent`: the caller's W3C trace context (ignored when invalid). `apiKeyId`: the key
+   * that submits (recorded on the job: per-key start limits count by it).
+   */
+  (
+    tenantId: string,
+    request: SubmitRequest,
+    traceparent?: string | null,
+    apiKeyId?: string | null,
+  ): Promise<SubmitResult>;
   /** Answers every accept still queued (shutdown). */
   flush(): Promise<void>;
 }
@@ -111,6 +123,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     tenantId: string,
     request: SubmitRequest,
     traceContext: string | null,
+    apiKeyId: string | null,
   ): Promise<SubmitResult> {
     const def = deps.jobs[request.kind];
     const rollout = rollouts.get(request.kind);
@@ -126,6 +139,17 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       throw new SluiceError('BAD_REQUEST', 'this runtime cannot order jobs by priority', {
         details: { capability: 'prioritizes', priority },
       });
+    }
+    // A limit the runtime could not enforce would be silently ignored: refuse instead.
+    const limits = deps.kindLimits?.[request.kind] ?? def.limits;
+    if (limitsAnything(limits) && !deps.capabilities.limitsStarts) {
+      throw new SluiceError(
+        'BAD_REQUEST',
+        'this runtime cannot enforce the start limits of this kind',
+        {
+          details: { capability: 'limitsStarts', kind: request.kind },
+        },
+      );
     }
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];
@@ -148,6 +172,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         maxAttempts: def.maxAttempts,
         priority,
         traceContext,
+        apiKeyId,
         outcome: !route.ok
           ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }
           : due === undefined
@@ -186,13 +211,14 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     tenantId: string,
     request: SubmitRequest,
     traceparent?: string | null,
+    apiKeyId?: string | null,
   ): Promise<SubmitResult> {
     const started = performance.now();
     let outcome: AcceptOutcome = 'rejected';
     const span = startAcceptTrace(deps.tracer, traceparent ?? null);
     let result: SubmitResult | undefined;
     try {
-      result = await accept(tenantId, request, span.stored);
+      result = await accept(tenantId, request, span.stored, apiKeyId ?? null);
       outcome = result.isDuplicate
         ? 'duplicate'
         : result.state === 'dead_lettered'

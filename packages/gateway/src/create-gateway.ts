@@ -107,6 +107,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     logger,
     tracer: options.tracer,
     rollout: options.rollout,
+    kindLimits: options.kindLimits,
     capabilities: runtime.capabilities,
     onScheduled: (dueAt) => scheduler.poke(dueAt),
     batch: {

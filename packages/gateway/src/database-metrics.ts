@@ -2,9 +2,15 @@
 // replica shows the same truth. Jobs by state, the embedded queue, and the retry-safety figures:
 // provider calls by class and outcome (the ledger), jobs waiting for a person, and fail-closed
 // refusals (calls refused before sending: each one an alert). One read per scrape, shared by
-// the gauges that show it.
+// the gauges that show it. Queued jobs held by a start or provider limit, by limit.
 
-import { countCalls, countJobsByState, queueStats, type Db } from '@sluice/storage';
+import {
+  countCalls,
+  countJobsByState,
+  countWaitingJobs,
+  queueStats,
+  type Db,
+} from '@sluice/storage';
 import { Gauge, type Registry } from 'prom-client';
 import { sharedRead } from './metrics.js';
 
@@ -68,6 +74,17 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       const { calls } = await retrySafety();
       this.reset();
       for (const c of calls) this.set({ class: c.callClass, outcome: c.outcome }, c.n);
+    },
+  });
+  new Gauge({
+    name: 'sluice_jobs_waiting',
+    help: 'Queued jobs a start or provider limit holds, by limit (scope:kind or provider:name).',
+    labelNames: ['limit'],
+    registers,
+    async collect() {
+      const waiting = await countWaitingJobs(db);
+      this.reset();
+      for (const [limit, n] of waiting) this.set({ limit }, n);
     },
   });
   new Gauge({

@@ -1,6 +1,6 @@
 // What `createGateway` takes and returns. Kept apart from the wiring so both stay readable.
 
-import type { JobRegistry, RuntimeDispatcher } from '@sluice/contracts';
+import type { JobRegistry, KindLimits, RuntimeDispatcher } from '@sluice/contracts';
 import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
@@ -64,6 +64,11 @@ export interface GatewayOptions<R extends JobRegistry> {
   origins?: readonly string[];
   /** Per-kind override of `versions.rolloutPercent` (0–100). */
   rollout?: Readonly<Record<string, number>>;
+  /**
+   * `limits.kinds` of the deployment's config: a kind's start limits replacing its declared ones
+   * (a runtime without `limitsStarts` refuses a submit of a limited kind).
+   */
+  kindLimits?: KindLimits | undefined;
   logger?: GatewayLogger;
   /** Spans of the accept path (default: the global tracer provider's, when one is registered). */
   tracer?: Tracer;

@@ -18,6 +18,8 @@ export function toJobView(job: JobRow): JobView {
     fileIds: job.fileIds,
     runAt: job.state === 'scheduled' || job.state === 'queued' ? job.runAfter : null,
     priority: job.priority,
+    // Only a queued job waits on a limit; any later write clears it, this is belt and braces.
+    waiting: job.state === 'queued' ? (job.waiting ?? null) : null,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,

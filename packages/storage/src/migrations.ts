@@ -3,6 +3,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, SluiceDatabase } from './database.js';
 import { fairLimits } from './migration-fair-limits.js';
+import { jobLimits } from './migration-job-limits.js';
 import { priority } from './migration-priority.js';
 import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
@@ -327,6 +328,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0009_priority': priority(),
     '0010_fair_limits': fairLimits(dialect),
     '0014_assets_tenant': assetsTenantIndex(),
+    '0015_job_limits': jobLimits(),
   };
 }
 

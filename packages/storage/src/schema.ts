@@ -46,6 +46,10 @@ export interface JobsTable {
   priority: number;
   /** When `priority` last changed (null: at creation). */
   priority_at: string | null;
+  /** The API key id that submitted the job (null: no key — a schedule, an internal caller). */
+  api_key_id: string | null;
+  /** JSON `JobWaiting` while a start or provider limit holds the queued job; null otherwise. */
+  waiting: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;

@@ -3,7 +3,7 @@
 // server. The runtime may be given built, or as a factory that receives the served versions,
 // worker id and lease length, so they are stated once.
 
-import { ProviderLimits } from '@sluice/contracts';
+import { KindLimits, ProviderLimits } from '@sluice/contracts';
 import {
   createProviderLimiter,
   resolveProviderLimits,
@@ -20,6 +20,7 @@ import { createStderrLogger, type WorkerLogger } from './logger.js';
 import { createWorkerMetrics, type WorkerMetrics, type WorkerMetricsOptions } from './metrics.js';
 import { startProbes, type ProbesServer } from './host/probes-server.js';
 import { RuntimeHost } from './host/runtime-host.js';
+import { createStartGate, resolveKindLimits } from './host/start-gate.js';
 import { runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
 import type { SettledJob } from './writers/finish-plan.js';
@@ -75,7 +76,18 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
    * Shared limits that override the job definitions' declarations: provider name → max
    * concurrent guarded calls, calls per second, wait bound (guard/provider-limiter.ts).
    */
-  limits?: { providers?: ProviderLimits | undefined } | undefined;
+  limits?:
+    | {
+        providers?: ProviderLimits | undefined;
+        /**
+         * Start limits by job kind (max running, starts per second; per kind, tenant, API key):
+         * an entry replaces the kind's declared `limits` (host/start-gate.ts).
+         */
+        kinds?: KindLimits | undefined;
+      }
+    | undefined;
+  /** Delay before a job held by a `maxRunning` start limit is due again (default 1 s). */
+  limitHoldMs?: number | undefined;
   /**
    * Test seams: crash points and injected decisions (crash-point and fault-injection tests).
    * Leave unset in production: the real decisions and no-op points are used.
@@ -180,6 +192,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     stagingSweepEveryMs: opts.stagingSweepEveryMs,
     retryBackoff: opts.retryBackoff,
     limiter: limiterFor(opts, metrics.limits),
+    gate: gateFor(opts, metrics.limits, renewEveryMs),
     logger,
     observe: metrics.observe,
     tracer: opts.tracer,
@@ -220,6 +233,23 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     scrapeMetrics: () => metrics.scrape(),
     runtimeStats,
   };
+}
+
+/** The start gate, when any kind has start limits by config or declaration. */
+function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryMs: number) {
+  const config = KindLimits.safeParse(opts.limits?.kinds ?? {});
+  if (!config.success)
+    throw new SluiceError('INVALID_CONFIG', `limits.kinds: ${config.error.message}`);
+  const limits = resolveKindLimits(opts.jobs, config.data);
+  if (limits.size === 0) return undefined;
+  return createStartGate({
+    database: opts.database,
+    limits,
+    // Three renewal periods: one missed renewal round never frees a running job's slot.
+    slotTtlMs: 3 * renewEveryMs,
+    holdMs: opts.limitHoldMs,
+    observer,
+  });
 }
 
 /** The provider limiter, when any provider is limited by config or declaration. */

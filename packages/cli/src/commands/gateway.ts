@@ -26,6 +26,7 @@ export async function startGateway(
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,
     rollout: settings.rollout,
+    kindLimits: settings.kindLimits,
     limits: settings.limits,
     ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
     metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',

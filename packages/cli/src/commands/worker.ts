@@ -24,7 +24,7 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     readBatch: settings.readBatch,
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
-    limits: { providers: settings.providerLimits },
+    limits: { providers: settings.providerLimits, kinds: settings.kindLimits },
     probes: settings.workerPort === undefined ? undefined : { port: settings.workerPort },
   });
   await worker.start();

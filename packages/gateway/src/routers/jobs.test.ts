@@ -19,6 +19,7 @@ const JOB_VIEW_KEYS = [
   'state',
   'updatedAt',
   'version',
+  'waiting',
 ];
 
 describeEachDialect('jobs router', (ctx) => {

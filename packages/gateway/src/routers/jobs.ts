@@ -53,7 +53,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
       .scoped('jobs:submit')
       .input(submitInput)
       .output(SubmitResult)
-      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input, ctx.traceparent)),
+      .mutation(({ ctx, input }) => deps.accept(ctx.tenantId, input, ctx.traceparent, ctx.keyId)),
 
     get: p
       .scoped('jobs:read')

@@ -50,7 +50,7 @@ const CHUNK = 250;
 const JOB_COLUMNS =
   'id, tenant_id, kind, version, state, input, output, error, reason, idempotency_key, ' +
   'input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq, run_after, ' +
-  'lease_until, created_at, updated_at, finished_at, trace_context, priority';
+  'lease_until, created_at, updated_at, finished_at, trace_context, priority, api_key_id';
 
 /**
  * Statement text and its parameters. Written out rather than built with the query builder: on
@@ -103,7 +103,7 @@ function jobsInsert(q: Statement, jobs: readonly AcceptedJob[], at: string): str
       `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
       `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
       `0, null, 2, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +
-      `${q.p(job.traceContext ?? null)}, ${q.p(job.priority ?? 0)})`
+      `${q.p(job.traceContext ?? null)}, ${q.p(job.priority ?? 0)}, ${q.p(job.apiKeyId ?? null)})`
     );
   });
   return `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')}`;

@@ -1,6 +1,6 @@
 // The job row as the rest of the code sees it (camelCase, parsed JSON, typed state).
 
-import type { JobError, JobState } from '@sluice/contracts';
+import type { JobError, JobState, JobWaiting } from '@sluice/contracts';
 import type { Selectable } from 'kysely';
 import { fromJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
@@ -32,6 +32,10 @@ export interface JobRow {
   traceContext: string | null;
   /** Higher is handed out first (raised by aging while it waits). */
   priority: number;
+  /** The API key that submitted the job (null: none). */
+  apiKeyId: string | null;
+  /** The limit holding the queued job (null: none). */
+  waiting: JobWaiting | null;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -54,6 +58,8 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     attemptId: row.attempt_id,
     traceContext: row.trace_context ?? null,
     priority: Number(row.priority ?? 0),
+    apiKeyId: row.api_key_id ?? null,
+    waiting: row.waiting ? (fromJson<JobWaiting>(row.waiting) ?? null) : null,
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,

@@ -40,6 +40,8 @@ export interface NewJob {
   traceContext?: string | null | undefined;
   /** Higher is handed out first (default 0). */
   priority?: number | undefined;
+  /** The API key id that submitted the job (per-key start limits). */
+  apiKeyId?: string | null | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -70,6 +72,8 @@ export function newJobRow(job: NewJob, at: string) {
     trace_context: job.traceContext ?? null,
     priority: job.priority ?? 0,
     priority_at: null,
+    api_key_id: job.apiKeyId ?? null,
+    waiting: null,
   };
 }
 

@@ -12,6 +12,7 @@
 // any window of W seconds at most `burst + perSecond × W` tokens are taken.
 
 import type { SluiceDatabase } from '../database.js';
+import { fromJson } from '../json.js';
 import { immediately, prepared } from '../write-model/native-sqlite.js';
 
 export interface SlotRequest {
@@ -99,6 +100,23 @@ export async function releaseSlot(
     .execute();
 }
 
+/**
+ * Pushes the expiry of slots still held by `holders` (any key) to `expiresAt`: a long attempt
+ * keeps its slot past the first ttl. A lapsed-and-deleted slot is not brought back.
+ */
+export async function renewSlots(
+  database: SluiceDatabase,
+  holders: readonly string[],
+  expiresAt: number,
+): Promise<void> {
+  if (holders.length === 0) return;
+  await database.db
+    .updateTable('limit_slots' as never)
+    .set({ expires_at: expiresAt } as never)
+    .where('holder' as never, 'in', holders as never)
+    .execute();
+}
+
 /** Slots of `key` held now (for tests and metrics). */
 export async function slotsHeld(database: SluiceDatabase, key: string, now = Date.now()) {
   const row = await database.db
@@ -145,4 +163,29 @@ export async function takeToken(database: SluiceDatabase, r: TokenRequest): Prom
   }
   const handle = native.handle;
   return immediately(database, handle, () => prepared(handle, SQLITE_TAKE).run(args).changes > 0);
+}
+
+/**
+ * Queued jobs a limit holds, by limit (`provider:<name>`, or `<scope>:<kind>` — no tenant or key
+ * ids, so the label stays bounded), read from the rows' `waiting` (at most `cap` rows looked at).
+ */
+export async function countWaitingJobs(
+  db: SluiceDatabase['db'],
+  cap = 50_000,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['kind', 'waiting'])
+    .where('state', '=', 'queued')
+    .where('waiting', 'is not', null)
+    .limit(cap)
+    .execute();
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const w = fromJson<{ reason?: string; name?: string }>(r.waiting);
+    if (!w?.reason) continue;
+    const limit = w.reason === 'provider' ? `provider:${w.name}` : `${w.reason}:${r.kind}`;
+    out.set(limit, (out.get(limit) ?? 0) + 1);
+  }
+  return out;
 }

@@ -21,7 +21,7 @@ with v as (select * from json_to_recordset($1::json) as v(id text, ep int, seq0 
   from_state text, lease_check bool, to_state text, new_ep int, new_att int, aid text,
   lease text, owner text, has_out bool, out json, has_err bool, err json, has_rsn bool, rsn text,
   has_ra bool, ra text, fin bool, n int, tenant text, kind text, etype text, payload json,
-  seq_end int, outbox_due text, units json)),
+  seq_end int, outbox_due text, units json, wait text)),
 u as (
   update jobs j set
     state = v.to_state, epoch = v.new_ep, attempts = v.new_att, attempt_id = v.aid,
@@ -30,7 +30,8 @@ u as (
     error = case when v.has_err then v.err::jsonb else j.error end,
     reason = case when v.has_rsn then v.rsn else j.reason end,
     run_after = case when v.has_ra then v.ra else j.run_after end,
-    updated_at = ${AT}, finished_at = case when v.fin then ${AT} else j.finished_at end
+    updated_at = ${AT}, finished_at = case when v.fin then ${AT} else j.finished_at end,
+    waiting = v.wait
   from v
   where j.id = any(array(select v0.id from v v0)) and j.id = v.id and j.epoch = v.ep and j.last_seq = v.seq0 and j.state = v.from_state
     and (not v.lease_check or j.lease_until is null or j.lease_until <= ${AT})
@@ -58,7 +59,7 @@ x as (
 select u.id, e.id as event_id from u left join e on e.job_id = u.id`;
 
 /** Bumped whenever the text changes: a name is bound to one text per connection. */
-const STATEMENT_NAME = 'sluice_write_attempts_3';
+const STATEMENT_NAME = 'sluice_write_attempts_4';
 
 /** One row of the recordset (JSON values stay JSON: no string inside a string). */
 function rowOf(w: AttemptWrite) {
@@ -93,6 +94,7 @@ function rowOf(w: AttemptWrite) {
     payload: n === 0 ? null : n === 1 ? w.events[0] : w.events,
     seq_end: n > 1 ? w.fence.lastSeq + n : null,
     outbox_due: w.outboxDueAt ?? null,
+    wait: w.waiting ? JSON.stringify(w.waiting) : null,
     units:
       w.units && w.units.length > 0
         ? w.units.map((u) => ({

@@ -16,7 +16,7 @@ const UPDATE = `update jobs set state = @toState, epoch = @newEp, attempts = @ne
   error = case when @hasErr then @err else error end,
   reason = case when @hasRsn then @rsn else reason end,
   run_after = case when @hasRa then @ra else run_after end,
-  updated_at = @at, finished_at = case when @fin then @at else finished_at end
+  updated_at = @at, finished_at = case when @fin then @at else finished_at end, waiting = @wait
 where id = @id and epoch = @ep and last_seq = @seq0 and state = @fromState
   and (@leaseCheck = 0 or lease_until is null or lease_until <= @at)`;
 const EVENT = `insert into job_events (job_id, tenant_id, kind, seq, seq_end, type, payload, created_at)
@@ -63,6 +63,7 @@ export function writeAttemptsSqlite(
         ra: c.ra,
         fin: bit(c.fin),
         n: c.n,
+        wait: c.wait,
         at,
       });
       applied.push(moved.changes > 0);

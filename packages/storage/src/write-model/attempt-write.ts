@@ -15,7 +15,7 @@
 // interactive transaction open across a round trip, so the same write fits D1's atomic batch
 // (attempt-write-d1.ts: each statement carries the fence, inserts before the UPDATE).
 
-import type { JobError, JobEvent, JobState } from '@sluice/contracts';
+import type { JobError, JobEvent, JobState, JobWaiting } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
 import { isoNow } from '../json.js';
 import type { StoredEvent } from '../repos/events.js';
@@ -62,6 +62,11 @@ export interface AttemptWrite {
   units?: readonly UnitWrite[] | undefined;
   /** Also (re)write the job's outbox row, due then (a delayed retry through the reconciler). */
   outboxDueAt?: string | undefined;
+  /**
+   * The limit holding the job (a limit hold's outcome); every other write clears it (`undefined`
+   * and `null` both store null), so a job that starts no longer shows a stale wait.
+   */
+  waiting?: JobWaiting | null | undefined;
 }
 
 export interface AttemptWriteResult {

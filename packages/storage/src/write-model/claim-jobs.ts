@@ -119,7 +119,7 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_6',
+      name: 'sluice_claim_jobs_7',
       text: PG_CLAIM_SQL,
       values: [
         opts.versions.map((v) => v.kind),

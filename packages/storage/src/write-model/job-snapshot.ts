@@ -2,7 +2,7 @@
 // runs with (no output, error or timestamps it never reads), loaded for a whole read batch by
 // ONE prepared statement whose text does not depend on the batch size.
 
-import type { JobState } from '@sluice/contracts';
+import type { JobState, JobWaiting } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
 import { fromJson } from '../json.js';
 import { d1All } from '../d1/d1-like.js';
@@ -28,6 +28,10 @@ export interface JobSnapshot {
   createdAt: string;
   /** W3C `traceparent` of the submit that created the job, when there was one. */
   traceContext: string | null;
+  /** The API key that submitted the job (per-key start limits). */
+  apiKeyId: string | null;
+  /** The limit that held the job last (cleared by the attempt's first write). */
+  waiting: JobWaiting | null;
 }
 
 export interface SnapshotRow {
@@ -48,11 +52,13 @@ export interface SnapshotRow {
   lease_owner: string | null;
   created_at: string;
   trace_context: string | null;
+  api_key_id?: string | null;
+  waiting?: unknown;
 }
 
 export const SNAPSHOT_COLUMNS =
   'id, tenant_id, kind, version, state, input, file_ids, attempts, max_attempts, epoch, ' +
-  'last_seq, attempt_id, run_after, lease_until, lease_owner, created_at, trace_context';
+  'last_seq, attempt_id, run_after, lease_until, lease_owner, created_at, trace_context, api_key_id, waiting';
 
 export function toSnapshot(r: SnapshotRow): JobSnapshot {
   return {
@@ -73,6 +79,8 @@ export function toSnapshot(r: SnapshotRow): JobSnapshot {
     leaseOwner: r.lease_owner,
     createdAt: r.created_at,
     traceContext: r.trace_context ?? null,
+    apiKeyId: r.api_key_id ?? null,
+    waiting: r.waiting ? (fromJson<JobWaiting>(r.waiting) ?? null) : null,
   };
 }
 
@@ -90,7 +98,7 @@ export async function loadSnapshots(
   let rows: SnapshotRow[];
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<SnapshotRow>({
-      name: 'sluice_load_snapshots_1',
+      name: 'sluice_load_snapshots_2',
       text: PG_SQL,
       values: [ids],
     });

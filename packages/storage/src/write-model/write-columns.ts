@@ -35,6 +35,7 @@ export interface WriteColumns {
   payload: string | null;
   seqEnd: number | null;
   outboxDue: string | null;
+  wait: string | null;
 }
 
 export function assertWritable(w: AttemptWrite): void {
@@ -90,5 +91,6 @@ export function toColumns(w: AttemptWrite): WriteColumns {
     payload: row?.payload ?? null,
     seqEnd: row?.seqEnd ?? null,
     outboxDue: w.outboxDueAt ?? null,
+    wait: w.waiting ? toJson(w.waiting) : null,
   };
 }

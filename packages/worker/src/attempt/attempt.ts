@@ -10,7 +10,7 @@
 // finished by ONE write. Runtimes whose claim is the start (the embedded queue) hand over
 // attempts already `started`, with only the `running` event left to write.
 
-import { SluiceError, type Delivery, type JobState } from '@sluice/contracts';
+import { SluiceError, type Delivery, type JobState, type JobWaiting } from '@sluice/contracts';
 import type { AttemptEvent, AttemptFence, UnitCheckpoint, UnitWrite } from '@sluice/storage';
 import type { AbortCause } from './decide-outcome.js';
 
@@ -32,6 +32,10 @@ export interface AttemptJob {
   readonly dueAt?: string | undefined;
   /** W3C `traceparent` the job was submitted under (the attempt's span continues it). */
   readonly traceContext?: string | null | undefined;
+  /** The API key that submitted the job (per-key start limits). */
+  readonly apiKeyId?: string | null | undefined;
+  /** The limit that held the job before this attempt, if any (its `since` carries over). */
+  readonly waiting?: JobWaiting | null | undefined;
 }
 
 /** An event waiting to be written, with the time it happened. */

@@ -10,11 +10,13 @@ import {
   backoffMs,
   isNeedsReviewError,
   isNonRetriableError,
+  isLimitHeldError,
   isRetryAfterError,
   isSluiceError,
   isUnitsFailedError,
   parseError,
   type JobError,
+  type JobWaiting,
 } from '@sluice/contracts';
 
 /** Why the host aborted an attempt's signal. */
@@ -36,7 +38,18 @@ export type Outcome =
   | { kind: 'succeed'; output: unknown }
   | { kind: 'fail'; error: JobError }
   | { kind: 'review'; error: JobError; reason: string; unitKey?: string; provider?: string }
-  | { kind: 'retry'; error: JobError; delayMs: number; reason?: string }
+  | {
+      kind: 'retry';
+      error: JobError;
+      delayMs: number;
+      reason?: string;
+      /**
+       * A limit hold: the attempt is handed back to the budget (the write stores `attempts - 1`)
+       * and the job shows what it waits on. Never spends an attempt.
+       */
+      refund?: boolean;
+      waiting?: JobWaiting;
+    }
   | {
       kind: 'dead_letter';
       error: JobError;
@@ -77,6 +90,16 @@ function retryAfterMs(error: unknown): number {
   if (isUnitsFailedError(error))
     return Math.max(0, ...error.causes.map((c) => retryAfterMs(c.error)));
   return 0;
+}
+
+/** The limit that held the attempt, when nothing but limits stopped it (else undefined). */
+export function heldBy(error: unknown): JobWaiting | undefined {
+  if (isLimitHeldError(error)) return (error as { waiting?: JobWaiting }).waiting;
+  if (isUnitsFailedError(error) && Array.isArray(error.causes) && error.causes.length > 0) {
+    const held = error.causes.map((c) => heldBy(c.error));
+    return held.every((w) => w !== undefined) ? held[0] : undefined;
+  }
+  return undefined;
 }
 
 /** The review's reason, unit and provider: from the (first) NeedsReviewError inside. */
@@ -123,8 +146,19 @@ export function decideOutcome(f: OutcomeFacts): Outcome {
       return { kind: 'review', error: stored, ...reviewOf(error) };
     case 'stale':
       return { kind: 'stale', error: stored, reason: 'FILE_MISSING' };
-    case 'retry_after':
-      return { kind: 'retry', error: stored, delayMs: retryAfterMs(error) };
+    case 'retry_after': {
+      const waiting = heldBy(error);
+      return waiting
+        ? {
+            kind: 'retry',
+            error: stored,
+            delayMs: retryAfterMs(error),
+            reason: 'LIMITED',
+            refund: true,
+            waiting,
+          }
+        : { kind: 'retry', error: stored, delayMs: retryAfterMs(error) };
+    }
     case 'retriable':
       if (f.attempts < f.maxAttempts) {
         return { kind: 'retry', error: stored, delayMs: (f.backoff ?? backoffMs)(f.attempts) };

@@ -31,6 +31,7 @@ const caps: RuntimeCapabilities = {
   delaysJobs: true,
   prioritizes: true,
   fairAcrossTenants: true,
+  limitsStarts: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -2,15 +2,16 @@
 // slot of the provider's semaphore (`maxConcurrent`) and a token of its bucket (`callsPerSecond`),
 // both in the job database so every replica shares them (storage repos/limits.ts). With no room
 // the call waits — polling with a short jittered pause, reporting the wait once — and past
-// `maxWaitMs` it throws a RetryAfterError: the attempt ends having sent nothing, its unit's
-// ledger untouched, and the job is given back with `run_after` (never failed, never in doubt).
+// `maxWaitMs` it throws a LimitHeldError: the attempt ends having sent nothing, its unit's
+// ledger untouched, and the job is given back with `run_after` and its attempt refunded (never
+// failed, never in doubt, never a spent attempt), `waiting` naming the provider.
 // Polls of a pollable call's external id are not limited (they never bill).
 //
 // A limit is the deployment's config (`limits.providers`) where it names the provider, else the
 // strictest declared on any of the worker's job definitions' provider calls.
 
 import {
-  RetryAfterError,
+  LimitHeldError,
   randomToken,
   type JobRegistry,
   type ProviderLimit,
@@ -38,7 +39,7 @@ export interface LimitObserver {
 export interface ProviderLimiter {
   /**
    * Waits for room under `provider`'s limits; resolves with the release of the slot taken (a
-   * no-op when the provider is not limited). Throws RetryAfterError past the wait bound, or the
+   * no-op when the provider is not limited). Throws LimitHeldError past the wait bound, or the
    * signal's reason when the attempt is aborted.
    */
   acquire(
@@ -106,7 +107,7 @@ export function createProviderLimiter(deps: {
       const holder = randomToken();
       const maxWaitMs = limit.maxWaitMs ?? DEFAULT_LIMIT_WAIT_MS;
       const started = Date.now();
-      let waited = false;
+      let waited: LimitWait['reason'] | undefined;
       for (;;) {
         opts.signal.throwIfAborted();
         const slot =
@@ -127,15 +128,21 @@ export function createProviderLimiter(deps: {
         if (slot && token) return release;
         if (slot) await release();
         if (!waited) {
-          waited = true;
+          waited = slot ? 'rate_limited' : 'concurrency_limited';
           deps.observer?.waited(key);
-          opts.onWait({ reason: slot ? 'rate_limited' : 'concurrency_limited', by: key });
+          opts.onWait({ reason: waited, by: key });
         }
         if (Date.now() - started >= maxWaitMs) {
           deps.observer?.requeued(key);
-          throw new RetryAfterError(
+          throw new LimitHeldError(
             `provider "${provider}" stayed at its limit for ${maxWaitMs} ms; the job waits and runs again`,
             LIMIT_REQUEUE_MS,
+            {
+              reason: 'provider',
+              name: provider,
+              by: waited === 'rate_limited' ? 'rate' : 'concurrency',
+              since: new Date(started).toISOString(),
+            },
           );
         }
         await sleep(deps.pollMs ?? 20 + Math.random() * 40, opts.signal);

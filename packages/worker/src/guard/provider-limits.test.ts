@@ -62,18 +62,23 @@ function startProvider() {
   );
 }
 
-async function submit(database: SluiceDatabase, n: number): Promise<string[]> {
+async function submit(
+  database: SluiceDatabase,
+  n: number,
+  kind: string = limitedJob.kind,
+  maxAttempts = 3,
+): Promise<string[]> {
   const ids = Array.from({ length: n }, () => formatJobId('v1'));
   await acceptJobs(
     database,
     ids.map((id, i) => ({
       id,
       tenantId: 't1',
-      kind: limitedJob.kind,
+      kind,
       version: 'v1',
       input: { n: i },
       inputHash: `h${i}`,
-      maxAttempts: 3,
+      maxAttempts,
       outcome: { to: 'queued' as const },
     })),
   );
@@ -188,6 +193,28 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
       expect(worst).toBeLessThanOrEqual(5 + 5 + 3);
       // and the limit did bite: 20 calls could not all arrive within the first second
       expect(at.filter((u) => u < (at[0] as number) + 1000).length).toBeLessThan(20);
+    } finally {
+      await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  });
+
+  it('a job that waited its bound for a provider is given back with its attempt refunded', async () => {
+    const { database } = ctx();
+    provider.state.most = 0;
+    // One attempt each, one call at a time, and no patience: most attempts give their job back
+    // at least once. A give-back that spent the attempt would dead-letter the job.
+    const ws = await workers(2, {
+      limits: { providers: { slowco: { maxConcurrent: 1, maxWaitMs: 0 } } },
+    });
+    try {
+      const ids = await submit(database, 8, limitedJob.kind, 1);
+      const rows = [...(await getJobsByIds(database.db, ids)).values()];
+      expect(rows.every((r) => r.maxAttempts === 1)).toBe(true);
+      expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
+      const done = [...(await getJobsByIds(database.db, ids)).values()];
+      expect(done.every((r) => r.attempts === 1 && r.waiting === null)).toBe(true);
+      const text = (await Promise.all(ws.map((w) => w.scrapeMetrics()))).join('\n');
+      expect(text).toMatch(/sluice_limit_requeues_total\{limit="provider:slowco"\} [1-9]/);
     } finally {
       await Promise.all(ws.map((w) => w.stop({ deadlineMs: 2_000 })));
     }

@@ -80,6 +80,8 @@ function attemptFor<D extends Delivery>(
       attemptId: newAttemptId(),
       dueAt: row.runAfter ?? row.createdAt,
       traceContext: row.traceContext,
+      apiKeyId: row.apiKeyId,
+      waiting: row.waiting,
     },
     fence: {
       epoch: row.epoch,

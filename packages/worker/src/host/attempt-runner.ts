@@ -32,6 +32,7 @@ import {
   type TransportPlan,
 } from '../writers/finish-plan.js';
 import { needsOutbox } from './release-later.js';
+import { holdOutcome, type GateEntry, type StartGate } from './start-gate.js';
 
 export interface AttemptRunnerOptions<D extends Delivery> {
   consumer: RuntimeConsumer<D>;
@@ -48,6 +49,8 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   retryBackoff: { baseMs?: number; maxMs?: number } | undefined;
   /** Shared provider limits (none: not limited). */
   limiter?: ProviderLimiter | undefined;
+  /** Start limits per kind, tenant and API key (none: not limited). */
+  gate?: StartGate | undefined;
   counters: WorkerCounters;
   observe: WorkerObservations;
   tracer?: Tracer | undefined;
@@ -170,10 +173,32 @@ export class AttemptRunner<D extends Delivery> {
     }
   }
 
+  /**
+   * The start limits: room taken (entry), or the hold the attempt stores instead of running
+   * (its attempt refunded, the job queued again, `waiting` set).
+   */
+  private async enter(a: Attempt<D>): Promise<GateEntry | Outcome | undefined> {
+    const gate = this.opts.gate;
+    if (!gate || a.cause) return undefined;
+    const answer = await gate.enter(a.job);
+    if (answer.ok) return answer.entry;
+    this.opts.counters.limitHolds++;
+    return holdOutcome(answer.waiting, answer.retryAfterMs);
+  }
+
   private async run(a: Attempt<D>): Promise<void> {
     const o = this.opts;
     let outcome: Outcome;
+    let entry: GateEntry | undefined;
     try {
+      const gated = await this.enter(a);
+      if (gated && 'kind' in gated) {
+        this.running.delete(a);
+        this.pump();
+        await this.settle(a, gated);
+        return;
+      }
+      entry = gated;
       outcome = await runAttempt(
         {
           database: o.database,
@@ -200,6 +225,13 @@ export class AttemptRunner<D extends Delivery> {
     } catch (error) {
       o.logger.error('attempt bookkeeping failed', { error, jobId: a.job.id });
       outcome = { kind: 'none' };
+    } finally {
+      // The slots go back once the handler is done (the outcome write needs none of them).
+      await entry
+        ?.release()
+        .catch((error: unknown) =>
+          o.logger.error('releasing start-limit slots failed', { error, jobId: a.job.id }),
+        );
     }
     o.observe.jobDuration(a.job.kind, outcome.kind, (Date.now() - a.startedMs) / 1000);
     this.running.delete(a);

@@ -5,6 +5,7 @@
 // capability flags; nothing here knows a runtime by name.
 
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
+import type { StartGate } from './start-gate.js';
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
@@ -72,6 +73,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   observe?: WorkerObservations | undefined;
   /** Shared provider limits (guard/provider-limiter.ts; none: calls are not limited). */
   limiter?: ProviderLimiter | undefined;
+  /** Start limits per kind, tenant and API key (start-gate.ts; none: starts are not limited). */
+  gate?: StartGate | undefined;
   /** Spans of attempts and provider calls (default: the global tracer, when registered). */
   tracer?: Tracer | undefined;
   /** Test seams (crash points, injected decisions); `resolveHooks(undefined)` in production. */
@@ -132,6 +135,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       checkpoints: opts.checkpoints,
       retryBackoff: opts.retryBackoff,
       limiter: opts.limiter,
+      gate: opts.gate,
       counters: this.counters,
       observe: opts.observe ?? NO_OBSERVATIONS,
       tracer: opts.tracer,
@@ -165,6 +169,9 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       this.lifecycle = this.runLifecycle();
       const renewEvery = this.opts.renewEveryMs ?? 10_000;
       this.timers.push(every(renewEvery, () => this.renewRound(), this.periodicFailed));
+      const gate = this.opts.gate;
+      // Start-limit slots live 3 renewal periods (create-worker.ts): renewed with the leases.
+      if (gate) this.timers.push(every(renewEvery, () => gate.renew(), this.periodicFailed));
       const lazy = this.opts.lazyStartMs ?? 250;
       const tickEvery = Math.max(10, Math.min(100, Math.floor(lazy / 4)));
       this.timers.push(

@@ -4,7 +4,13 @@
 // — when it finishes — the transition out of `running` and its event last. The fence is where
 // the row stood after the attempt's previous write, so the sequence numbers are known here.
 
-import { isFinalState, type JobError, type JobEvent, type JobState } from '@sluice/contracts';
+import {
+  isFinalState,
+  type JobError,
+  type JobEvent,
+  type JobState,
+  type JobWaiting,
+} from '@sluice/contracts';
 import { isoIn, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage/d1';
 import type { Attempt } from '../attempt/attempt.js';
 import type { StoredOutcome } from './finish-plan.js';
@@ -24,6 +30,9 @@ export interface FinishWrite {
   outboxDueAt?: string | undefined;
   unitKey?: string | undefined;
   provider?: string | undefined;
+  /** A limit hold: store `attempts - 1` (the attempt never counts) and what the job waits on. */
+  refund?: boolean | undefined;
+  waiting?: JobWaiting | undefined;
 }
 
 export interface WriteContext {
@@ -47,7 +56,11 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
   const at = ctx.at ?? isoNow(ctx.now);
   const events: JobEvent[] = [];
   let seq = attempt.fence.lastSeq;
-  if (!attempt.runningEventStored) {
+  // A limit hold of an attempt that wrote nothing yet ran nothing: no `running`/`queued` pair in
+  // the job's history (a job held a thousand times would otherwise log two thousand events).
+  const silent =
+    finish?.refund === true && !attempt.runningEventStored && attempt.pending.events.length === 0;
+  if (!attempt.runningEventStored && !silent) {
     events.push(
       transitionEvent(
         job.id,
@@ -62,7 +75,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
   }
   for (const e of attempt.pending.events)
     events.push({ ...e, jobId: job.id, seq: ++seq } as JobEvent);
-  if (finish) {
+  if (finish && !silent) {
     events.push(
       transitionEvent(job.id, seq + 1, at, 'running', finish.to, job.attempts, {
         error: finish.error ?? undefined,
@@ -83,7 +96,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     fence: attempt.fence,
     state: to,
     epoch: job.epoch,
-    attempts: job.attempts,
+    attempts: finish?.refund ? job.attempts - 1 : job.attempts,
     attemptId: job.attemptId,
     // Every write while running is proof of life: it extends the lease.
     leaseUntil: finish ? null : (ctx.leaseUntil ?? isoIn(ctx.leaseMs, ctx.now)),
@@ -93,6 +106,7 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     ...(finish && finish.reason !== undefined ? { reason: finish.reason } : {}),
     ...(finish && finish.runAfter !== undefined ? { runAfter: finish.runAfter } : {}),
     ...(finish?.outboxDueAt ? { outboxDueAt: finish.outboxDueAt } : {}),
+    waiting: finish?.waiting ?? null,
     events,
     units,
   };

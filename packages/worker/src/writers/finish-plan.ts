@@ -42,9 +42,11 @@ export function finishWriteOf(o: StoredOutcome, now: number, outbox: boolean): F
       const delay = Math.max(0, o.delayMs);
       return {
         ...base,
-        error: o.error,
+        // A limit hold is no failure: the job's last error stays what it was.
+        ...(o.refund ? {} : { error: o.error }),
         runAfter: delay > 0 ? isoIn(delay, now) : null,
         ...(o.reason ? { reason: o.reason } : {}),
+        ...(o.refund ? { refund: true, waiting: o.waiting } : {}),
         ...(outbox && delay > 0
           ? { outboxDueAt: isoIn(Math.max(delay, MIN_OUTBOX_LEAD_MS), now) }
           : {}),

@@ -22,6 +22,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   delaysJobs: true,
   prioritizes: true,
   fairAcrossTenants: false,
+  limitsStarts: true,
 });
 
 export interface StreamsConsumerOptions {

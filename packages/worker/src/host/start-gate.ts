@@ -1,0 +1,216 @@
+// Start limits (issue 15): before an attempt runs its handler it enters the gate, which takes the
+// job's room under every start limit of its kind — a slot of each `maxRunning` semaphore (held
+// until the attempt ends, renewed while it runs) and a token of each `startsPerSecond` bucket —
+// in the job database, so every worker of every runtime shares the same counters (storage
+// repos/limits.ts, the provider guard's machinery). With no room the attempt does not run: the
+// host stores a limit hold (the attempt refunded, the job `queued` again after a short delay,
+// `waiting` naming the limit). Order: every slot first, then the tokens, so a held job burns no
+// rate; a token taken before a later scope's bucket refused is spent (the rate of that scope
+// then runs below its cap, never above).
+//
+// Scopes and their counter keys: the kind (`kind:<kind>`), each tenant's jobs of the kind
+// (`tenant:<kind>/<tenant>`), each submitting API key's jobs of the kind (`key:<kind>/<key>`).
+// Limits are the deployment's config (`limits.kinds`) where it names the kind, else declared.
+
+import {
+  LimitHeldError,
+  limitsAnything,
+  parseError,
+  type JobLimits,
+  type JobRegistry,
+  type JobWaiting,
+  type KindLimits,
+  type StartLimit,
+} from '@sluice/contracts';
+import {
+  acquireSlot,
+  releaseSlot,
+  renewSlots,
+  takeToken,
+  type SluiceDatabase,
+} from '@sluice/storage/d1';
+import type { AttemptJob } from '../attempt/attempt.js';
+import type { Outcome } from '../attempt/decide-outcome.js';
+import type { LimitObserver } from '../guard/provider-limiter.js';
+
+/** How soon a job held by a `maxRunning` limit is due again (default). */
+export const START_HOLD_MS = 1_000;
+
+export interface GateEntry {
+  /** Gives back the slots the job holds (idempotent). */
+  release(): Promise<void>;
+}
+
+export type GateAnswer =
+  { ok: true; entry: GateEntry } | { ok: false; waiting: JobWaiting; retryAfterMs: number };
+
+export interface StartGate {
+  enter(job: AttemptJob, now?: number): Promise<GateAnswer>;
+  /** Pushes the expiry of every slot held by a running attempt (the host calls it on a timer). */
+  renew(now?: number): Promise<void>;
+}
+
+/** What an attempt held at the gate stores: a retry that refunds it and names the limit. */
+export function holdOutcome(waiting: JobWaiting, retryAfterMs: number): Outcome {
+  const error = new LimitHeldError(
+    `start limit of ${waiting.reason} "${waiting.name}" reached; the job waits`,
+    retryAfterMs,
+    waiting,
+  );
+  return {
+    kind: 'retry',
+    error: parseError(error),
+    delayMs: retryAfterMs,
+    reason: 'LIMITED',
+    refund: true,
+    waiting,
+  };
+}
+
+/** Kind → limits: the config's entry, else the declaration; kinds that cap nothing are left out. */
+export function resolveKindLimits(
+  jobs: JobRegistry,
+  config: KindLimits = {},
+): Map<string, JobLimits> {
+  const out = new Map<string, JobLimits>();
+  for (const def of Object.values(jobs)) {
+    const limits = config[def.kind] ?? def.limits;
+    if (limitsAnything(limits)) out.set(def.kind, limits as JobLimits);
+  }
+  for (const [kind, limits] of Object.entries(config))
+    if (limitsAnything(limits)) out.set(kind, limits);
+  return out;
+}
+
+interface Scope {
+  reason: JobWaiting['reason'];
+  name: string;
+  key: string;
+  /** The metrics label: scope and kind only (no tenant or key ids). */
+  label: string;
+  limit: StartLimit;
+}
+
+function scopesOf(job: AttemptJob, limits: JobLimits): Scope[] {
+  const out: Scope[] = [];
+  const { kind } = job;
+  if (limits.maxRunning !== undefined || limits.startsPerSecond !== undefined)
+    out.push({
+      reason: 'kind',
+      name: kind,
+      key: `kind:${kind}`,
+      label: `kind:${kind}`,
+      limit: limits,
+    });
+  if (limits.perTenant) {
+    const name = `${kind}/${job.tenantId}`;
+    out.push({
+      reason: 'tenant',
+      name,
+      key: `tenant:${name}`,
+      label: `tenant:${kind}`,
+      limit: limits.perTenant,
+    });
+  }
+  // A job submitted without a key (a schedule's tick, an internal caller) has no key to count.
+  if (limits.perKey && job.apiKeyId) {
+    const name = `${kind}/${job.apiKeyId}`;
+    out.push({
+      reason: 'key',
+      name,
+      key: `key:${name}`,
+      label: `key:${kind}`,
+      limit: limits.perKey,
+    });
+  }
+  return out;
+}
+
+export function createStartGate(deps: {
+  database: SluiceDatabase;
+  limits: ReadonlyMap<string, JobLimits>;
+  /** How long a slot lives without renewal (the host renews well within it). */
+  slotTtlMs: number;
+  /** Delay before a job held by `maxRunning` is due again (default `START_HOLD_MS`). */
+  holdMs?: number | undefined;
+  observer?: LimitObserver | undefined;
+}): StartGate {
+  const { database } = deps;
+  // Holder ids of the slots running attempts hold (renewed together).
+  const held = new Set<string>();
+  const noop: GateEntry = { release: async () => {} };
+
+  function hold(job: AttemptJob, scope: Scope, by: JobWaiting['by'], now: number): GateAnswer {
+    deps.observer?.waited(scope.label);
+    const prior = job.waiting;
+    const since =
+      prior && prior.reason === scope.reason && prior.name === scope.name
+        ? prior.since
+        : new Date(now).toISOString();
+    const rate = scope.limit.startsPerSecond;
+    const retryAfterMs =
+      by === 'rate' && rate !== undefined
+        ? Math.max(20, Math.ceil(1000 / rate))
+        : (deps.holdMs ?? START_HOLD_MS);
+    return {
+      ok: false,
+      waiting: { reason: scope.reason, name: scope.name, by, since },
+      retryAfterMs,
+    };
+  }
+
+  return {
+    async enter(job, now = Date.now()) {
+      const limits = deps.limits.get(job.kind);
+      if (!limits) return { ok: true, entry: noop };
+      const scopes = scopesOf(job, limits);
+      // One holder per job: a second attempt of the same job (a reclaim) re-takes its own slot.
+      const holder = `job:${job.id}`;
+      const taken: string[] = [];
+      const giveBack = async () => {
+        held.delete(holder);
+        await Promise.all(taken.map((key) => releaseSlot(database, key, holder)));
+      };
+      for (const scope of scopes) {
+        const max = scope.limit.maxRunning;
+        if (max === undefined) continue;
+        const ok = await acquireSlot(database, {
+          key: scope.key,
+          holder,
+          max,
+          ttlMs: deps.slotTtlMs,
+          now,
+        });
+        if (!ok) {
+          await giveBack();
+          return hold(job, scope, 'concurrency', now);
+        }
+        taken.push(scope.key);
+      }
+      for (const scope of scopes) {
+        const perSecond = scope.limit.startsPerSecond;
+        if (perSecond === undefined) continue;
+        if (!(await takeToken(database, { key: `${scope.key}:starts`, perSecond, now }))) {
+          await giveBack();
+          return hold(job, scope, 'rate', now);
+        }
+      }
+      if (taken.length === 0) return { ok: true, entry: noop };
+      held.add(holder);
+      let released = false;
+      return {
+        ok: true,
+        entry: {
+          release: async () => {
+            if (released) return;
+            released = true;
+            await giveBack();
+          },
+        },
+      };
+    },
+    async renew(now = Date.now()) {
+      await renewSlots(database, [...held], now + deps.slotTtlMs);
+    },
+  };
+}
