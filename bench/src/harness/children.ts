@@ -41,10 +41,20 @@ function profileArgs(): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
+/**
+ * Children load the Sluice packages from their built `dist` (what an application runs; `npm run
+ * bench` builds them first), so tsx compiles only the bench's own files: under the source
+ * condition tsx compiled the packages too, with esbuild's `keepNames` wrappers on every function
+ * and class, and the worker paid for them per job. `BENCH_SOURCE=1` runs the sources instead.
+ */
+function sourceArgs(): string[] {
+  return process.env.BENCH_SOURCE === '1' ? ['--conditions=@sluice/source'] : [];
+}
+
 export function forkChild(spec: ChildSpec): ChildHandle {
   const child: ChildProcess = fork(CHILD_MAIN, [], {
     cwd: BENCH_DIR,
-    execArgv: ['--conditions=@sluice/source', '--import', 'tsx', ...profileArgs()],
+    execArgv: [...sourceArgs(), '--import', 'tsx', ...profileArgs()],
     env: {
       ...process.env,
       BENCH_CHILD: JSON.stringify(spec),

@@ -22,6 +22,8 @@ function isTerminal(event: JobEvent): boolean {
 export interface StreamsProbe {
   /** The dispatch stamp of a delivered job (monotonic ms), when its entry carried one. */
   dispatchedAt(jobId: string): number | undefined;
+  /** When `read` handed the job's delivery to the host (monotonic ms): splits dispatch→start. */
+  readAt(jobId: string): number | undefined;
   /** When the job's terminal event was handed to `publishEvents` (just after its commit). */
   committedAt(jobId: string): number | undefined;
   observe(consumer: StreamsConsumer): StreamsConsumer;
@@ -30,8 +32,10 @@ export interface StreamsProbe {
 export function createStreamsProbe(): StreamsProbe {
   const dispatched = new Map<string, number>();
   const committed = new Map<string, number>();
+  const readStamps = new Map<string, number>();
   return {
     dispatchedAt: (jobId) => dispatched.get(jobId),
+    readAt: (jobId) => readStamps.get(jobId),
     committedAt: (jobId) => committed.get(jobId),
     observe(consumer) {
       const publish = consumer.publishEvents?.bind(consumer);
@@ -39,7 +43,9 @@ export function createStreamsProbe(): StreamsProbe {
         ...consumer,
         async read(max, signal) {
           const deliveries = await consumer.read(max, signal);
+          const now = monoMs();
           for (const d of deliveries) {
+            if (d.pointer) readStamps.set(d.pointer.jobId, now);
             const at = stampOfEntryId(d.entryId);
             if (d.pointer && at !== undefined) dispatched.set(d.pointer.jobId, at);
           }

@@ -11,6 +11,7 @@ import { parseStreamsChildConfig } from '../sluice/streams-config.js';
 import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
+import { monoMs } from '../harness/clock.js';
 
 export { createProducer } from './sluice-streams-producer.js';
 
@@ -49,6 +50,12 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
           // Every entry the producer wrote is stamped: a missing stamp is a bench bug, and the
           // failed job shows in the end-state check rather than as a made-up sample.
           if (dispatchedAt === undefined) throw new Error(`no dispatch stamp for ${jobId}`);
+          // dispatch→start split at the read's return (transport | admission and slot), in detail.
+          const readAt = probe.readAt(jobId);
+          if (readAt !== undefined) {
+            hooks.record('dispatchToRead', readAt - dispatchedAt, job);
+            hooks.record('readToStart', monoMs() - readAt, job);
+          }
           return hooks.handle(job, dispatchedAt);
         }),
       },

@@ -15,8 +15,24 @@ const RANDOM_CHARS = 26;
 
 export type RandomBytes = (length: number) => Uint8Array;
 
-const defaultRandomBytes: RandomBytes = (length) =>
-  globalThis.crypto.getRandomValues(new Uint8Array(length));
+/**
+ * Random bytes cut from a pooled block (refilled by the CSPRNG every 4 KiB), as Node's own
+ * `randomUUID` does: one `getRandomValues` per token showed in the claim's profile (one token
+ * per claimed job). The slice is read at once by `randomToken` and never handed out again.
+ */
+const POOL_BYTES = 4096;
+let pool = new Uint8Array(0);
+let poolAt = 0;
+const defaultRandomBytes: RandomBytes = (length) => {
+  if (length > POOL_BYTES) return globalThis.crypto.getRandomValues(new Uint8Array(length));
+  if (poolAt + length > pool.length) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+    poolAt = 0;
+  }
+  const out = pool.subarray(poolAt, poolAt + length);
+  poolAt += length;
+  return out;
+};
 
 export function isVersion(value: unknown): value is string {
   return typeof value === 'string' && VERSION_PATTERN.test(value);

@@ -139,13 +139,25 @@ export function redactLogFields(fields: Record<string, unknown>): Record<string,
   return out;
 }
 
+let lastMs = -1;
+let lastField = '';
+/** pino's `time` field; formatted once per millisecond (a busy worker logs bursts of lines). */
+function isoTimeField(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastField;
+}
+
 /** pino options (structurally typed, so this module needs no pino) giving the shared shape. */
 export function sluiceLogOptions(opts: { service: string; level?: LogLevel | undefined }) {
   return {
     level: opts.level ?? 'info',
     base: { service: opts.service },
     messageKey: 'msg',
-    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    timestamp: isoTimeField,
     formatters: { level: (label: string) => ({ level: label }), log: redactLogFields },
     serializers: { error: logError, err: logError },
   };

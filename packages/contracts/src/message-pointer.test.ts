@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatJobId } from './job-id.js';
 import {
   MAX_POINTER_BYTES,
+  MessagePointer,
   decodePointer,
   encodePointer,
   parsePointer,
@@ -140,5 +141,54 @@ describe('message pointer: errors', () => {
     expect(() => decodePointer(over)).toThrowError(
       expect.objectContaining({ code: 'POINTER_TOO_LARGE' }),
     );
+  });
+});
+
+describe('message pointer: the fast check accepts exactly what the schema accepts', () => {
+  it('agrees with the zod schema on valid pointers and on every single-field mutation', () => {
+    const base = {
+      jobId: 'v12-abcdefghijklmnopqrstuvwxyz',
+      kind: 'media.transcode',
+      version: 'v12',
+      tenantId: 'acme_1',
+    };
+    const values = [
+      'v12',
+      'v1',
+      'v0',
+      'v12345',
+      'V12',
+      'v12-abcdefghijklmnopqrstuvwxyz',
+      'v1-abcdefghijklmnopqrstuvwxyz',
+      'v12-abcdefghijklmnopqrstuvwxy',
+      'v12-abcdefghijklmnopqrstuvwxy1',
+      'v12-abcdefghijklmnopqrstuvwxyz\n',
+      'media.transcode',
+      'media',
+      'Media.x',
+      `a.${'b'.repeat(98)}`,
+      `a.${'b'.repeat(97)}`,
+      'acme_1',
+      '_acme',
+      'a'.repeat(64),
+      'a'.repeat(65),
+      '',
+      7,
+      null,
+      undefined,
+    ];
+    const candidates: unknown[] = [base, { ...base, extra: 'x' }, { ...base, kind: undefined }, []];
+    for (const key of Object.keys(base))
+      for (const value of values) candidates.push({ ...base, [key]: value });
+    for (const candidate of candidates) {
+      const schema = MessagePointer.safeParse(candidate);
+      let fast: unknown;
+      try {
+        fast = parsePointer(candidate);
+      } catch {
+        fast = undefined;
+      }
+      expect(fast, JSON.stringify(candidate)).toEqual(schema.success ? schema.data : undefined);
+    }
   });
 });

@@ -1,8 +1,11 @@
 // The shared log shape on pino: level label, ISO time, service, message and fields on one JSON
 // line; LOG_LEVEL respected; credentials, inputs and provider request bodies never written.
+import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { parseLogLevel } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
+import { createCoalescingDestination } from './log-destination.js';
 import { createLogger } from './logger.js';
 
 function capture() {
@@ -91,5 +94,41 @@ describe('worker logger', () => {
     expect(parseLogLevel(undefined)).toBe('info');
     expect(parseLogLevel(' DEBUG ')).toBe('debug');
     expect(() => parseLogLevel('verbose')).toThrow(/LOG_LEVEL/);
+  });
+
+  it('stderr lines of one turn go out as one write, in order, before the next turn', async () => {
+    const writes: string[] = [];
+    const destination = createCoalescingDestination({ write: (chunk) => writes.push(chunk) });
+    const logger = createLogger({ level: 'info', destination });
+    for (const n of [1, 2, 3]) logger.info('job state', { n });
+    expect(writes).toHaveLength(0);
+    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    const lines = (writes[0] as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { n: number });
+    expect(lines.map((l) => l.n)).toEqual([1, 2, 3]);
+  });
+
+  it('an exit right after logging still writes every line (flushed on exit)', () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))};
+      const logger = createLogger({ level: 'info' });
+      logger.info('before the crash', { n: 1 });
+      logger.info('before the crash', { n: 2 });
+      process.exit(3); // no microtask runs after this: only the exit hook can write them`;
+    const child = spawnSync(
+      process.execPath,
+      ['--conditions=@sluice/source', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.status).toBe(3);
+    const logged = child.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; n: number });
+    expect(logged.map((l) => l.n)).toEqual([1, 2]);
   });
 });

@@ -12,6 +12,7 @@ import {
   type SluiceLogger,
 } from '@sluice/contracts';
 import { pino, type DestinationStream } from 'pino';
+import { createCoalescingDestination } from './log-destination.js';
 
 export type { LogFields };
 export type WorkerLogger = SluiceLogger;
@@ -21,7 +22,10 @@ export interface LoggerOptions {
   level?: LogLevel | undefined;
   /** The `service` field of every line (default `worker`). */
   service?: string | undefined;
-  /** Where lines go (default: stderr, synchronously, so a crash loses none). */
+  /**
+   * Where lines go (default: stderr, written synchronously once per turn of the event loop and on
+   * exit, so a crash loses none: log-destination.ts).
+   */
   destination?: DestinationStream | undefined;
 }
 
@@ -30,7 +34,7 @@ export function createLogger(opts: LoggerOptions = {}): WorkerLogger {
     service: opts.service ?? 'worker',
     level: opts.level ?? parseLogLevel(process.env.LOG_LEVEL),
   });
-  return loggerFromPino(pino(options, opts.destination ?? pino.destination(2)));
+  return loggerFromPino(pino(options, opts.destination ?? createCoalescingDestination()));
 }
 
 /** The default worker logger (kept under its old name): pino to stderr at `LOG_LEVEL`. */

@@ -231,9 +231,23 @@ export function createWorkerMetrics(
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  // Labelled children looked up once per label set: `observe({ kind }, v)` hashed the labels on
+  // every job (two histograms per job on the hot path).
+  const dispatchOf = new Map<string, { observe(v: number): void }>();
+  const durationOf = new Map<string, Map<string, { observe(v: number): void }>>();
   const observe: WorkerObservations = {
-    dispatchToStart: (kind, seconds) => dispatch.observe({ kind }, seconds),
-    jobDuration: (kind, outcome, seconds) => duration.observe({ kind, outcome }, seconds),
+    dispatchToStart: (kind, seconds) => {
+      let child = dispatchOf.get(kind);
+      if (!child) dispatchOf.set(kind, (child = dispatch.labels({ kind })));
+      child.observe(seconds);
+    },
+    jobDuration: (kind, outcome, seconds) => {
+      let byOutcome = durationOf.get(kind);
+      if (!byOutcome) durationOf.set(kind, (byOutcome = new Map()));
+      let child = byOutcome.get(outcome);
+      if (!child) byOutcome.set(outcome, (child = duration.labels({ kind, outcome })));
+      child.observe(seconds);
+    },
     providerCall: (callClass, outcome, seconds) =>
       calls.observe({ class: callClass, outcome }, seconds),
   };

@@ -144,13 +144,13 @@ export async function claimJobs(
     exclude: JSON.stringify(opts.exclude ?? []),
   };
   // Running rows first (lapsed or own), then the served versions' due rows in claim order.
-  const pick = () => {
+  const pick = (limit: number) => {
     const out = (
       own === null
-        ? prepared(handle, SQLITE_LAPSED).all({ served: params.served, now: at, limit: opts.limit })
-        : prepared(handle, SQLITE_RUNNING).all(params)
+        ? prepared(handle, SQLITE_LAPSED).all({ served: params.served, now: at, limit })
+        : prepared(handle, SQLITE_RUNNING).all({ ...params, limit })
     ) as Candidate[];
-    const room = opts.limit - out.length;
+    const room = limit - out.length;
     if (room <= 0) return out;
     const queued = opts.versions.flatMap(
       (v) =>
@@ -164,10 +164,11 @@ export async function claimJobs(
     return [...out, ...fairOrder(queued).slice(0, room)];
   };
   // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
-  // not serialise every other writer behind a BEGIN IMMEDIATE.
-  if ((await withHandle(database, pick)).length === 0) return [];
+  // not serialise every other writer behind a BEGIN IMMEDIATE. One row answers that: the full
+  // pick (up to `limit` rows per tenant) runs once, under the lock.
+  if ((await withHandle(database, () => pick(1))).length === 0) return [];
   return immediately(database, handle, () => {
-    const picked = pick();
+    const picked = pick(opts.limit);
     const start = prepared(handle, SQLITE_START);
     return picked.map((p) => {
       const row = start.get(randomToken(), lease, opts.owner, at, p.id) as SnapshotRow;

@@ -115,18 +115,39 @@ export interface NewAttempt<D extends Delivery> {
   checkpoints?: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
 }
 
+/**
+ * One class for every attempt, so they all share one shape (V8 keeps a monomorphic hidden class;
+ * spreading `NewAttempt` into a literal built a fresh one per call site and showed per job).
+ */
+class AttemptRecord<D extends Delivery> implements Attempt<D> {
+  readonly delivery: D;
+  readonly job: AttemptJob;
+  checkpoints: Promise<ReadonlyMap<string, UnitCheckpoint>> | undefined;
+  readonly controller = new AbortController();
+  fence: AttemptFence;
+  started: boolean;
+  readonly startFrom: JobState;
+  runningEventStored = false;
+  startedAt = ''; // set when its handler starts
+  startedMs = 0;
+  readonly pending: { events: PendingEvent[]; units: UnitWrite[] } = { events: [], units: [] };
+  writeBehind = false;
+  fenced = false;
+  fenceSettled: Promise<void> | undefined = undefined;
+  cause: AbortCause | undefined = undefined;
+  phase: 'waiting' | 'running' | 'finishing' = 'waiting';
+  lastRenewedAt = Date.now();
+
+  constructor(a: NewAttempt<D>) {
+    this.delivery = a.delivery;
+    this.job = a.job;
+    this.checkpoints = a.checkpoints;
+    this.fence = a.fence;
+    this.started = a.started;
+    this.startFrom = a.startFrom;
+  }
+}
+
 export function createAttempt<D extends Delivery>(a: NewAttempt<D>): Attempt<D> {
-  return {
-    ...a,
-    controller: new AbortController(),
-    runningEventStored: false,
-    startedAt: '', // set when its handler starts
-    startedMs: 0,
-    pending: { events: [], units: [] },
-    writeBehind: false,
-    fenced: false,
-    cause: undefined,
-    phase: 'waiting',
-    lastRenewedAt: Date.now(),
-  };
+  return new AttemptRecord(a);
 }

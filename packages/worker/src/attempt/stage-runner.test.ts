@@ -126,6 +126,30 @@ describe('runStages', () => {
     await expect(run(dupes, { text: 'x' }).promise).rejects.toThrow(/duplicate unit key "a"/);
   });
 
+  it('schemas with async refinements still parse input and output (and refuse what they refuse)', async () => {
+    const checked = defineJob({
+      kind: 'demo.checked',
+      versions: { current: 'v1' },
+      input: z.object({ n: z.number() }).refine(async (v) => v.n > 0, 'n must be positive'),
+      output: z
+        .object({ doubled: z.number() })
+        .refine(async (v) => v.doubled % 2 === 0, 'doubled must be even'),
+    });
+    const double = defineHandler(checked, {
+      prepare: () => [],
+      execute: () => 0,
+      finalize: (_r, ctx) => ({ doubled: ctx.input.n * 2 }),
+    });
+    await expect(run(double, { n: 2 }).promise).resolves.toEqual({ doubled: 4 });
+    await expect(run(double, { n: -1 }).promise).rejects.toThrow(/n must be positive/);
+    const odd = defineHandler(checked, {
+      prepare: () => [],
+      execute: () => 0,
+      finalize: () => ({ doubled: 3 }),
+    });
+    await expect(run(odd, { n: 1 }).promise).rejects.toSatisfy(isNonRetriableError);
+  });
+
   it('fails the stage with every unit cause', async () => {
     const h = defineHandler(summarize, {
       prepare: () => ['a', 'b', 'c'].map((key) => ({ key, input: key })),

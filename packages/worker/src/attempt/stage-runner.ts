@@ -81,7 +81,15 @@ function describeIssues(error: z.core.$ZodError): string {
 }
 
 async function parseWith(schema: Schema, value: unknown, what: string): Promise<unknown> {
-  const parsed = await z.safeParseAsync(schema, value);
+  // Synchronous first: the async parse cost a no-op job more than its handler. Only a schema with
+  // async refinements or transforms needs the async one (zod says so by throwing $ZodAsyncError).
+  let parsed: z.ZodSafeParseResult<unknown>;
+  try {
+    parsed = z.safeParse(schema, value);
+  } catch (error) {
+    if (!(error instanceof z.core.$ZodAsyncError)) throw error;
+    parsed = await z.safeParseAsync(schema, value);
+  }
   if (!parsed.success) throw new NonRetriableError(`${what}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }

@@ -17,7 +17,7 @@ import {
 import { abortAttempt, type Attempt } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
-import { runAttempt } from '../attempt/run-attempt.js';
+import { runAttempt, type RunAttemptDeps } from '../attempt/run-attempt.js';
 import type { CheckpointStore } from '../attempt/step.js';
 import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
@@ -71,6 +71,7 @@ export class AttemptRunner<D extends Delivery> {
   finishing = 0;
   readonly writer: AttemptWriter;
   private readonly outbox: boolean;
+  private readonly attemptDeps: RunAttemptDeps<D>;
 
   constructor(private readonly opts: AttemptRunnerOptions<D>) {
     this.outbox = needsOutbox(opts.consumer);
@@ -88,6 +89,28 @@ export class AttemptRunner<D extends Delivery> {
       },
       onFinished: (finished) => void this.finishDeliveries(finished),
     });
+    const o = opts;
+    // The same for every attempt: built once, not per job (an object and three closures each).
+    this.attemptDeps = {
+      database: o.database,
+      blobs: o.blobs,
+      handlers: o.handlers,
+      capabilities: o.consumer.capabilities,
+      checkpoints: o.checkpoints,
+      counters: o.counters,
+      observeProviderCall: o.observe.providerCall,
+      tracer: o.tracer,
+      unitConcurrency: o.unitConcurrency,
+      limiter: o.limiter,
+      retryBackoff: o.retryBackoff,
+      logger: o.logger,
+      hooks: o.hooks,
+      persist: (x) => this.writer.persist(x),
+      queued: (x) => {
+        if (x.writeBehind && x.phase === 'running') this.writer.schedule(x);
+      },
+      lose: (x) => this.lose(x),
+    };
   }
 
   get executing(): number {
@@ -199,29 +222,7 @@ export class AttemptRunner<D extends Delivery> {
         return;
       }
       entry = gated;
-      outcome = await runAttempt(
-        {
-          database: o.database,
-          blobs: o.blobs,
-          handlers: o.handlers,
-          capabilities: o.consumer.capabilities,
-          checkpoints: o.checkpoints,
-          counters: o.counters,
-          observeProviderCall: o.observe.providerCall,
-          tracer: o.tracer,
-          unitConcurrency: o.unitConcurrency,
-          limiter: o.limiter,
-          retryBackoff: o.retryBackoff,
-          logger: o.logger,
-          hooks: o.hooks,
-          persist: (x) => this.writer.persist(x),
-          queued: (x) => {
-            if (x.writeBehind && x.phase === 'running') this.writer.schedule(x);
-          },
-          lose: (x) => this.lose(x),
-        },
-        a,
-      );
+      outcome = await runAttempt(this.attemptDeps, a);
     } catch (error) {
       o.logger.error('attempt bookkeeping failed', { error, jobId: a.job.id });
       outcome = { kind: 'none' };
