@@ -59,6 +59,15 @@ export function limitsAnything(l: JobLimits | undefined): boolean {
   return any(l) || any(l.perTenant) || any(l.perKey);
 }
 
+/** Whether any of a kind's provider calls declares a limit (concurrent calls, calls per second). */
+export function declaresProviderLimits(
+  providers: Readonly<Record<string, { readonly limits?: ProviderLimit | undefined }>>,
+): boolean {
+  return Object.values(providers).some(
+    (call) => call.limits?.maxConcurrent !== undefined || call.limits?.callsPerSecond !== undefined,
+  );
+}
+
 /** Why a queued job is not running yet: the limit that held it, since when (ISO time). */
 export const JobWaiting = z.object({
   reason: z.enum(['provider', 'tenant', 'kind', 'key']),

@@ -18,6 +18,7 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   fairAcrossTenants: true,
   // Start limits are checked when an attempt starts (worker host start-gate.ts).
   limitsStarts: true,
+  limitsProviders: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -36,6 +37,7 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // The same stream in arrival order: a tenant's burst is read before a later tenant's job.
   fairAcrossTenants: false,
   limitsStarts: true,
+  limitsProviders: true,
 });
 
 /**
@@ -59,4 +61,16 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   fairAcrossTenants: false,
   // No shared start counters on the Workflows path: refused at submit, never ignored.
   limitsStarts: false,
+  // The guard takes slots and tokens from the D1 counters every instance shares.
+  limitsProviders: true,
+});
+
+/**
+ * Cloudflare Workflows whose job store is a Node gateway (dispatched over the REST API): the run
+ * reads and writes its job through the gateway's signed callbacks, which carry no shared limit
+ * counters, so a kind whose provider calls declare limits is refused at submit.
+ */
+export const CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES: RuntimeCapabilities = Object.freeze({
+  ...CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  limitsProviders: false,
 });

@@ -50,6 +50,12 @@ export interface RuntimeCapabilities {
    * runtime without it refuses a submit of a kind that declares them rather than ignore them.
    */
   readonly limitsStarts: boolean;
+  /**
+   * Provider limits declared on a kind's provider calls (`ProviderCall.limits`: concurrent calls,
+   * calls per second) are enforced by the worker's guard with counters every worker shares. A
+   * runtime without it refuses a submit of a kind that declares them rather than ignore them.
+   */
+  readonly limitsProviders: boolean;
 }
 
 export interface VersionKey {

@@ -10,6 +10,7 @@ import {
   chooseVersion,
   dueTime,
   formatJobId,
+  declaresProviderLimits,
   limitsAnything,
   randomToken,
   SluiceError,
@@ -149,6 +150,13 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         {
           details: { capability: 'limitsStarts', kind: request.kind },
         },
+      );
+    }
+    if (declaresProviderLimits(def.providers) && !deps.capabilities.limitsProviders) {
+      throw new SluiceError(
+        'BAD_REQUEST',
+        'this runtime cannot enforce the provider limits of this kind',
+        { details: { capability: 'limitsProviders', kind: request.kind } },
       );
     }
     const key = request.idempotencyKey ?? null;

@@ -5,13 +5,13 @@
 // `store: gatewayStoreFromEnv()`).
 // The worker half is not started here: the Workflow classes (`createSluiceWorkflow` from
 // `@sluice/worker/cloudflare`) are deployed to Cloudflare, which pushes each job into them.
-import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
+import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES } from '@sluice/contracts';
 import { createWorkflowsRestDispatcher } from '@sluice/gateway';
 import type { SluiceRuntime } from './types.js';
 
 export const cloudflareWorkflowsRuntime: SluiceRuntime<'cloudflare-workflows'> = {
   name: 'cloudflare-workflows',
-  capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  capabilities: CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
   check(s) {
     const cf = s.cloudflare;
     if (!cf.accountId) return 'needs CLOUDFLARE_ACCOUNT_ID (or cloudflare.accountId)';

@@ -99,6 +99,46 @@ describeEachDialect('start limits at the gateway', (ctx) => {
     }
   });
 
+  it('a runtime without limitsProviders refuses a kind whose provider calls declare limits, writing nothing', async () => {
+    const runtime = {
+      ...createEmbeddedDispatcher(ctx().database),
+      capabilities: { ...EMBEDDED_CAPABILITIES, limitsProviders: false },
+    };
+    const limited = defineJob({
+      kind: 'demo.copy',
+      versions: { current: 'v1' },
+      input: z.object({ text: z.string().max(1000) }).strict(),
+      output: z.object({ text: z.string() }),
+      providers: {
+        speak: {
+          provider: 'tts',
+          modality: 'speech',
+          call: 'sync',
+          idempotencyKey: 'none',
+          limits: { maxConcurrent: 2 },
+        },
+      },
+    });
+    const g = await startGateway(ctx(), {
+      runtime,
+      jobs: { ...testJobs, 'demo.copy': limited } as unknown as TestJobs,
+    });
+    try {
+      const c = g.http(g.keyA);
+      const before = await g.counts();
+      const e = await errorOf(c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: 'x' } }));
+      expect(codeOf(e)).toBe('BAD_REQUEST');
+      expect(e.message).toMatch(/provider limits/);
+      const after = await g.counts();
+      expect([after.jobs, after.events]).toEqual([before.jobs, before.events]);
+      // a kind whose calls declare no limits is still taken
+      const ok = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'y' } });
+      expect(ok.state).toBe('queued');
+    } finally {
+      await g.close();
+    }
+  });
+
   it('defineJob refuses malformed limits with INVALID_CONFIG', () => {
     const bad = () =>
       defineJob({

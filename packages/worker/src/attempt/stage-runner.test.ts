@@ -32,6 +32,7 @@ const caps: RuntimeCapabilities = {
   prioritizes: true,
   fairAcrossTenants: true,
   limitsStarts: true,
+  limitsProviders: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -24,6 +24,7 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage/d1';
 import { resolveHandlers, type HandlerRegistry } from '../attempt/handler-registry.js';
+import { createProviderLimiter, resolveProviderLimits } from '../guard/provider-limiter.js';
 import type { SendRequest } from '../guard/request-shape.js';
 import { resolveHooks, type WorkerHooks } from '../hooks.js';
 import type {
@@ -90,6 +91,9 @@ export function createSluiceWorkflow<R extends JobRegistry>(
     deadLetters: opts.bindings?.deadLetters ?? 'DLQ',
   };
   const hooks = resolveHooks(opts.hooks);
+  // Limits declared on the jobs' provider calls, enforced with the D1 counters every instance
+  // shares. A gateway store has no such counters: its gateway refuses those kinds at submit.
+  const providerLimits = resolveProviderLimits(opts.jobs);
   const baseMs = opts.retry?.baseMs ?? 1000;
   const stepConfig = (maxAttempts: number): WorkflowStepConfig => ({
     // The job's attempt budget is the step's: `limit` counts retries, so attempts = limit + 1.
@@ -129,6 +133,10 @@ export function createSluiceWorkflow<R extends JobRegistry>(
           logger: opts.logger ?? consoleLogger,
           stepConfig,
           nonRetryable: (message) => new NonRetryableError(message),
+          limiter:
+            store.database && providerLimits.size > 0
+              ? createProviderLimiter({ database: store.database, limits: providerLimits })
+              : undefined,
           send: opts.send,
           unitConcurrency: opts.unitConcurrency,
           hooks,

@@ -27,6 +27,7 @@ import { createJobFiles } from '../attempt/job-files.js';
 import { runStages } from '../attempt/stage-runner.js';
 import { createStep } from '../attempt/step.js';
 import { createProviderGuard } from '../guard/provider-guard.js';
+import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import type { SendRequest } from '../guard/request-shape.js';
 import { sendFetch } from '../guard/send-fetch.js';
 import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
@@ -58,6 +59,8 @@ export interface WorkflowRunDeps {
   /** The engine's NonRetryableError (`cloudflare:workflows`); injected so this file has no import of it. */
   nonRetryable(message: string): Error;
   send?: SendRequest | undefined;
+  /** Shared provider limits (counters in the store's database); absent when none is declared. */
+  limiter?: ProviderLimiter | undefined;
   unitConcurrency?: number | undefined;
   hooks?: WorkerHooks | undefined;
   /** Lease owner written while the instance runs (informational: the epoch fences). */
@@ -193,6 +196,7 @@ export async function runWorkflowJob(
     job,
     declarations: handler.job.providers,
     send: deps.send ?? sendFetch,
+    limiter: deps.limiter,
     signal: attempt.controller.signal,
     logger: deps.logger,
     onFenced: () => void lost(),

@@ -16,7 +16,7 @@
 // reconciler dispatches again, which creates nothing twice.
 
 import {
-  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
   SluiceError,
   type MessagePointer,
   type RuntimeDispatcher,
@@ -131,7 +131,7 @@ export function createWorkflowsRestDispatcher(
 
   return {
     name: 'cloudflare-workflows',
-    capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+    capabilities: CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
     client,
     counts,
     async dispatch(pointers) {

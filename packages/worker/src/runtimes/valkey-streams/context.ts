@@ -23,6 +23,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   prioritizes: true,
   fairAcrossTenants: false,
   limitsStarts: true,
+  limitsProviders: true,
 });
 
 export interface StreamsConsumerOptions {
