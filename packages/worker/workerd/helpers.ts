@@ -30,6 +30,7 @@ export type TestInput = {
   padBytes?: number;
   innerStep?: string;
   asyncCall?: boolean;
+  limitedCall?: boolean;
   writeAsset?: boolean;
   gateAssetBody?: boolean;
   progress?: number;

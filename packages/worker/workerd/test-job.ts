@@ -27,6 +27,8 @@ export const testJob = defineJob({
     gateAssetBody: z.boolean().optional(),
     /** Every unit also runs a step of its own (`ctx.step`) with this name prefix. */
     innerStep: z.string().optional(),
+    /** Units call the `limited` provider (one call at a time across instances; each slow). */
+    limitedCall: z.boolean().optional(),
     /** This unit throws a retriable error on every run. */
     failUnit: z.string().optional(),
     /** This unit waits for a `test_gate` row of its job before it calls the provider. */
@@ -38,8 +40,18 @@ export const testJob = defineJob({
   providers: {
     sync: { provider: 'fake', modality: 'text', call: 'sync', idempotencyKey: 'none' },
     async: { provider: 'fake', modality: 'video', call: 'async-job', idempotencyKey: 'none' },
+    limited: {
+      provider: 'fake-limited',
+      modality: 'text',
+      call: 'sync',
+      idempotencyKey: 'none',
+      limits: { maxConcurrent: 1 },
+    },
   },
 });
+
+/** How long the provider takes over each `limited` call. */
+export const LIMITED_CALL_MS = 400;
 
 export const TEST_TABLES = [
   'create table if not exists test_exec (job_id text, unit_key text, at text)',
@@ -140,6 +152,19 @@ export function testHandler(version: string) {
             },
           },
         );
+      } else if (ctx.input.limitedCall) {
+        await ctx.providers.call('limited', (info) => ({
+          method: 'POST',
+          url: `${ctx.input.providerUrl}/v1/sync/generate`,
+          headers: {
+            'x-job-id': info.jobId,
+            'x-unit-key': info.unitKey,
+            'x-attempt-id': info.attemptId,
+            'x-fault': 'slow',
+            'x-fault-delay-ms': String(LIMITED_CALL_MS),
+          },
+          body: { prompt: unit.key },
+        }));
       } else if (ctx.input.call) {
         await ctx.providers.call('sync', (info) => ({
           method: 'POST',
