@@ -6,9 +6,9 @@
 // A worker's retry row (an upsert with its own due time) replaces the mark: it is due as usual.
 
 import type { JobState } from '@sluice/contracts';
-import { CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { isPostgres, rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect.js';
 import { isoNow } from '../json.js';
 
 /** The due time of a held row: after every real due time (ISO strings compare as text). */
@@ -53,80 +53,30 @@ export interface HeldJob {
   turn: number;
 }
 
-/** The priority bands of a stream (high, normal, low) as inclusive ranges of the index. */
-const BANDS = `values (1, 1, 2147483647), (0, 0, 0), (-1, -2147483648, -1)`;
-
-/** Is this queued job held (its outbox row carries the held mark)? */
-const HELD = `exists (select 1 from outbox o where o.job_id = j.id and o.due_at = '${HELD_DUE_AT}')`;
-
-/**
- * PostgreSQL: `t` skips along the `jobs_queued` index (kind, version, tenant_id, priority desc,
- * created_at) to each (kind, version, tenant) with queued jobs — one probe each — and a LATERAL
- * read per (kind, version, tenant, band) walks that tenant's queued rows in order to its first
- * `$1` held ones. A tenant's backlog costs its first rows, not all of them.
- */
-const PG_HELD = `with recursive t as (
-  (select kind, version, tenant_id from jobs where state = 'queued'
-    order by kind, version, tenant_id limit 1)
-  union all
-  select n.kind, n.version, n.tenant_id from t cross join lateral (select kind, version, tenant_id
-    from jobs where state = 'queued' and (kind, version, tenant_id) > (t.kind, t.version, t.tenant_id)
-    order by kind, version, tenant_id limit 1) n),
-h as (select p.*, row_number() over (partition by p.kind, p.version, p.tenant_id, p.band
-    order by p.priority desc, p.created_at, p.id) as turn
-  from t cross join (${BANDS}) b(band, lo, hi) cross join lateral (
-    select j.id, j.tenant_id, j.kind, j.version, j.priority, j.state, j.created_at, b.band
-    from jobs j where j.state = 'queued' and j.kind = t.kind and j.version = t.version
-      and j.tenant_id = t.tenant_id and j.priority between b.lo and b.hi and ${HELD}
-    order by j.priority desc, j.created_at, j.id limit $1) p)
-select id, tenant_id, kind, version, priority, state, turn from h
-order by turn, created_at, id limit $2`;
-
-/**
- * SQLite (no LATERAL): the same skip, carrying the id of each (kind, version, tenant)'s first
- * queued row (a row-value step along the index), then each band's first `perTenant` held rows through a
- * correlated `IN (… LIMIT)` — one statement for the whole tenant set (parameters in text order).
- */
-const SQLITE_HELD = `with recursive t(id) as (
-  select (select id from jobs where state = 'queued' order by kind, version, tenant_id limit 1)
-  union all
-  select (select n.id from jobs n where n.state = 'queued'
-      and (n.kind, n.version, n.tenant_id) > (select kind, version, tenant_id from jobs where id = t.id)
-      order by n.kind, n.version, n.tenant_id limit 1)
-  from t where t.id is not null),
-g as (select f.kind, f.version, f.tenant_id from t join jobs f on f.id = t.id),
-b(band, lo, hi) as (${BANDS}),
-h as (select j.id, j.tenant_id, j.kind, j.version, j.priority, j.state, j.created_at,
-    row_number() over (partition by j.kind, j.version, j.tenant_id, b.band
-      order by j.priority desc, j.created_at, j.id) as turn
-  from g cross join b join jobs j on j.id in (select j.id from jobs j where j.state = 'queued'
-    and j.kind = g.kind and j.version = g.version and j.tenant_id = g.tenant_id
-    and j.priority between b.lo and b.hi and ${HELD}
-    order by j.priority desc, j.created_at, j.id limit ?))
-select id, tenant_id, kind, version, priority, state, turn from h
-order by turn, created_at, id limit ?`;
-
-type HeldRow = {
-  id: string;
-  tenant_id: string;
-  kind: string;
-  version: string;
-  priority: number | string;
-  state: string;
-  turn: number | string;
-};
-
 /**
  * Held jobs in fair order: each tenant's first held job of a (kind, version, priority band)
- * (highest priority, then oldest), then each tenant's second, …; at most `perTenant` per tenant
- * and band, and `limit` in all. Only `queued` jobs: a held row whose job ended is
- * `endedHeldJobs`'s. Reads per tenant through the `jobs_queued` index (see PG_HELD): the cost
- * grows with the number of tenants and the rows ahead of each tenant's first held ones, not with
- * the size of a backlog.
+ * (highest priority, then oldest), then each tenant's second, …; at most `perTenant` per tenant and `limit` in all.
+ * Reads every held row once (a window over the held rows of the `outbox_due` index).
  */
 export async function heldJobsFair(db: Db, perTenant: number, limit: number): Promise<HeldJob[]> {
-  const text = isPostgres(db) ? PG_HELD : SQLITE_HELD;
-  const rows = await db.executeQuery<HeldRow>(CompiledQuery.raw(text, [perTenant, limit]));
+  const rows = await sql<{
+    id: string;
+    tenant_id: string;
+    kind: string;
+    version: string;
+    priority: number | string;
+    state: string;
+    turn: number | string;
+  }>`select id, tenant_id, kind, version, priority, state, turn from (
+      select j.id, j.tenant_id, j.kind, j.version, j.priority, j.state, j.created_at,
+        row_number() over (partition by j.kind, j.version, j.tenant_id,
+            case when j.priority > 0 then 1 when j.priority < 0 then -1 else 0 end
+          order by j.priority desc, j.created_at, j.id) as turn
+      from outbox o join jobs j on j.id = o.job_id
+      where o.due_at = ${HELD_DUE_AT}) h
+    where turn <= ${perTenant}
+    order by turn, created_at, id
+    limit ${limit}`.execute(db);
   return rows.rows.map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
@@ -136,20 +86,4 @@ export async function heldJobsFair(db: Db, perTenant: number, limit: number): Pr
     state: r.state as JobState,
     turn: Number(r.turn),
   }));
-}
-
-/**
- * Held rows whose job is no longer queued (cancelled while held): their mark is only to be
- * removed. Reads every held row, so the feeder runs it now and then, not on every pass.
- */
-export async function endedHeldJobs(db: Db, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('outbox as o')
-    .innerJoin('jobs as j', 'j.id', 'o.job_id')
-    .select('o.job_id')
-    .where('o.due_at', '=', HELD_DUE_AT)
-    .where('j.state', '!=', 'queued')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.job_id);
 }

@@ -14,7 +14,6 @@
 import { isTerminalState, priorityBand, randomToken } from '@sluice/contracts';
 import {
   acquireLock,
-  endedHeldJobs,
   heldJobsFair,
   releaseHeld,
   releaseLock,
@@ -34,8 +33,6 @@ export interface FairFeederOptions {
   everyMs?: number;
   /** Held jobs read per pass at most (default 4 × maxUndelivered). */
   pageSize?: number;
-  /** How often held rows of jobs that ended while held are cleared (default 5000 ms). */
-  sweepEveryMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -63,8 +60,6 @@ export function createFairFeeder(opts: FairFeederOptions): FairFeeder {
   // Streams whose held jobs the last read saw: while all of them are full, no read is needed.
   let watched: string[] = [];
   let readAt = 0;
-  const sweepEveryMs = opts.sweepEveryMs ?? 5000;
-  let sweptAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let closed = false;
@@ -87,15 +82,11 @@ export function createFairFeeder(opts: FairFeederOptions): FairFeeder {
       if (rooms.every((r) => r === 0)) return 0;
     }
     readAt = now;
-    const live = (await heldJobsFair(db, bound as number, pageSize)).filter(
-      (j) => !isTerminalState(j.state),
-    );
-    if (live.length === 0 || now - sweptAt >= sweepEveryMs) {
-      // Ended while held (cancelled): nothing to dispatch, only the mark to clear. This read
-      // visits every held row, so it runs when idle or now and then (the fair read above sees
-      // queued jobs only).
-      sweptAt = now;
-      const finished = await endedHeldJobs(db, pageSize);
+    const held = await heldJobsFair(db, bound as number, pageSize);
+    const finished = held.filter((j) => isTerminalState(j.state)).map((j) => j.id);
+    const live = held.filter((j) => !isTerminalState(j.state));
+    if (finished.length > 0) {
+      // Ended while held (cancelled): nothing to dispatch.
       await releaseHeld(db, finished);
       stats.released += finished.length;
     }
