@@ -1,7 +1,7 @@
 // The Workers gateway in workerd (`wrangler dev`, test/test-worker.ts), driven over HTTP and SSE by
 // the typed client: submit → Workflow → watch → result; tenant isolation; bad input and refused
 // features write nothing; an unroutable version is dead-lettered, never run elsewhere; cancel
-// stores the cancel and terminates the instance.
+// stores the cancel and terminates the instance; a delayed job's instance sleeps until it is due.
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('the Workers gateway under workerd', () => {
     await job.result();
   }, 60_000);
 
-  it('bad input, a delay and a priority are refused with typed errors and write nothing', async () => {
+  it('bad input and a priority are refused with typed errors and write nothing', async () => {
     const before = await rows();
     const untyped = acme as unknown as SluiceClient<Record<string, never>>;
     await expect(
@@ -86,9 +86,6 @@ describe('the Workers gateway under workerd', () => {
     await expect(untyped.submit('nope' as never, {} as never)).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     });
-    await expect(
-      acme.submit('demo.summarize', { text: 'Later.' }, { delayMs: 60_000 }),
-    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(
       acme.submit('demo.summarize', { text: 'First.' }, { priority: 5 }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
@@ -145,4 +142,33 @@ describe('the Workers gateway under workerd', () => {
     await expect(job.result()).rejects.toMatchObject({ name: 'JobCancelledError' });
     expect((await job.status()).state).toBe('cancelled');
   }, 90_000);
+
+  it('a delayed job is scheduled, starts no earlier than its due time, then succeeds', async () => {
+    const submitted = Date.now();
+    const job = await acme.submit('demo.summarize', { text: sentences(2) }, { delayMs: 1500 });
+    expect((await job.status()).state).toBe('scheduled');
+    const started: string[] = [];
+    for await (const event of job.watch()) {
+      if (event.type === 'state' && event.to === 'running') started.push(event.at);
+    }
+    expect(started).toHaveLength(1);
+    expect(Date.parse(started[0] as string)).toBeGreaterThanOrEqual(submitted + 1500);
+    expect((await job.result()).words).toBe(10);
+  }, 90_000);
+
+  it('a delayed job cancelled while scheduled never runs: its instance is terminated', async () => {
+    const job = await acme.submit('demo.summarize', { text: sentences(1) }, { delayMs: 1500 });
+    expect(await job.cancel()).toEqual({ id: job.id, state: 'cancelled' });
+    const instance = async () =>
+      (await (await fetch(`${dev.url}/__test/instance?id=${job.id}`)).json()) as { status: string };
+    await waitFor(async () => ((await instance()).status === 'terminated' ? true : undefined), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await job.status()).state).toBe('cancelled');
+    const events: string[] = [];
+    for await (const e of job.watch()) if (e.type === 'state') events.push(e.to);
+    expect(events).not.toContain('running');
+  }, 60_000);
 });

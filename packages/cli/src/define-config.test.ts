@@ -76,6 +76,27 @@ describe('resolveSettings', () => {
   ])('refuses %o', (env, message) => {
     expect(() => resolveSettings({ jobs }, env)).toThrowError(message);
   });
+  it('streams_fairness_is_checked_at_start: a depth below 1 or an unknown key is INVALID_CONFIG', () => {
+    const ok = resolveSettings({ jobs, streams: { fairness: { maxUndelivered: 64 } } }, {});
+    expect(ok.streams).toEqual({ fairness: { maxUndelivered: 64 } });
+    expect(resolveSettings({ jobs, streams: { fairness: false } }, {}).streams).toEqual({
+      fairness: false,
+    });
+    expect(resolveSettings({ jobs }, {}).streams).toEqual({});
+    for (const streams of [
+      { fairness: { maxUndelivered: 0 } },
+      { fairness: { maxUndelivered: 1.5 } },
+      { fairness: { maxUndeliverd: 64 } },
+      { fairness: true },
+    ]) {
+      expect(() => resolveSettings({ jobs, streams: streams as never }, {})).toThrowError(
+        expect.objectContaining({
+          code: 'INVALID_CONFIG',
+          message: expect.stringMatching(/^streams\./),
+        }),
+      );
+    }
+  });
   it('refuses a rollout for an unknown kind', () => {
     expect(() => resolveSettings({ jobs, rollout: { 'a.b': 1 } }, {})).toThrowError(
       /unknown kind "a.b"/,

@@ -11,6 +11,7 @@ import {
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 import { findRuntime, type RuntimeName } from './runtimes/registry.js';
+import { parseStreamsConfig, type StreamsConfig } from './streams-config.js';
 
 export type { RuntimeName };
 
@@ -42,6 +43,14 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   runtime?: RuntimeName;
   /** Env: REDIS_URL. */
   redisUrl?: string;
+  /**
+   * The valkey-streams runtime's fairness across tenants: at most `fairness.maxUndelivered`
+   * (default 256) undelivered entries per job stream, the rest wait in the database and the
+   * fair feeder (every `fairness.feedEveryMs`, default 25) hands them out round-robin across
+   * tenants. Keep it above the workers' total concurrency. `fairness: false`: unbounded, arrival
+   * order. Checked at start (INVALID_CONFIG).
+   */
+  streams?: StreamsConfig;
   /**
    * The cloudflare-workflows runtime: the Workflow of each version (`{ v1: 'summarize-v1' }`),
    * the account (env CLOUDFLARE_ACCOUNT_ID) and, for tests, another API base. The API token
@@ -105,6 +114,8 @@ export interface Settings {
   blobs: string;
   runtime: RuntimeName;
   redisUrl: string | undefined;
+  /** `streams` of the config, checked (streams-config.ts). */
+  streams: StreamsConfig;
   cloudflare: {
     accountId: string | undefined;
     apiToken: string | undefined;
@@ -183,6 +194,7 @@ export function resolveSettings(
     blobs: env.SLUICE_BLOBS || env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     runtime: runtime.name as RuntimeName,
     redisUrl: env.REDIS_URL ?? config.redisUrl,
+    streams: parseStreamsConfig(config.streams),
     cloudflare: {
       accountId: env.CLOUDFLARE_ACCOUNT_ID || config.cloudflare?.accountId,
       apiToken: env.CLOUDFLARE_API_TOKEN || undefined,

@@ -21,6 +21,12 @@ export const MessagePointer = z
      * Not written into a stream entry, whose stream already says its band; absent means 0.
      */
     priority: z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX).optional(),
+    /**
+     * The due time of a delayed job dispatched before it is due (ISO 8601), for a runtime whose
+     * run waits for it itself (`delaysInRun`: a Workflow sleeps until then). Routing only, like
+     * `priority`: never written into a stream entry.
+     */
+    runAt: z.string().datetime({ offset: true }).optional(),
   })
   .strict()
   .refine((p) => parseJobId(p.jobId)?.version === p.version, {

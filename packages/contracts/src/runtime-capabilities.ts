@@ -13,6 +13,7 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: true,
   acksWithOutcome: true,
   delaysJobs: true,
+  delaysInRun: false,
   prioritizes: true,
   // The claim round-robins across tenants within a priority (storage fair-queued.ts).
   fairAcrossTenants: true,
@@ -31,6 +32,7 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
+  delaysInRun: false,
   // A stream per priority band (high 1…10, normal 0, low −10…−1) per (kind, version), read
   // highest band first with every 8th read lowest first (aging). Order is by band, not by value.
   prioritizes: true,
@@ -54,8 +56,11 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   pullsDeliveries: false,
   startsOnClaim: false,
   acksWithOutcome: true,
-  // No due-job scheduler and no ordering on Workers yet: refused at submit, never ignored.
-  delaysJobs: false,
+  // A delayed job's instance is created at submit and sleeps until its due time
+  // (`step.sleepUntil`, step `sluice:due`) before its start step moves it scheduled → running.
+  delaysJobs: true,
+  delaysInRun: true,
+  // No ordering on Workers: refused at submit, never ignored.
   prioritizes: false,
   // One instance per job, scheduled by the platform: no order Sluice controls.
   fairAcrossTenants: false,

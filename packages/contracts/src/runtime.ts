@@ -34,6 +34,13 @@ export interface RuntimeCapabilities {
    */
   readonly delaysJobs: boolean;
   /**
+   * With `delaysJobs`: the run itself waits for a delayed job's due time (a Workflow instance
+   * sleeps until `runAt`), so the gateway dispatches a `scheduled` job at submit with its due
+   * time and the run starts it from `scheduled`; the gateway's due-job scheduler leaves it alone.
+   * Without it the due-job scheduler dispatches the job when due.
+   */
+  readonly delaysInRun: boolean;
+  /**
    * Higher-priority jobs are handed out first (with aging, so a low one still runs). A runtime
    * without it refuses a job whose priority is not 0 rather than running it out of order.
    */

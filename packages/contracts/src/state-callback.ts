@@ -35,7 +35,8 @@ export const StateReport = z
       .object({
         epoch: z.number().int().min(0),
         lastSeq: z.number().int().min(0),
-        state: z.enum(['queued', 'running']),
+        // `scheduled`: a run that slept until the due time starts its job (`delaysInRun`).
+        state: z.enum(['scheduled', 'queued', 'running']),
       })
       .strict(),
     state: z.enum(JOB_STATES),

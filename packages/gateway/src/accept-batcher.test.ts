@@ -3,7 +3,12 @@
 // proves it) and check what each request is answered and what the database holds: duplicates of
 // one key inside a batch give one job, a bad item fails alone (the batch falls back to per-item
 // transactions), a rejected request writes nothing, outbox rows for outside runtimes.
-import { formatJobId, isSluiceError, type RouteResult } from '@sluice/contracts';
+import {
+  formatJobId,
+  isSluiceError,
+  type MessagePointer,
+  type RouteResult,
+} from '@sluice/contracts';
 import { insertFile, newFileId, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
@@ -41,15 +46,17 @@ function item(over: Partial<AcceptItem['job']> = {}, route: RouteResult = ok): A
   };
 }
 
-function setup(database: SluiceDatabase, outside = false) {
+function setup(database: SluiceDatabase, outside = false, delaysInRun = false) {
   const batches: { items: number; fallback: boolean }[] = [];
   const dispatched: string[] = [];
+  const sent: MessagePointer[] = [];
   const runtime = outside
     ? {
         name: 'outside',
-        capabilities: { ...EMBEDDED_CAPABILITIES, dispatchesInTransaction: false },
-        dispatch: async (pointers: readonly { jobId: string }[]) => {
+        capabilities: { ...EMBEDDED_CAPABILITIES, dispatchesInTransaction: false, delaysInRun },
+        dispatch: async (pointers: readonly MessagePointer[]) => {
           dispatched.push(...pointers.map((p) => p.jobId));
+          sent.push(...pointers);
         },
         close: async () => {},
       }
@@ -58,7 +65,7 @@ function setup(database: SluiceDatabase, outside = false) {
     throw e;
   });
   const batcher = createAcceptBatcher(database, dispatch, { onBatch: (b) => batches.push(b) });
-  return { batcher, batches, dispatched, dispatch };
+  return { batcher, batches, dispatched, sent, dispatch };
 }
 
 async function rowsOf(database: SluiceDatabase, ids: readonly string[]) {
@@ -239,6 +246,28 @@ describeEachDialect('accept batcher', (ctx) => {
     await dispatch.flush();
     expect(dispatched).toEqual(routed);
     expect(await rowsOf(database, routed)).toMatchObject({ outbox: 0 });
+  });
+
+  it('delayed_job_dispatched_at_submit_with_its_due_time only where the run waits for it (delaysInRun)', async () => {
+    const { database } = ctx();
+    const runAt = new Date(Date.now() + 60_000).toISOString();
+    for (const delaysInRun of [true, false]) {
+      const { batcher, sent, dispatch } = setup(database, true, delaysInRun);
+      const later = item({ outcome: { to: 'scheduled', runAt } });
+      const [answer] = await Promise.all([batcher.accept(later)]);
+      expect(answer).toMatchObject({ ok: true, result: { state: 'scheduled' } });
+      const pointer = answer?.ok ? answer.pointer : undefined;
+      // With it: the pointer carries the due time and an outbox row guarantees its dispatch.
+      // Without it: no pointer, no row; the due-job scheduler dispatches it when due.
+      expect(pointer?.runAt).toBe(delaysInRun ? runAt : undefined);
+      expect(await rowsOf(database, [later.job.id])).toMatchObject({
+        outbox: delaysInRun ? 1 : 0,
+      });
+      if (pointer) await dispatch.afterCommit([pointer], { markQueued: false });
+      await dispatch.flush();
+      expect(sent.map((p) => p.runAt)).toEqual(delaysInRun ? [runAt] : []);
+      expect(await rowsOf(database, [later.job.id])).toMatchObject({ outbox: 0 });
+    }
   });
 
   it('gives one job per key when two gateways race with the same keys', async () => {

@@ -179,8 +179,11 @@ async function writeBatch(
       tenantId: job.tenantId,
       priority: job.priority,
     };
-    // A scheduled job has no pointer yet: the due-job scheduler dispatches it when due.
-    const ready = route.ok && state === 'queued';
+    // A scheduled job has no pointer yet (the due-job scheduler dispatches it when due), unless
+    // the runtime's run waits for the due time itself: then it goes out now, with its due time.
+    const delayedInRun = state === 'scheduled' && dispatch.delaysInRun;
+    if (delayedInRun && job.outcome.to === 'scheduled') pointer.runAt = job.outcome.runAt;
+    const ready = route.ok && (state === 'queued' || delayedInRun);
     if (ready) pointers.push(pointer);
     answers[i] = {
       ok: true,
@@ -301,7 +304,10 @@ export function createAcceptBatcher(
 function createStatementAcceptor(database: SluiceDatabase, dispatch: DispatchPath): AcceptBatcher {
   // Outside the database, `stage` writes outbox rows only: they go in the jobs' own batch.
   const insert: InsertJobs = (_db, jobs) =>
-    acceptJobs(database, jobs, Date.now(), { outbox: !dispatch.inTransaction });
+    acceptJobs(database, jobs, Date.now(), {
+      outbox: !dispatch.inTransaction,
+      outboxScheduled: dispatch.delaysInRun,
+    });
   return {
     async accept(item) {
       try {

@@ -16,6 +16,11 @@ import { createDispatchBatcher, type DispatchBatchOptions } from './dispatch-bat
 
 export interface DispatchPath {
   readonly inTransaction: boolean;
+  /**
+   * The runtime's run waits for a delayed job's due time itself (`delaysInRun`): a `scheduled`
+   * job is staged and dispatched at submit like a queued one, its pointer carrying `runAt`.
+   */
+  readonly delaysInRun: boolean;
   /** Inside the transaction: enqueue (in-transaction runtimes) or write the outbox rows. */
   stage(tx: Db, pointers: readonly MessagePointer[]): Promise<void>;
   /**
@@ -43,6 +48,7 @@ export function createDispatchPath(
     : createDispatchBatcher(runtime, database, onError, batch);
   return {
     inTransaction,
+    delaysInRun: runtime.capabilities.delaysInRun,
     async stage(tx, pointers) {
       if (inTransaction) await runtime.dispatch(pointers, tx);
       else

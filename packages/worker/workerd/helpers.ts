@@ -36,10 +36,18 @@ export type TestInput = {
   progress?: number;
 };
 
-/** A job accepted and queued in D1, as the gateway writes it; returns its pointer. */
-export async function queuedJob(version: string, input: TestInput): Promise<MessagePointer> {
+/**
+ * A job accepted and queued in D1, as the gateway writes it; returns its pointer. With `runAt`:
+ * written `scheduled` instead, its pointer carrying the due time (a `delaysInRun` dispatch).
+ */
+export async function queuedJob(
+  version: string,
+  input: TestInput,
+  runAt?: string,
+): Promise<MessagePointer> {
   const id = formatJobId(version);
-  const pointer = { jobId: id, kind: testJob.kind, version, tenantId: 'acme' };
+  const pointer: MessagePointer = { jobId: id, kind: testJob.kind, version, tenantId: 'acme' };
+  if (runAt !== undefined) pointer.runAt = runAt;
   const full = { providerUrl: providerUrl(), call: false, progress: 0, ...input };
   const written = await acceptJobs(database, [
     {
@@ -50,7 +58,7 @@ export async function queuedJob(version: string, input: TestInput): Promise<Mess
       input: full,
       inputHash: id,
       maxAttempts: 3,
-      outcome: { to: 'queued' },
+      outcome: runAt === undefined ? { to: 'queued' } : { to: 'scheduled', runAt },
     },
   ]);
   if (!written.inserted.has(id)) throw new Error('job not written');

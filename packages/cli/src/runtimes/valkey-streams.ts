@@ -12,6 +12,8 @@ export const valkeyStreamsRuntime: SluiceRuntime<'valkey-streams'> = {
     const rt = createStreamsGatewayRuntime({
       redisUrl: settings.redisUrl as string,
       database: resources.database,
+      // `streams.fairness` of sluice.config (absent: the gateway's defaults).
+      ...(settings.streams.fairness !== undefined && { fairness: settings.streams.fairness }),
     });
     return {
       runtime: rt.dispatcher,

@@ -25,6 +25,7 @@ export function createOutboxDispatchPath(
 ): DispatchPath {
   return {
     inTransaction: false,
+    delaysInRun: dispatcher.capabilities.delaysInRun,
     stage: (db, pointers) =>
       addToOutbox(
         db,
@@ -70,8 +71,11 @@ export async function reconcileOutbox(
   );
   const pointers: MessagePointer[] = [];
   for (const job of jobs.values()) {
-    if (job.state !== 'queued') continue;
-    pointers.push({ jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId });
+    const pointer = { jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId };
+    if (job.state === 'queued') pointers.push(pointer);
+    // A delayed job whose instance was never created: created now, to sleep until its due time.
+    else if (job.state === 'scheduled' && dispatcher.capabilities.delaysInRun && job.runAfter)
+      pointers.push({ ...pointer, runAt: job.runAfter });
   }
   await dispatcher.dispatch(pointers);
   await deleteOutboxRows(database.db, rows);

@@ -36,7 +36,8 @@ returning id, job_id, seq`;
 
 const OUTBOX = `insert into outbox (job_id, due_at, created_at)
 select j.value ->> 'id', ?2, ?2 from json_each(?1) j
-where j.value ->> 'state' = 'queued' and exists (select 1 from jobs where id = j.value ->> 'id')
+where (j.value ->> 'state' = 'queued' or (?3 = 1 and j.value ->> 'state' = 'scheduled'))
+  and exists (select 1 from jobs where id = j.value ->> 'id')
 on conflict (job_id) do update set due_at = excluded.due_at`;
 
 export async function insertAcceptedJobsD1(
@@ -44,6 +45,8 @@ export async function insertAcceptedJobsD1(
   jobs: readonly AcceptedJob[],
   at: string,
   outbox = false,
+  /** Outbox rows for the scheduled jobs too (`delaysInRun`: dispatched before they are due). */
+  also: { scheduled: boolean } = { scheduled: false },
 ): Promise<AcceptedWrite> {
   const written: AcceptedWrite = { inserted: new Set(), events: [], outboxWritten: outbox };
   for (let c = 0; c < jobs.length; c += CHUNK) {
@@ -81,7 +84,9 @@ export async function insertAcceptedJobsD1(
         ),
         at,
       ),
-      ...(outbox ? [d1.prepare(OUTBOX).bind(JSON.stringify(rows), at)] : []),
+      ...(outbox
+        ? [d1.prepare(OUTBOX).bind(JSON.stringify(rows), at, also.scheduled ? 1 : 0)]
+        : []),
     ]);
     for (const r of (inserted?.results ?? []) as { id: string }[]) written.inserted.add(r.id);
     const ids = ((stored?.results ?? []) as { id: number; job_id: string; seq: number }[]).map(

@@ -137,6 +137,15 @@ export function acceptJobsCases(
       .where('job_id', 'in', ids)
       .execute();
     expect(rows.map((r) => r.job_id)).toEqual([queued.id]);
+    // `outboxScheduled` (a runtime whose run waits for the due time): the scheduled job's too.
+    const sleeper = job({ outcome: { to: 'scheduled', runAt: '2030-01-01T00:00:00.000Z' } });
+    await acceptJobs(database, [sleeper], Date.now(), { outbox: true, outboxScheduled: true });
+    const mine = await db
+      .selectFrom('outbox')
+      .select('job_id')
+      .where('job_id', '=', sleeper.id)
+      .execute();
+    expect(mine).toHaveLength(1);
   });
 
   it('finds stored jobs by (tenant, key) and files by owner', async () => {

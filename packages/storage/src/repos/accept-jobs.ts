@@ -160,14 +160,17 @@ export async function acceptJobs(
   /**
    * `outbox`: on D1, the queued jobs' outbox rows go in the same batch (a Worker stopped right
    * after the accept cannot leave a queued job the reconciler does not know of). Elsewhere the
-   * caller stages them inside its own transaction.
+   * caller stages them inside its own transaction. `outboxScheduled`: the scheduled jobs' rows
+   * too (a runtime whose run waits for the due time itself, `delaysInRun`, is sent them now).
    */
-  opts: { outbox?: boolean | undefined } = {},
+  opts: { outbox?: boolean | undefined; outboxScheduled?: boolean | undefined } = {},
 ): Promise<AcceptedWrite> {
   if (jobs.length === 0) return { inserted: new Set(), events: [] };
   const native = database.native;
   if (native.dialect === 'd1') {
-    return insertAcceptedJobsD1(native.d1, jobs, isoNow(now), opts.outbox === true);
+    return insertAcceptedJobsD1(native.d1, jobs, isoNow(now), opts.outbox === true, {
+      scheduled: opts.outboxScheduled === true,
+    });
   }
   return database.transaction((tx) => insertAcceptedJobs(tx, jobs, now));
 }

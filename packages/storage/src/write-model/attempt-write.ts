@@ -28,7 +28,8 @@ import { assertWritable } from './write-columns.js';
 export interface AttemptFence {
   epoch: number;
   lastSeq: number;
-  state: 'queued' | 'running';
+  /** `scheduled`: a run that waited for the due time itself starts the job (`delaysInRun`). */
+  state: 'scheduled' | 'queued' | 'running';
   /** With `running`: only once the holder's lease has passed (a reclaim). */
   leaseLapsed?: boolean | undefined;
 }

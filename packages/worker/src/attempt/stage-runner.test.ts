@@ -29,6 +29,7 @@ const caps: RuntimeCapabilities = {
   startsOnClaim: true,
   acksWithOutcome: true,
   delaysJobs: true,
+  delaysInRun: false,
   prioritizes: true,
   fairAcrossTenants: true,
   limitsStarts: true,

@@ -23,6 +23,8 @@ export interface WorkflowStepLike {
     config: WorkflowStepConfig,
     callback: (ctx?: WorkflowStepContext) => Promise<T>,
   ): Promise<T>;
+  /** A durable sleep: a replay after the time passed returns at once. */
+  sleepUntil(name: string, timestamp: Date | number): Promise<void>;
 }
 
 /** The `event` argument of `WorkflowEntrypoint.run`. */

@@ -1,5 +1,7 @@
 // The run's `sluice:start` step: `queued` → `running` at a new epoch (the `running` event), one
-// fenced write through the run's job store. Its attempt id is deterministic, so a re-run of the
+// fenced write through the run's job store. A delayed job's run slept until its due time first
+// (`sluice:due`) and starts it from `scheduled` (events `queued`, then `running`), fenced on
+// `scheduled`: a cancel while it slept leaves the row `cancelled` and the run skips. Its attempt id is deterministic, so a re-run of the
 // step after its write committed recognises the row as its own instead of starting again.
 
 import { parseJobId, type Delivery, type MessagePointer } from '@sluice/contracts';
@@ -34,14 +36,17 @@ export async function startAttempt(
       attemptId: snap.attemptId,
     };
   }
-  if (snap.state !== 'queued') return { kind: 'skip', state: snap.state };
+  if (snap.state !== 'queued' && snap.state !== 'scheduled') {
+    return { kind: 'skip', state: snap.state };
+  }
+  const from = snap.state;
   const attemptId = workflowAttemptId(snap.id, snap.attempts + 1);
   const attempt = createAttempt({
     delivery: deliveryOf(pointer),
     job: { ...snap, epoch: snap.epoch + 1, attempts: snap.attempts + 1, attemptId },
-    fence: { epoch: snap.epoch, lastSeq: snap.lastSeq, state: 'queued' },
+    fence: { epoch: snap.epoch, lastSeq: snap.lastSeq, state: from },
     started: false,
-    startFrom: 'queued',
+    startFrom: from,
   });
   attempt.startedAt = isoNow();
   // Refused: someone moved the row between the read and the write; the step's retry reads again.

@@ -2,7 +2,8 @@
 //
 // Everything durable happens inside a step with a deterministic name, so a replay (the engine
 // re-runs `run()` from the top after a crash or a pause) returns stored results instead of doing
-// the work again: `sluice:start` (queued → running at a new epoch, the `running` event),
+// the work again: `sluice:due` (a delayed job sleeps until its due time), `sluice:start` (queued
+// or scheduled → running at a new epoch, the `running` event),
 // `stage:prepare`, `unit:<key>`, `stage:apply`, `stage:finalize`, then `sluice:outcome`. A step writes
 // the events it queued (progress, `unit_done`) before it returns, fenced by the attempt's epoch
 // (storage `writeAttempts`: one D1 batch), so events land in order and before the terminal one.
@@ -79,6 +80,8 @@ export interface WorkflowRunResult {
  * answered with this run's start record).
  */
 export const RUNTIME_STEPS = {
+  /** A delayed job's sleep until its due time (`runAt` in the params), before `start`. */
+  due: 'sluice:due',
   start: 'sluice:start',
   deadLetter: 'sluice:dead-letter',
   outcome: 'sluice:outcome',
@@ -117,6 +120,12 @@ export async function runWorkflowJob(
     throw deps.nonRetryable(`${pointer.jobId}: dead-lettered VERSION_NOT_ROUTABLE (${detail})`);
   }
 
+  // A delayed job (`delaysInRun`): the instance was created at submit and waits here, durably.
+  // Its start step finds the row `scheduled` (or `cancelled`: the run then ends without a write).
+  // Always the same steps for the same params (a replay after the due time returns at once).
+  if (pointer.runAt !== undefined) {
+    await step.sleepUntil(RUNTIME_STEPS.due, Date.parse(pointer.runAt));
+  }
   const started = await step.do<Started>(RUNTIME_STEPS.start, START_CONFIG, () =>
     startAttempt(store, pointer, writeContext(deps)),
   );

@@ -61,12 +61,20 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
   const silent =
     finish?.refund === true && !attempt.runningEventStored && attempt.pending.events.length === 0;
   if (!attempt.runningEventStored && !silent) {
+    // A run that slept until the due time itself (`delaysInRun`) starts a `scheduled` job: its
+    // history says `due` then `start`, as on a runtime whose scheduler queued it first.
+    if (attempt.startFrom === 'scheduled') {
+      const dueAt = attempt.startedAt || at;
+      events.push(
+        transitionEvent(job.id, ++seq, dueAt, 'scheduled', 'queued', job.attempts - 1, {}),
+      );
+    }
     events.push(
       transitionEvent(
         job.id,
         ++seq,
         attempt.startedAt || at,
-        attempt.startFrom,
+        attempt.startFrom === 'scheduled' ? 'queued' : attempt.startFrom,
         'running',
         job.attempts,
         {},

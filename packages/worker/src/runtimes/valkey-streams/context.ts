@@ -20,6 +20,7 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   startsOnClaim: false,
   acksWithOutcome: false,
   delaysJobs: true,
+  delaysInRun: false,
   prioritizes: true,
   fairAcrossTenants: false,
   limitsStarts: true,
