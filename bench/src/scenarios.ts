@@ -1,7 +1,8 @@
-// What `npm run bench` measures: the issue's eight rows as scenarios. Each scenario names its
-// Sluice subjects, its anchors (rows 1–3: BullMQ without persistence and BullMQ on an AOF
-// everysec server; row 5: graphile-worker) and (where one exists) the ceiling; every participant
-// runs in every round, interleaved, so background noise hits all of them alike.
+// What `npm run bench` measures: the issue's eight rows, and issue 15's rows 9 (fairness) and 10
+// (provider limits), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
+// BullMQ without persistence and BullMQ on an AOF everysec server; row 5: graphile-worker) and
+// (where one exists) the ceiling; every participant runs in every round, interleaved, so
+// background noise hits all of them alike.
 import type { SubmitSpec, UploadSpec, WatchersSpec } from './adapter.js';
 import type { DrainSpec } from './harness/run-drain.js';
 import type { FairnessSpec } from './harness/run-fairness.js';

@@ -114,7 +114,7 @@ export function metricDefs(spec: ScenarioSpec): MetricDef[] {
         },
         {
           key: 'rateUse',
-          label: `calls/s ÷ ${spec.callsPerSecond}`,
+          label: `calls/s after the burst ÷ ${spec.callsPerSecond}`,
           better: 'higher',
           format: 'percent',
         },

@@ -4,7 +4,8 @@
 // records, on its own clock, every arrival and how many requests were in flight. The figures are
 // what the provider saw: the most requests in flight (bound: maxConcurrent), the busiest 1 s
 // window of arrivals (bound: burst + rate + slack), and how much of the rate limit the workers
-// used (calls/s between the first and last arrival ÷ callsPerSecond).
+// used (the calls after the initial burst, per second between the first and last arrival, ÷
+// callsPerSecond).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchAdapter, BenchServices } from '../adapter.js';
@@ -124,17 +125,22 @@ export async function runLimits(
     // Over the span of arrivals, minus the first call (n calls span n − 1 intervals).
     const callsPerSec = last > first ? ((arrivals.length - 1) * 1000) / (last - first) : 0;
     const burst = Math.max(1, spec.callsPerSecond);
+    // Use of the rate limit: the bucket starts full, so `burst` calls go at once and the rest
+    // can go no faster than callsPerSecond; 100 % means the workers kept the limit saturated.
+    const paced = arrivals.length - burst;
+    const pacedPerSec = paced > 0 && last > first ? (paced * 1000) / (last - first) : 0;
     return {
       metrics: {
         maxInFlight: provider.mostInFlight,
         busiestSecond: busiestWindow(arrivals, 1_000),
-        rateUse: (100 * callsPerSec) / spec.callsPerSecond,
+        rateUse: (100 * pacedPerSec) / spec.callsPerSecond,
         totalSeconds: (end - start) / 1000,
       },
       detail: {
         calls: arrivals.length,
         completed: watch.done(),
         callsPerSec,
+        pacedPerSec,
         bounds: {
           maxInFlight: spec.maxConcurrent,
           busiestSecond: burst + spec.callsPerSecond + WINDOW_SLACK,

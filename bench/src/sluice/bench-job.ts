@@ -51,20 +51,20 @@ export interface BenchProviderLimits {
  */
 export function limitedBenchJob(limits: BenchProviderLimits) {
   return defineJob({
-      kind: BENCH_KIND,
-      versions: { current: BENCH_VERSION },
-      input: z.object({ i: z.number().int(), t: z.number() }),
-      output: z.object({ i: z.number().int() }),
-      providers: {
-        provider: {
-          provider: BENCH_PROVIDER,
-          modality: 'text',
-          call: 'sync',
-          idempotencyKey: 'verified',
-          evidence: 'the bench provider answers every request alike and bills nothing',
-          limits,
-        },
+    kind: BENCH_KIND,
+    versions: { current: BENCH_VERSION },
+    input: z.object({ i: z.number().int(), t: z.number() }),
+    output: z.object({ i: z.number().int() }),
+    providers: {
+      provider: {
+        provider: BENCH_PROVIDER,
+        modality: 'text',
+        call: 'sync',
+        idempotencyKey: 'verified',
+        evidence: 'the bench provider answers every request alike and bills nothing',
+        limits,
       },
+    },
   });
 }
 

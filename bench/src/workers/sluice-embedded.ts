@@ -36,10 +36,7 @@ function parseConfig(config: Record<string, unknown>): EmbeddedChildConfig {
 }
 
 /** The no-op job (rows 5 and 9), or row 10's job with its limited provider call. */
-function definitions(
-  cfg: EmbeddedChildConfig,
-  start: (job: JobPayload) => Promise<void> | void,
-) {
+function definitions(cfg: EmbeddedChildConfig, start: (job: JobPayload) => Promise<void> | void) {
   if (!cfg.provider) {
     return {
       jobs: benchJobs,
