@@ -4,8 +4,8 @@ import { buildScenarios, FULL, QUICK, selectScenarios } from './scenarios.js';
 describe('scenarios', () => {
   const all = buildScenarios(FULL);
 
-  it('covers the nine rows except 4, which is the ceiling column of rows 1–3 (9: fairness across tenants)', () => {
-    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
+  it('covers the ten rows except 4, which is the ceiling column of rows 1–3 (9: fairness across tenants, 10: provider limits)', () => {
+    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10]);
     for (const s of all.filter((x) => x.row <= 3)) expect(s.ceiling).toBe('raw-streams');
   });
 
@@ -47,12 +47,25 @@ describe('scenarios', () => {
 
   it('runs one scenario per row in quick mode (row 9: one per runtime that is fair)', () => {
     const rows = buildScenarios(QUICK).map((s) => s.row);
-    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 9]);
+    expect(rows).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 9, 10]);
     expect(
       buildScenarios(QUICK)
         .filter((s) => s.row === 9)
         .map((s) => s.id),
     ).toEqual(['fairness.embedded', 'fairness.streams']);
+  });
+
+  it('runs row 10 on both embedded storages with the limits the README quotes', () => {
+    for (const size of [FULL, QUICK]) {
+      const row = buildScenarios(size).filter((s) => s.row === 10);
+      expect(row.map((s) => [s.id, s.subjects])).toEqual([
+        ['limits.provider', ['sluice-embedded-sqlite', 'sluice-embedded-pg']],
+      ]);
+      const spec = row[0]?.spec;
+      expect(spec?.kind === 'limits' && [spec.maxConcurrent, spec.callsPerSecond]).toEqual([4, 20]);
+      expect(spec?.kind === 'limits' && spec.processes).toBe(3);
+    }
+    expect(QUICK.limitsJobs).toBeLessThan(FULL.limitsJobs);
   });
 
   it('caps the clock of every drain, so a slow subject cannot blow the time budget', () => {

@@ -1,11 +1,13 @@
-// What `npm run bench` measures: the issue's eight rows as scenarios. Each scenario names its
-// Sluice subjects, its anchors (rows 1–3: BullMQ without persistence and BullMQ on an AOF
-// everysec server; row 5: graphile-worker) and (where one exists) the ceiling; every participant
-// runs in every round, interleaved, so background noise hits all of them alike.
+// What `npm run bench` measures: the issue's eight rows, and issue 15's rows 9 (fairness) and 10
+// (provider limits), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
+// BullMQ without persistence and BullMQ on an AOF everysec server; row 5: graphile-worker) and
+// (where one exists) the ceiling; every participant runs in every round, interleaved, so
+// background noise hits all of them alike.
 import type { SubmitSpec, UploadSpec, WatchersSpec } from './adapter.js';
 import type { DrainSpec } from './harness/run-drain.js';
 import type { FairnessSpec } from './harness/run-fairness.js';
 import type { LatencySpec } from './harness/run-latency.js';
+import type { LimitsSpec } from './harness/run-limits.js';
 
 export type ScenarioSpec =
   | ({ kind: 'drain' } & DrainSpec)
@@ -13,14 +15,18 @@ export type ScenarioSpec =
   | ({ kind: 'submit' } & SubmitSpec)
   | ({ kind: 'upload' } & UploadSpec)
   | ({ kind: 'watchers' } & WatchersSpec)
-  | ({ kind: 'fairness' } & FairnessSpec);
+  | ({ kind: 'fairness' } & FairnessSpec)
+  | ({ kind: 'limits' } & LimitsSpec);
 
 export type Role = 'subject' | 'anchor' | 'ceiling';
 
 export interface Scenario {
   /** Dotted id; `--only drain` selects every id starting with `drain`. */
   id: string;
-  /** The issue's row number (1–8; 9: fairness across tenants, issue 15). */
+  /**
+   * The issue's row number (1–8; 9: fairness across tenants, 10: shared provider limits, both
+   * issue 15).
+   */
   row: number;
   title: string;
   spec: ScenarioSpec;
@@ -59,6 +65,8 @@ export interface SuiteSize {
   /** Row 9: tenant B's jobs before and beside tenant A's 20,000-job backlog (1 per 100 ms). */
   fairnessIdleJobs: number;
   fairnessLoadedJobs: number;
+  /** Row 10: jobs, each making one call to the limited provider (~callsPerSecond jobs/s). */
+  limitsJobs: number;
   rounds: number;
 }
 
@@ -87,6 +95,7 @@ export const FULL: SuiteSize = {
   watchers: 1_000,
   fairnessIdleJobs: 50,
   fairnessLoadedJobs: 100,
+  limitsJobs: 300,
   rounds: 5,
 };
 
@@ -105,6 +114,7 @@ export const QUICK: SuiteSize = {
   watchers: 1_000,
   fairnessIdleJobs: 20,
   fairnessLoadedJobs: 30,
+  limitsJobs: 150,
   rounds: 3,
 };
 
@@ -252,6 +262,27 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     title: `${fairnessTitle} (Streams, state in PostgreSQL)`,
     spec: fairness,
     subjects: ['sluice-streams'],
+    anchors: [],
+  });
+  // Issue 15: three workers share one provider's limits through the job database; the provider
+  // (50 ms per request) counts what arrives. 4 × 50 ms allows 80 calls/s, so the rate binds.
+  out.push({
+    id: 'limits.provider',
+    row: 10,
+    title:
+      `${size.limitsJobs} jobs × 1 guarded call, provider limits maxConcurrent 4, 20 calls/s, ` +
+      `provider answers in 50 ms, c16 × 3 proc`,
+    spec: {
+      kind: 'limits',
+      jobs: size.limitsJobs,
+      processes: 3,
+      concurrency: 16,
+      delayMs: 50,
+      maxConcurrent: 4,
+      callsPerSecond: 20,
+      timeoutSeconds: 120,
+    },
+    subjects: EMBEDDED.subjects,
     anchors: [],
   });
   return out;

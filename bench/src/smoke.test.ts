@@ -31,6 +31,7 @@ function tiny(overrides: Partial<SuiteSize>): SuiteSize {
     watchers: 20,
     fairnessIdleJobs: 3,
     fairnessLoadedJobs: 3,
+    limitsJobs: 10,
     rounds: 1,
     ...overrides,
   };

@@ -2,7 +2,7 @@
 import type { ScenarioSpec } from '../scenarios.js';
 import type { Better } from './stats.js';
 
-export type MetricFormat = 'rate' | 'ms' | 'percent' | 'cpu' | 'count' | 'mib';
+export type MetricFormat = 'rate' | 'ms' | 'percent' | 'cpu' | 'count' | 'mib' | 'seconds';
 
 export interface MetricDef {
   key: string;
@@ -97,6 +97,30 @@ export function metricDefs(spec: ScenarioSpec): MetricDef[] {
           format: 'count',
         },
       ];
+    case 'limits': {
+      const bound = 2 * Math.max(1, spec.callsPerSecond) + 3;
+      return [
+        {
+          key: 'maxInFlight',
+          label: `max in flight at provider (≤ ${spec.maxConcurrent})`,
+          better: 'lower',
+          format: 'count',
+        },
+        {
+          key: 'busiestSecond',
+          label: `busiest 1 s of arrivals (≤ ${bound})`,
+          better: 'lower',
+          format: 'count',
+        },
+        {
+          key: 'rateUse',
+          label: `calls/s after the burst ÷ ${spec.callsPerSecond}`,
+          better: 'higher',
+          format: 'percent',
+        },
+        { key: 'totalSeconds', label: 'total s', better: 'lower', format: 'seconds' },
+      ];
+    }
     case 'watchers':
       return [
         { key: 'p50Ms', label: 'commit→arrival p50 ms', better: 'lower', format: 'ms' },
@@ -142,5 +166,7 @@ export function formatValue(value: number, format: MetricFormat): string {
       return String(Math.round(value));
     case 'mib':
       return value.toFixed(0);
+    case 'seconds':
+      return value.toFixed(2);
   }
 }

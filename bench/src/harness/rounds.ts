@@ -7,6 +7,7 @@ import { busyFraction, readMachineTicks } from './cpu.js';
 import { load1 } from './machine.js';
 import { runDrain } from './run-drain.js';
 import { runFairness } from './run-fairness.js';
+import { runLimits } from './run-limits.js';
 import { runLatency } from './run-latency.js';
 import type { ChildPool } from './child-pool.js';
 import type { Phases, RunOutcome } from './run-shared.js';
@@ -58,6 +59,8 @@ export function unsupported(adapter: BenchAdapter, spec: ScenarioSpec): string |
       return adapter.gateway?.watchers ? undefined : 'no watchers adapter';
     case 'fairness':
       return adapter.queue?.tenantFeed ? undefined : 'no tenant feed';
+    case 'limits':
+      return adapter.queue ? undefined : 'no queue adapter';
   }
 }
 
@@ -90,6 +93,8 @@ export async function runSpec(
       return asOutcome(await (gateway.watchers ?? missing(adapter, 'watchers'))(services, spec));
     case 'fairness':
       return runFairness(adapter, services, spec, ctx);
+    case 'limits':
+      return runLimits(adapter, services, spec, ctx);
   }
 }
 
@@ -107,6 +112,9 @@ function brief(metrics: Record<string, number>): string {
     'errors',
     'mibPerSec',
     'peakRssGrowthMiB',
+    'maxInFlight',
+    'busiestSecond',
+    'rateUse',
   ];
   return keys
     .filter((k) => metrics[k] !== undefined)

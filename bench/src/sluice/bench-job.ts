@@ -35,3 +35,54 @@ export function benchHandler(onStart: (job: JobPayload, jobId: string) => Promis
     finalize: (_applied, ctx) => ({ i: ctx.input.i }),
   });
 }
+
+/** Row 10's provider: a local HTTP server the parent runs (harness/run-limits.ts). */
+export const BENCH_PROVIDER = 'bench-provider';
+
+export interface BenchProviderLimits {
+  maxConcurrent: number;
+  callsPerSecond: number;
+}
+
+/**
+ * Row 10's job: the same kind, version and schemas as `bench.noop` (so the prefill serves it),
+ * plus one provider call declared with shared limits; the worker resolves its limiter from the
+ * definitions it is given, so this definition is what makes the call guarded and limited.
+ */
+export function limitedBenchJob(limits: BenchProviderLimits) {
+  return defineJob({
+    kind: BENCH_KIND,
+    versions: { current: BENCH_VERSION },
+    input: z.object({ i: z.number().int(), t: z.number() }),
+    output: z.object({ i: z.number().int() }),
+    providers: {
+      provider: {
+        provider: BENCH_PROVIDER,
+        modality: 'text',
+        call: 'sync',
+        idempotencyKey: 'verified',
+        evidence: 'the bench provider answers every request alike and bills nothing',
+        limits,
+      },
+    },
+  });
+}
+
+/** Row 10's handler: the harness hook first, then one unit making one guarded provider call. */
+export function limitedBenchHandler(
+  job: ReturnType<typeof limitedBenchJob>,
+  providerUrl: string,
+  onStart: (job: JobPayload) => Promise<void> | void,
+) {
+  return defineHandler(job, {
+    async prepare(ctx) {
+      await onStart(ctx.input);
+      return [{ key: 'only', input: ctx.input.i }];
+    },
+    async execute(unit, ctx) {
+      await ctx.providers.call('provider', { method: 'POST', url: `${providerUrl}/call` });
+      return unit.input;
+    },
+    finalize: (_applied, ctx) => ({ i: ctx.input.i }),
+  });
+}

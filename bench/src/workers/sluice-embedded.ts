@@ -4,8 +4,17 @@
 // committed and its queue row acknowledged.
 import { openDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime, createWorker, type Worker } from '@sluice/worker';
-import type { CreateConsumer } from '../adapter.js';
-import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/bench-job.js';
+import type { CreateConsumer, JobPayload } from '../adapter.js';
+import { defineJobs } from '@sluice/contracts';
+import {
+  BENCH_KIND,
+  BENCH_VERSION,
+  benchHandler,
+  benchJobs,
+  limitedBenchHandler,
+  limitedBenchJob,
+  type BenchProviderLimits,
+} from '../sluice/bench-job.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
 
@@ -13,13 +22,34 @@ export interface EmbeddedChildConfig {
   url: string;
   /** PostgreSQL pool per process. */
   poolSize: number;
+  /** Row 10: each job's unit calls this provider through the guard, under these limits. */
+  provider?: { url: string; limits: BenchProviderLimits };
 }
 
 function parseConfig(config: Record<string, unknown>): EmbeddedChildConfig {
-  const { url, poolSize } = config;
+  const { url, poolSize, provider } = config;
   if (typeof url !== 'string' || typeof poolSize !== 'number')
     throw new Error(`bad embedded child config: ${JSON.stringify(config)}`);
-  return { url, poolSize };
+  return provider
+    ? { url, poolSize, provider: provider as NonNullable<EmbeddedChildConfig['provider']> }
+    : { url, poolSize };
+}
+
+/** The no-op job (rows 5 and 9), or row 10's job with its limited provider call. */
+function definitions(cfg: EmbeddedChildConfig, start: (job: JobPayload) => Promise<void> | void) {
+  if (!cfg.provider) {
+    return {
+      jobs: benchJobs,
+      handlers: { [BENCH_KIND]: { [BENCH_VERSION]: benchHandler(start) } },
+    };
+  }
+  const job = limitedBenchJob(cfg.provider.limits);
+  return {
+    jobs: defineJobs(job),
+    handlers: {
+      [BENCH_KIND]: { [BENCH_VERSION]: limitedBenchHandler(job, cfg.provider.url, start) },
+    },
+  };
 }
 
 export const createConsumer: CreateConsumer = async (init, hooks) => {
@@ -37,8 +67,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
   }
   let unexpected = 0;
   const worker: Worker = createWorker({
-    jobs: benchJobs,
-    handlers: { [BENCH_KIND]: { [BENCH_VERSION]: benchHandler((job) => hooks.handle(job)) } },
+    ...definitions(cfg, (job) => hooks.handle(job)),
     runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx }),
     database,
     concurrency: init.concurrency,
