@@ -76,6 +76,8 @@ describeEachDialect('dispatch to Cloudflare Workflows over the REST API', (ctx) 
       kind: 'demo.echo',
       version: 'v1',
       tenantId: (await getJobById(ctx().database.db, r.id))?.tenantId,
+      // the pointer as the accept path built it (the band of a Streams job; unused here)
+      priority: 0,
     });
     await expect.poll(() => dueOutbox(ctx().database.db, '9999')).toEqual([]);
   });
