@@ -8,6 +8,7 @@
 
 import { z } from 'zod';
 import { JOB_STATES } from './state-machine.js';
+import { JobWaiting } from './limits.js';
 
 /** Default path of the store route on the gateway. */
 export const RUNTIME_STORE_PATH = '/v1/runtime/store';
@@ -36,6 +37,8 @@ export const JobSnapshotWire = z
     leaseOwner: z.string().max(200).nullable(),
     createdAt: Iso,
     traceContext: z.string().max(200).nullable(),
+    apiKeyId: z.string().max(100).nullable(),
+    waiting: JobWaiting.nullable(),
   })
   .strict();
 export type JobSnapshotWire = z.infer<typeof JobSnapshotWire>;

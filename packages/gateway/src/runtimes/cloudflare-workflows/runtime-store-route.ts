@@ -5,7 +5,12 @@
 // `transitionJob`): the fence is theirs, not a copy. A ledger row of a stale attempt is
 // LEASE_LOST (409) and nothing is written; a job of another tenant is NOT_FOUND.
 
-import { RuntimeStoreRequest, RUNTIME_STORE_PATH, type ErrorCode } from '@sluice/contracts';
+import {
+  RuntimeStoreRequest,
+  RUNTIME_STORE_PATH,
+  type ErrorCode,
+  type JobSnapshotWire,
+} from '@sluice/contracts';
 import {
   callsForUnit,
   loadSnapshots,
@@ -13,11 +18,22 @@ import {
   recordCallOutcome,
   recordExternalId,
   transitionJob,
+  type JobSnapshot,
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage';
 import type { Context, Hono } from 'hono';
 import { signedRoute, type SignedRouteOptions } from './signed-request.js';
+
+// The wire schema is strict, so a field the stored snapshot gains and the wire lacks would make
+// every Workflow's snapshot read fail at the Worker: the two must name the same fields.
+type SameKeys<A, B> = [keyof A] extends [keyof B]
+  ? [keyof B] extends [keyof A]
+    ? true
+    : false
+  : false;
+const snapshotWireMatches: SameKeys<JobSnapshot, JobSnapshotWire> = true;
+void snapshotWireMatches;
 
 export interface RuntimeStoreDeps {
   database: SluiceDatabase;
