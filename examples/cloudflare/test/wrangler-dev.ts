@@ -79,6 +79,7 @@ export async function startWranglerDev(
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  if (process.env.WRANGLER_ECHO) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.pid) {

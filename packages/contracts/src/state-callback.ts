@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { JobErrorSchema, JobEvent } from './events.js';
 import { JOB_STATES } from './state-machine.js';
+import { JobWaiting } from './limits.js';
 
 export const STATE_CALLBACK_HEADERS = {
   timestamp: 'x-sluice-timestamp',
@@ -61,6 +62,8 @@ export const StateReport = z
       )
       .max(1000)
       .optional(),
+    /** The limit that held the job (a hold's write), or null: any other write clears it. */
+    waiting: JobWaiting.nullable().optional(),
   })
   .strict();
 export type StateReport = z.infer<typeof StateReport>;

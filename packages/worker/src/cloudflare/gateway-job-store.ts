@@ -13,11 +13,26 @@ import {
   signStateReport,
   SluiceError,
   type RuntimeStoreRequest,
+  type StateReport,
 } from '@sluice/contracts';
-import type { JobSnapshot, LedgerRow } from '@sluice/storage/d1';
+import type { AttemptWrite, JobSnapshot, LedgerRow } from '@sluice/storage/d1';
 import type { CallLedger } from '../guard/call-ledger.js';
 import type { RunJobStore } from './job-store.js';
 import { createStateReporter, type StateReporterOptions } from './state-reporter.js';
+
+// The report's schema is strict: a field an attempt write gains and the report lacks would make
+// the gateway refuse every write of every run (400). The two must name the same fields (minus the
+// two a run never sends over the callback).
+type SameKeys<A, B> = [keyof A] extends [keyof B]
+  ? [keyof B] extends [keyof A]
+    ? true
+    : false
+  : false;
+const reportMatchesWrite: SameKeys<
+  Omit<AttemptWrite, 'runAfter' | 'outboxDueAt'>,
+  StateReport
+> = true;
+void reportMatchesWrite;
 
 export interface GatewayJobStoreOptions extends StateReporterOptions {
   /** Path of the gateway's store route (default `/v1/runtime/store`). */
