@@ -24,3 +24,4 @@ export * from './trace-context.js';
 export * from './scopes.js';
 export * from './state-callback.js';
 export * from './runtime-store.js';
+export * from './call-outcomes.js';

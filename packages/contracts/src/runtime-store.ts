@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { JOB_STATES } from './state-machine.js';
 import { JobWaiting } from './limits.js';
+import { CALL_OUTCOMES } from './call-outcomes.js';
 
 /** Default path of the store route on the gateway. */
 export const RUNTIME_STORE_PATH = '/v1/runtime/store';
@@ -43,17 +44,18 @@ export const JobSnapshotWire = z
   .strict();
 export type JobSnapshotWire = z.infer<typeof JobSnapshotWire>;
 
-const CALL_OUTCOME = z.enum([
-  'pending',
-  'succeeded',
-  'never_sent',
-  'rejected',
-  'server_error',
-  'timeout',
-  'connection_dropped',
-  'refused',
-  'authorised',
-]);
+/**
+ * `true` only when A and B name the same fields. The wire schemas are strict, so a field a stored
+ * type gains and its wire lacks makes the other side refuse every message: pin the pair with
+ * `const check: SameKeys<Stored, Wire> = true`, which stops compiling when they drift.
+ */
+export type SameKeys<A, B> = [keyof A] extends [keyof B]
+  ? [keyof B] extends [keyof A]
+    ? true
+    : false
+  : false;
+
+const CALL_OUTCOME = z.enum(CALL_OUTCOMES);
 
 /** One provider-ledger row (storage `LedgerRow`). */
 export const LedgerRowWire = z

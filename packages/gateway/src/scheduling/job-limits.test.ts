@@ -65,50 +65,54 @@ describeEachDialect('start limits at the gateway', (ctx) => {
     expect((await c.jobs.get.query({ id: job.id })).waiting).toBeNull();
   });
 
-  it('a runtime without limitsStarts refuses a kind with start limits (declared or by config), writing nothing', async () => {
+  /** A runtime lacking `flag`: the limited kind is refused, nothing is written, demo.echo is taken. */
+  async function expectRefused(
+    flag: 'limitsStarts' | 'limitsProviders',
+    overrides: Partial<Parameters<typeof startGateway>[1]>,
+    message: RegExp,
+  ) {
     const runtime = {
       ...createEmbeddedDispatcher(ctx().database),
-      capabilities: { ...EMBEDDED_CAPABILITIES, limitsStarts: false },
+      capabilities: { ...EMBEDDED_CAPABILITIES, [flag]: false },
     };
-    const declared = defineJob({
-      kind: 'demo.copy',
-      versions: { current: 'v1' },
-      input: z.object({ text: z.string().max(1000) }).strict(),
-      output: z.object({ text: z.string() }),
-      limits: { perTenant: { maxRunning: 2 } },
-    });
-    for (const overrides of [
-      { jobs: { ...testJobs, 'demo.copy': declared } as unknown as TestJobs },
-      { kindLimits: { 'demo.copy': { startsPerSecond: 3 } } },
-    ]) {
-      const g = await startGateway(ctx(), { runtime, ...overrides });
-      try {
-        const c = g.http(g.keyA);
-        const before = await g.counts();
-        const e = await errorOf(c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: 'x' } }));
-        expect(codeOf(e)).toBe('BAD_REQUEST');
-        expect(e.message).toMatch(/start limits/);
-        const after = await g.counts();
-        expect([after.jobs, after.events]).toEqual([before.jobs, before.events]);
-        // a kind without limits is still taken
-        const ok = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'y' } });
-        expect(ok.state).toBe('queued');
-      } finally {
-        await g.close();
-      }
+    const g = await startGateway(ctx(), { runtime, ...overrides });
+    try {
+      const c = g.http(g.keyA);
+      const before = await g.counts();
+      const e = await errorOf(c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: 'x' } }));
+      expect(codeOf(e)).toBe('BAD_REQUEST');
+      expect(e.message).toMatch(message);
+      const after = await g.counts();
+      expect([after.jobs, after.events]).toEqual([before.jobs, before.events]);
+      const ok = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'y' } });
+      expect(ok.state).toBe('queued');
+    } finally {
+      await g.close();
     }
+  }
+  const withKind = (job: unknown) => ({
+    jobs: { ...testJobs, 'demo.copy': job } as unknown as TestJobs,
+  });
+  const copy = { kind: 'demo.copy', versions: { current: 'v1' } } as const;
+  const io = {
+    input: z.object({ text: z.string().max(1000) }).strict(),
+    output: z.object({ text: z.string() }),
+  };
+
+  it('a runtime without limitsStarts refuses a kind with start limits (declared or by config), writing nothing', async () => {
+    const declared = defineJob({ ...copy, ...io, limits: { perTenant: { maxRunning: 2 } } });
+    await expectRefused('limitsStarts', withKind(declared), /start limits/);
+    await expectRefused(
+      'limitsStarts',
+      { kindLimits: { 'demo.copy': { startsPerSecond: 3 } } },
+      /start limits/,
+    );
   });
 
   it('a runtime without limitsProviders refuses a kind whose provider calls declare limits, writing nothing', async () => {
-    const runtime = {
-      ...createEmbeddedDispatcher(ctx().database),
-      capabilities: { ...EMBEDDED_CAPABILITIES, limitsProviders: false },
-    };
     const limited = defineJob({
-      kind: 'demo.copy',
-      versions: { current: 'v1' },
-      input: z.object({ text: z.string().max(1000) }).strict(),
-      output: z.object({ text: z.string() }),
+      ...copy,
+      ...io,
       providers: {
         speak: {
           provider: 'tts',
@@ -119,24 +123,7 @@ describeEachDialect('start limits at the gateway', (ctx) => {
         },
       },
     });
-    const g = await startGateway(ctx(), {
-      runtime,
-      jobs: { ...testJobs, 'demo.copy': limited } as unknown as TestJobs,
-    });
-    try {
-      const c = g.http(g.keyA);
-      const before = await g.counts();
-      const e = await errorOf(c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: 'x' } }));
-      expect(codeOf(e)).toBe('BAD_REQUEST');
-      expect(e.message).toMatch(/provider limits/);
-      const after = await g.counts();
-      expect([after.jobs, after.events]).toEqual([before.jobs, before.events]);
-      // a kind whose calls declare no limits is still taken
-      const ok = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'y' } });
-      expect(ok.state).toBe('queued');
-    } finally {
-      await g.close();
-    }
+    await expectRefused('limitsProviders', withKind(limited), /provider limits/);
   });
 
   it('defineJob refuses malformed limits with INVALID_CONFIG', () => {

@@ -2,7 +2,7 @@
 // attempt recovers a pollable call. A row is written (and committed) before the request leaves,
 // by the live attempt only; its outcome is recorded when known, whoever is alive by then.
 
-import { randomToken } from '@sluice/contracts';
+import { CALL_OUTCOMES, randomToken, type CallOutcome } from '@sluice/contracts';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.js';
 import { fromJson, isoNow, toJson } from '../json.js';
@@ -18,18 +18,7 @@ export function newLedgerId(now = Date.now()): string {
   return `pc_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomToken().slice(0, 10)}`;
 }
 
-export const CALL_OUTCOMES = [
-  'pending',
-  'succeeded',
-  'never_sent',
-  'rejected',
-  'server_error',
-  'timeout',
-  'connection_dropped',
-  'refused',
-  'authorised',
-] as const;
-export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+export { CALL_OUTCOMES, type CallOutcome };
 
 export interface LedgerRow {
   id: string;

@@ -13,6 +13,7 @@ import {
   signStateReport,
   SluiceError,
   type RuntimeStoreRequest,
+  type SameKeys,
   type StateReport,
 } from '@sluice/contracts';
 import type { AttemptWrite, JobSnapshot, LedgerRow } from '@sluice/storage/d1';
@@ -23,11 +24,6 @@ import { createStateReporter, type StateReporterOptions } from './state-reporter
 // The report's schema is strict: a field an attempt write gains and the report lacks would make
 // the gateway refuse every write of every run (400). The two must name the same fields (minus the
 // two a run never sends over the callback).
-type SameKeys<A, B> = [keyof A] extends [keyof B]
-  ? [keyof B] extends [keyof A]
-    ? true
-    : false
-  : false;
 const reportMatchesWrite: SameKeys<
   Omit<AttemptWrite, 'runAfter' | 'outboxDueAt'>,
   StateReport

@@ -15,10 +15,9 @@ import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
-import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
-import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
-import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
+import type { CreateWorkerOptions, Worker } from '../create-worker.js';
+import { startLimitWorkers } from '../testing/limit-workers.js';
 
 const limitedJob = defineJob({
   kind: 'lim.call',
@@ -111,33 +110,17 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
       finalize: () => ({ ok: true }),
     });
     const test = ctx();
-    const out: Worker[] = [];
-    for (let i = 0; i < n; i++) {
-      const database = i === 0 ? test.database : test.open();
-      const worker = createWorker({
-        jobs: { [limitedJob.kind]: limitedJob },
-        handlers: { [limitedJob.kind]: { v1: handler } },
-        database,
-        concurrency: 4,
-        leaseMs: 5_000,
-        sweepEveryMs: 0,
-        metrics: { processMetrics: false },
-        runtime: (c) =>
-          runtime === 'streams'
-            ? createStreamsRuntime({
-                ...c,
-                redisUrl: fx.server.url,
-                blockMs: 100,
-                claimEveryMs: 100,
-                heartbeatEveryMs: 100,
-              })
-            : createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
-        ...opts,
-      });
-      await worker.start();
-      out.push(worker);
-    }
-    return out;
+    return startLimitWorkers({
+      count: n,
+      job: limitedJob,
+      handler,
+      runtime,
+      database: test.database,
+      open: test.open,
+      redisUrl: fx.server.url,
+      concurrency: 4,
+      overrides: opts,
+    });
   }
 
   async function settle(database: SluiceDatabase, ids: readonly string[]) {

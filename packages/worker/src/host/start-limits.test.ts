@@ -17,10 +17,9 @@ import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
-import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
-import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
-import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
+import type { CreateWorkerOptions } from '../create-worker.js';
+import { startLimitWorkers } from '../testing/limit-workers.js';
 import type { JobLimits } from '@sluice/contracts';
 
 const RUN_MS = 150;
@@ -84,44 +83,28 @@ describeEachDialect('start limits per tenant, key and kind', (ctx) => {
     opts: Partial<CreateWorkerOptions> = {},
   ) {
     const test = ctx();
-    const out: Worker[] = [];
-    for (let i = 0; i < 2; i++) {
-      const database = i === 0 ? test.database : test.open();
-      const handler = defineHandler(job, {
-        prepare: () => [{ key: 'u', input: 0 }],
-        execute: async (_u, c) => {
-          const group = groupOf(c.tenantId, c.input.n);
-          rec.enter(group);
-          await new Promise((r) => setTimeout(r, RUN_MS));
-          rec.leave(group);
-          return 1;
-        },
-        finalize: () => ({ ok: true }),
-      });
-      const worker = createWorker({
-        jobs: { [job.kind]: job },
-        handlers: { [job.kind]: { v1: handler } },
-        database,
-        concurrency: 8,
-        leaseMs: 5_000,
-        sweepEveryMs: 0,
-        limitHoldMs: 50,
-        metrics: { processMetrics: false },
-        runtime: (c) =>
-          runtime === 'streams'
-            ? createStreamsRuntime({
-                ...c,
-                redisUrl: fx.server.url,
-                blockMs: 100,
-                claimEveryMs: 100,
-                heartbeatEveryMs: 100,
-              })
-            : createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
-        ...opts,
-      });
-      await worker.start();
-      out.push(worker);
-    }
+    const handler = defineHandler(job, {
+      prepare: () => [{ key: 'u', input: 0 }],
+      execute: async (_u, c) => {
+        const group = groupOf(c.tenantId, c.input.n);
+        rec.enter(group);
+        await new Promise((r) => setTimeout(r, RUN_MS));
+        rec.leave(group);
+        return 1;
+      },
+      finalize: () => ({ ok: true }),
+    });
+    const out = await startLimitWorkers({
+      count: 2,
+      job,
+      handler,
+      runtime,
+      database: test.database,
+      open: test.open,
+      redisUrl: fx.server.url,
+      concurrency: 8,
+      overrides: { limitHoldMs: 50, ...opts },
+    });
     // The gateway's reconciler, for Streams: a held job's outbox row brings it back when due.
     let stopped = false;
     const reconciler =

@@ -10,6 +10,7 @@ import {
   RUNTIME_STORE_PATH,
   type ErrorCode,
   type JobSnapshotWire,
+  type SameKeys,
 } from '@sluice/contracts';
 import {
   callsForUnit,
@@ -27,11 +28,6 @@ import { signedRoute, type SignedRouteOptions } from './signed-request.js';
 
 // The wire schema is strict, so a field the stored snapshot gains and the wire lacks would make
 // every Workflow's snapshot read fail at the Worker: the two must name the same fields.
-type SameKeys<A, B> = [keyof A] extends [keyof B]
-  ? [keyof B] extends [keyof A]
-    ? true
-    : false
-  : false;
 const snapshotWireMatches: SameKeys<JobSnapshot, JobSnapshotWire> = true;
 void snapshotWireMatches;
 

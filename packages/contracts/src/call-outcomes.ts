@@ -1,0 +1,15 @@
+// What the provider ledger records of one guarded call. `pending` is written before the request
+// leaves (ledger before send); `authorised` is an operator's go-ahead for a call left in doubt.
+// Storage's column, the Workflows store wire and the guard's decisions all read this one list.
+export const CALL_OUTCOMES = [
+  'pending',
+  'succeeded',
+  'never_sent',
+  'rejected',
+  'server_error',
+  'timeout',
+  'connection_dropped',
+  'refused',
+  'authorised',
+] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
