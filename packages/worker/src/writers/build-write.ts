@@ -109,15 +109,18 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     // Every write while running is proof of life: it extends the lease.
     leaseUntil: finish ? null : (ctx.leaseUntil ?? isoIn(ctx.leaseMs, ctx.now)),
     leaseOwner: finish ? null : ctx.owner,
-    ...(finish && finish.output !== undefined ? { output: finish.output } : {}),
-    ...(finish && finish.error !== undefined ? { error: finish.error } : {}),
-    ...(finish && finish.reason !== undefined ? { reason: finish.reason } : {}),
-    ...(finish && finish.runAfter !== undefined ? { runAfter: finish.runAfter } : {}),
-    ...(finish?.outboxDueAt ? { outboxDueAt: finish.outboxDueAt } : {}),
     waiting: finish?.waiting ?? null,
     events,
     units,
   };
+  // Optional fields only when set (assigned, not spread: this runs for every job).
+  if (finish) {
+    if (finish.output !== undefined) write.output = finish.output;
+    if (finish.error !== undefined) write.error = finish.error;
+    if (finish.reason !== undefined) write.reason = finish.reason;
+    if (finish.runAfter !== undefined) write.runAfter = finish.runAfter;
+    if (finish.outboxDueAt) write.outboxDueAt = finish.outboxDueAt;
+  }
   return {
     write,
     taken: { events: attempt.pending.events.length, units: attempt.pending.units.length },
