@@ -20,7 +20,7 @@ interface Profile {
 /** Which package a frame belongs to: a workspace package, an npm package, node or V8. */
 export function packageOf(url: string, name: string): string {
   if (!url) return name.startsWith('(') ? name : '(native)';
-  const ws = /\/packages\/([^/]+)\/src\//.exec(url);
+  const ws = /\/packages\/([^/]+)\/(?:src|dist)\//.exec(url);
   if (ws) return `@sluice/${ws[1]}`;
   if (url.includes('/bench/src/')) return 'bench';
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);

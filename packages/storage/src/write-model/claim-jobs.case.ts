@@ -109,6 +109,20 @@ export function claimJobsCases(
     expect((await getJobById(database.db, spent as string))?.state).toBe('running');
   });
 
+  it('after a claim that filled up, claims the rest, then nothing, then what came later', async () => {
+    // (SQLite skips its look at the queue after a full claim: the claims must not change.)
+    const { database } = ctx();
+    const ids = await queuedJobs(database, 'c.full', 3);
+    const first = await claim(database, 'c.full', { limit: 2 });
+    const rest = await claim(database, 'c.full', { limit: 2 });
+    expect([...first, ...rest].map((c) => c.job.id).sort()).toEqual([...ids].sort());
+    expect(await claim(database, 'c.full', { limit: 1 })).toEqual([]);
+    expect(await claim(database, 'c.full', { limit: 1 })).toEqual([]);
+    const [late] = await queuedJobs(database, 'c.full', 1);
+    expect((await claim(database, 'c.full', { limit: 1 })).map((c) => c.job.id)).toEqual([late]);
+    expect(await claim(database, 'c.full', { limit: 1 })).toEqual([]);
+  });
+
   it('reports queued + running depth, running and the oldest due age', async () => {
     const { database } = ctx();
     const before = await queueStats(database.db);

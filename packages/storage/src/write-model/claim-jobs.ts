@@ -11,6 +11,7 @@
 // tenants (fair-queued.ts: round-robin within a priority level). Rows with no attempts left are
 // not claimed (the maintenance sweep dead-letters them).
 
+import type SQLite from 'better-sqlite3';
 import type { JobState, VersionKey } from '@sluice/contracts';
 import { randomToken } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
@@ -165,9 +166,14 @@ export async function claimJobs(
   };
   // Look before taking the write lock: an empty queue (the common answer to a woken wait) must
   // not serialise every other writer behind a BEGIN IMMEDIATE. One row answers that: the full
-  // pick (up to `limit` rows per tenant) runs once, under the lock.
-  if ((await withHandle(database, () => pick(1))).length === 0) return [];
-  return immediately(database, handle, () => {
+  // pick (up to `limit` rows per tenant) runs once, under the lock. Not after a claim of these
+  // versions that filled up (a backlog: the look would find a row, at the cost of its
+  // statements on every claim of a drain); a backlog that ran out costs one empty lock.
+  let full = backlogged.get(handle);
+  if (!full) backlogged.set(handle, (full = new Set()));
+  if (!full.has(params.served) && (await withHandle(database, () => pick(1))).length === 0)
+    return [];
+  const claimed = await immediately(database, handle, () => {
     const picked = pick(opts.limit);
     const start = prepared(handle, SQLITE_START);
     return picked.map((p) => {
@@ -175,7 +181,13 @@ export async function claimJobs(
       return { job: toSnapshot(row), from: p.state as JobState };
     });
   });
+  if (claimed.length === opts.limit) full.add(params.served);
+  else full.delete(params.served);
+  return claimed;
 }
+
+/** Per SQLite handle, the served lists (as bound) whose last claim filled up. */
+const backlogged = new WeakMap<SQLite.Database, Set<string>>();
 
 const PG_UNCLAIM = `update jobs j set state = 'queued', attempts = j.attempts - 1,
   lease_until = null, lease_owner = null, run_after = $3, updated_at = $4

@@ -30,9 +30,12 @@ export function createEmbeddedConsumer(
   const pollMs = opts.pollMs ?? 250;
   const blockMs = opts.blockMs ?? 1000;
   const heartbeatEveryMs = opts.heartbeatEveryMs ?? 10_000;
-  // Until a claim that includes our own running jobs comes back short, those are taken back
-  // first: rows this worker id holds that this process did not hand out (re-claiming a job we
-  // run would fence our own attempt) are a previous incarnation's.
+  // Until a claim that includes our own running jobs takes fewer running rows than it asked for
+  // (so none of ours was left behind), those are taken back first: rows this worker id holds
+  // that this process did not hand out (re-claiming a job we run would fence our own attempt)
+  // are a previous incarnation's. Only the running rows count: a claim filled with queued rows
+  // (a backlog) ends the recovery too, else every claim of a drain paid for the recovery's scan
+  // of the running rows and an exclude list of every job handed out so far.
   let recovering = true;
   const handedOut = new Set<string>();
   let heartbeat: NodeJS.Timeout | undefined;
@@ -62,7 +65,7 @@ export function createEmbeddedConsumer(
           includeOwn,
           exclude: includeOwn ? [...handedOut] : [],
         });
-        if (includeOwn && claims.length < max) {
+        if (includeOwn && claims.filter((c) => c.from === 'running').length < max) {
           recovering = false;
           handedOut.clear();
         }
