@@ -56,8 +56,12 @@ const PG_READY = `state = 'queued' and kind = t.kind and version = t.version`;
 /**
  * Fair across tenants (fair-queued.ts): `t` skips along the queued index to each served version's
  * tenants; `q` reads each tenant's first rows (no locks) and ranks them round-robin within a
- * priority; `k` locks the best `limit` of them in that order, skipping rows another claimer holds
- * (and re-checking each row it waited for), so concurrent claimers take successive rows.
+ * priority; `k` walks them in that order and locks each by primary key, skipping rows another
+ * claimer holds (and re-checking each row against its newest version), until it has `limit`, so
+ * concurrent claimers take successive rows and no candidate past the limit is locked. The walk is
+ * a LATERAL on purpose: as a join of `q` to `jobs` the planner (estimating `q` at 64 rows per
+ * 100 tenants) hash-joined a sequential scan of the whole table into every claim: 11 of 19 ms at
+ * 20,000 queued jobs, against 0.7 ms for 64 primary-key probes.
  */
 export const PG_CLAIM_SQL = `
 with recursive t as (
@@ -74,10 +78,12 @@ q as (select p.*, row_number() over (partition by p.tenant_id, p.priority order 
   from t cross join lateral (select id, priority, created_at, tenant_id from jobs where ${PG_READY}
     and tenant_id = t.tenant_id and (run_after is null or run_after <= $3)
     and attempts < max_attempts order by priority desc, created_at limit $5) p),
-k as (select j.id, j.state, q.priority, q.created_at, q.rn from q join jobs j on j.id = q.id
-  where j.state = 'queued' and (j.run_after is null or j.run_after <= $3)
-    and j.attempts < j.max_attempts
-  order by q.priority desc, q.rn, q.created_at limit $5 for update of j skip locked),
+k as (select l.id, l.state, q.priority, q.created_at, q.rn
+  from (select * from q order by priority desc, rn, created_at) q
+  cross join lateral (select j.id, j.state from jobs j where j.id = q.id and j.state = 'queued'
+    and (j.run_after is null or j.run_after <= $3) and j.attempts < j.max_attempts
+    for update skip locked) l
+  order by q.priority desc, q.rn, q.created_at limit $5),
 c as materialized (select id, state from (select id, state, priority, created_at, 0::bigint as rn,
   0 as band from r union all select *, 1 as band from k) x
   order by band, priority desc, rn, created_at limit $5)
@@ -120,7 +126,7 @@ export async function claimJobs(
   const native = database.native;
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<ClaimRow>({
-      name: 'sluice_claim_jobs_7',
+      name: 'sluice_claim_jobs_8',
       text: PG_CLAIM_SQL,
       values: [
         opts.versions.map((v) => v.kind),
