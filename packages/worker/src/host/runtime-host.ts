@@ -106,6 +106,8 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private timers: Periodic[] = [];
   private stopping: Promise<void> | undefined;
   private readonly admissions = new Set<Promise<void>>();
+  /** Resolves once the latest admission has handed its attempts over (read order). */
+  private admitted: Promise<void> = Promise.resolve();
   private readonly publish: PublishEvents;
   private lastReadWarning = -Infinity;
   private lastReadAt = 0;
@@ -325,8 +327,15 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   }
 
   private async admit(deliveries: D[]): Promise<void> {
+    // Admissions overlap (each waits on its own read of job rows, on its own connection) but hand
+    // their attempts over in read order: a later batch whose read came back first must not start
+    // ahead of an earlier one (a higher-priority job read first would lose its place).
+    const previous = this.admitted;
+    let handOff!: () => void;
+    this.admitted = new Promise<void>((resolve) => (handOff = resolve));
     try {
       const attempts = await admitBatch(this.admitDeps, deliveries);
+      await previous;
       this.readiness.readSucceeded();
       this.runner.admit(attempts);
     } catch (error) {
@@ -336,6 +345,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         this.opts.logger.error('release after a failed admission failed', { error: e }),
       );
     } finally {
+      void previous.then(handOff);
       this.incoming -= deliveries.length;
       this.wake.notify();
     }
