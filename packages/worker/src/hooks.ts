@@ -4,7 +4,7 @@
 // the real decisions and no-op points; no environment variable or test name is read here, and
 // the dangerous variants live under `src/testing/` only.
 
-import { decideRecovery } from '@sluice/contracts';
+import { decideRecovery, type Delivery } from '@sluice/contracts';
 import { extendLeases, type UnitCheckpoint } from '@sluice/storage/d1';
 import type { Attempt } from './attempt/attempt.js';
 import { runPool } from './attempt/pool.js';
@@ -64,6 +64,8 @@ export interface WorkerHooks {
   beforeOutcome(ack: () => Promise<void>): Promise<void>;
   /** Before a group write: the attempts in it, as they are fenced. */
   beforeWrite(attempts: readonly Attempt[]): Promise<void>;
+  /** Before a read batch is admitted (none by default: nothing is awaited per batch). */
+  beforeAdmit?: ((deliveries: readonly Delivery[]) => Promise<void>) | undefined;
 }
 
 export const DEFAULT_HOOKS: WorkerHooks = Object.freeze<WorkerHooks>({

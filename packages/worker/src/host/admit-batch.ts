@@ -169,6 +169,7 @@ export async function admitBatch<D extends Delivery>(
 ): Promise<Attempt<D>[]> {
   const { database, consumer, counters } = deps;
   const decide = deps.hooks.decideDelivery;
+  if (deps.hooks.beforeAdmit) await deps.hooks.beforeAdmit(deliveries);
   const transport: Transport<D> = { acks: [], releases: new Map(), deadLetters: [] };
   const releaseLater = (d: D, ms: number) =>
     transport.releases.set(ms, [...(transport.releases.get(ms) ?? []), d]);
