@@ -52,6 +52,10 @@ describeEachDialect('admission order', (ctx) => {
     );
     const started: string[] = [];
     const admitted: string[] = [];
+    // The first batch's admission waits until the second batch is being admitted (a signal, not
+    // a fixed delay: under load the second read may take longer than any delay picked here).
+    let secondArrived!: () => void;
+    const secondAdmitting = new Promise<void>((resolve) => (secondArrived = resolve));
     const handler = defineHandler(job, {
       prepare: () => [{ key: 'u', input: 0 }],
       execute: (_u, c) => {
@@ -73,7 +77,9 @@ describeEachDialect('admission order', (ctx) => {
       hooks: {
         async beforeAdmit(deliveries) {
           const jobId = deliveries[0]?.pointer?.jobId;
-          if (jobId === first) await new Promise((r) => setTimeout(r, 300));
+          if (jobId === second) secondArrived();
+          if (jobId === first)
+            await Promise.race([secondAdmitting, new Promise((r) => setTimeout(r, 10_000))]);
           if (jobId) admitted.push(jobId);
         },
       },
