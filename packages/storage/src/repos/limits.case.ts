@@ -42,7 +42,9 @@ export function limitsCases(
         await new Promise((r) => setTimeout(r, 2));
       held++;
       most = Math.max(most, held);
-      await new Promise((r) => setTimeout(r, 3));
+      // Held long enough that another acquirer's retry lands inside it even under load (at 3 ms
+      // a loaded machine's round trips let every holder finish alone: `most` stayed 1).
+      await new Promise((r) => setTimeout(r, 25));
       held--;
       served++;
       await releaseSlot(database, 'provider:race', holder);
