@@ -118,15 +118,8 @@ export const RuntimeStoreRequest = z.discriminatedUnion('op', [
       ...Job,
       unitKey: Key,
       rowId: Id,
-      outcome: z.enum([
-        'succeeded',
-        'never_sent',
-        'rejected',
-        'server_error',
-        'timeout',
-        'connection_dropped',
-        'refused',
-      ]),
+      // A settled call: never `pending` (the intent) nor `authorised` (an operator's go-ahead).
+      outcome: CALL_OUTCOME.exclude(['pending', 'authorised']),
       externalId: z.string().max(1000).nullable().optional(),
       response: z.unknown().optional(),
       error: z.unknown().optional(),
