@@ -76,19 +76,6 @@ function readArgs(q: XReadGroupQuery, blockMs?: number): (string | number)[] {
   ];
 }
 
-/** True when `p` resolves within `ms`. */
-function answered(p: Promise<unknown> | undefined, ms: number): Promise<boolean> {
-  if (!p) return Promise.resolve(false);
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
 function throttled(fn: (error: unknown) => void): (error: unknown) => void {
   let last = -Infinity;
   return (error) => {
@@ -114,10 +101,9 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     onError,
     options: { ...base, maxRetriesPerRequest: 1, commandTimeout: opts.commandTimeoutMs ?? 3000 },
   });
-  // Each blocking connection's handshake: its server-side id (for CLIENT UNBLOCK). A read goes
-  // out only once that answered, so it is the one command in flight: a connection that lost
+  // The blocking connection's handshake learns its server-side id (for CLIENT UNBLOCK). A read
+  // goes out only once that answered, so it is the one command in flight: a connection that lost
   // bytes (a blackhole) would match the read's reply to an older command and never recover.
-  const handshakes = new WeakMap<Redis, Promise<number>>();
   const blockingIds = new WeakMap<Redis, number>();
   const blockingConn = new ManagedConnection({
     url: opts.url,
@@ -129,15 +115,13 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
     },
-    onConnection: (redis) =>
-      redis.on('ready', () => {
-        const id = redis.call('CLIENT', ['ID']).then((n) => {
-          blockingIds.set(redis, Number(n));
-          return Number(n);
-        });
-        id.catch(() => blockingIds.delete(redis));
-        handshakes.set(redis, id);
-      }),
+    handshake: async (redis) => {
+      blockingIds.delete(redis);
+      const id = Number(await redis.call('CLIENT', ['ID']));
+      if (!Number.isSafeInteger(id)) return false;
+      blockingIds.set(redis, id);
+      return true;
+    },
   });
 
   const call = (name: string, args: (string | number)[]) => commands.run((r) => r.call(name, args));
@@ -213,21 +197,8 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
   };
 
   const blocking: BlockingStreamsClient = {
-    async xreadgroup(q) {
-      // A connection made while the network was dead never answers its handshake: replace it
-      // once at once (the network may be back), then let the caller's retry pace the rest.
-      for (let attempt = 0; ; attempt++) {
-        const reply = await blockingConn.run(async (redis) => {
-          if (await answered(handshakes.get(redis), blockingConn.readyWaitMs))
-            return { value: await redis.call('XREADGROUP', readArgs(q, q.blockMs)) };
-          blockingConn.replace();
-          return undefined;
-        });
-        if (reply) return reply.value;
-        if (attempt >= 1)
-          throw new Error('the blocking connection did not answer its handshake; replaced it');
-      }
-    },
+    xreadgroup: (q) =>
+      blockingConn.run((redis) => redis.call('XREADGROUP', readArgs(q, q.blockMs))),
     async interrupt() {
       const id = blockingIds.get(blockingConn.current);
       if (id === undefined) throw new Error('blocking connection id unknown');

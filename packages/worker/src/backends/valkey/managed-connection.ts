@@ -4,6 +4,13 @@
 // rather than reused. A new connection is waited for briefly; one that was up and dropped fails
 // its callers at once (no offline queue): they learn fast that the server is away (readiness
 // turns unready within a few reads), and nothing is resent behind their back.
+//
+// Every (re)connection answers a handshake before it carries a command. A connection opened
+// while the network drops bytes looks ready (TCP to a proxy or a NAT succeeds) but its first
+// commands are lost: once the network heals, each later reply would be matched to an older
+// command (a stream read answered with an XAUTOCLAIM reply) until some command timed out, which
+// under load took 5–15 s. A handshake that does not answer in time replaces the connection
+// instead, so recovery costs at most one wait of `readyWaitMs`.
 
 import { createRequire } from 'node:module';
 import { requireOptional } from '@sluice/storage';
@@ -49,8 +56,27 @@ export interface ManagedConnectionOptions {
   /** How long a command waits for a (re)connection before failing (default 1 000 ms). */
   readyWaitMs?: number | undefined;
   onError: (error: unknown) => void;
-  /** Called with every connection made (a fresh one after each replacement). */
-  onConnection?: ((redis: Redis) => void) | undefined;
+  /**
+   * Sent on every (re)connection before any command; resolves true when the connection answered
+   * as expected (default: `ECHO` of a fresh nonce, compared).
+   */
+  handshake?: ((redis: Redis) => Promise<boolean>) | undefined;
+}
+
+let nonces = 0;
+const echoHandshake = async (redis: Redis): Promise<boolean> => {
+  const nonce = `sluice-${process.pid}-${++nonces}`;
+  return (await redis.call('ECHO', [nonce])) === nonce;
+};
+
+/** True when `p` resolves true within `ms` (a rejection or a timeout is false). */
+function answeredWithin(p: Promise<boolean> | undefined, ms: number): Promise<boolean> {
+  if (!p) return Promise.resolve(false);
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.catch(() => false),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class ManagedConnection {
@@ -64,13 +90,28 @@ export class ManagedConnection {
   }
 
   private readonly wasReady = new WeakSet<Redis>();
+  /** Connections whose current socket answered its handshake: no wait, no timer per command. */
+  private readonly verified = new WeakSet<Redis>();
+  private readonly handshakes = new WeakMap<Redis, Promise<boolean>>();
 
   private make(): Redis {
     const redis = new (loadRedis())(this.opts.url, this.opts.options);
+    const handshake = this.opts.handshake ?? echoHandshake;
     // Without a listener an 'error' event would crash the process (STACK.md).
     redis.on('error', (error: unknown) => this.opts.onError(error));
-    redis.on('ready', () => this.wasReady.add(redis));
-    this.opts.onConnection?.(redis);
+    redis.on('ready', () => {
+      this.wasReady.add(redis);
+      const answered = handshake(redis).catch(() => false);
+      this.handshakes.set(redis, answered);
+      void answered.then((ok) => {
+        if (ok && this.handshakes.get(redis) === answered) this.verified.add(redis);
+      });
+    });
+    // A reconnect of the same client (iovalkey's retry) is a new socket: it shakes hands again.
+    redis.on('close', () => {
+      this.verified.delete(redis);
+      this.handshakes.delete(redis);
+    });
     return redis;
   }
 
@@ -86,11 +127,27 @@ export class ManagedConnection {
     old.disconnect();
   }
 
-  /** Runs `fn` on a ready connection; a command timeout replaces the connection. */
+  /**
+   * Runs `fn` on a ready connection that answered its handshake; a command timeout replaces the
+   * connection. A handshake unanswered within `readyWaitMs` replaces it once at once (the network
+   * may be back); a second silent one fails the call and leaves the pace to the caller's retry.
+   */
   async run<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error('the Redis connection is closed');
-    const redis = this.redis;
-    await whenReady(redis, this.wasReady.has(redis) ? 0 : this.readyWaitMs);
+    for (let attempt = 0; ; attempt++) {
+      if (this.closed) throw new Error('the Redis connection is closed');
+      const redis = this.redis;
+      await whenReady(redis, this.wasReady.has(redis) ? 0 : this.readyWaitMs);
+      if (
+        this.verified.has(redis) ||
+        (await answeredWithin(this.handshakes.get(redis), this.readyWaitMs))
+      )
+        return this.runOn(redis, fn);
+      if (redis === this.redis) this.replace();
+      if (attempt >= 1) throw new Error('the Redis connection did not answer its handshake');
+    }
+  }
+
+  private async runOn<T>(redis: Redis, fn: (redis: Redis) => Promise<T>): Promise<T> {
     try {
       return await fn(redis);
     } catch (error) {
