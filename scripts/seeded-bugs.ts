@@ -72,6 +72,7 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   ],
   'pool-swallow-error': [worker(['attempt/pool.test.ts', 'invariants/no-swallowed-error.test.ts'])],
   'progress-after-terminal': [worker(['invariants/progress-before-terminal.test.ts'])],
+  'admit-out-of-order': [worker(['host/admission-order.test.ts'])],
   'renew-unowned': [
     worker([
       'invariants/renewal-checks-the-owner.test.ts',

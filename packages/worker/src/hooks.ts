@@ -64,6 +64,11 @@ export interface WorkerHooks {
   beforeOutcome(ack: () => Promise<void>): Promise<void>;
   /** Before a group write: the attempts in it, as they are fenced. */
   beforeWrite(attempts: readonly Attempt[]): Promise<void>;
+  /**
+   * An admitted batch's turn to hand its attempts to the runner: `previous` settles once the
+   * batch read before it has handed over (read order).
+   */
+  awaitTurn(previous: Promise<void>): Promise<void>;
   /** Before a read batch is admitted (none by default: nothing is awaited per batch). */
   beforeAdmit?: ((deliveries: readonly Delivery[]) => Promise<void>) | undefined;
 }
@@ -82,6 +87,7 @@ export const DEFAULT_HOOKS: WorkerHooks = Object.freeze<WorkerHooks>({
   mayPublish: (answer) => answer === 'ok',
   beforeOutcome: async () => {},
   beforeWrite: async () => {},
+  awaitTurn: (previous) => previous,
 });
 
 export function resolveHooks(hooks: Partial<WorkerHooks> | undefined): WorkerHooks {

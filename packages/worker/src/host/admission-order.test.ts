@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
 import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker } from '../create-worker.js';
+import { hooksFromEnv } from '../testing/seeded-bugs.js';
 import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
 
 const job = defineJob({
@@ -75,6 +76,7 @@ describeEachDialect('admission order', (ctx) => {
       sweepEveryMs: 0,
       metrics: { processMetrics: false },
       hooks: {
+        ...hooksFromEnv(database),
         async beforeAdmit(deliveries) {
           const jobId = deliveries[0]?.pointer?.jobId;
           if (jobId === second) secondArrived();

@@ -163,10 +163,15 @@ function endingWrite(
   };
 }
 
+/**
+ * The attempts to launch, and the batch's transport calls (acks, releases, dead letters) still
+ * under way: the caller launches without waiting for them (a slow or blackholed transport must
+ * not hold the next batch's hand-off). `transport` never rejects.
+ */
 export async function admitBatch<D extends Delivery>(
   deps: AdmitDeps<D>,
   deliveries: readonly D[],
-): Promise<Attempt<D>[]> {
+): Promise<{ attempts: Attempt<D>[]; transport: Promise<void> }> {
   const { database, consumer, counters } = deps;
   const decide = deps.hooks.decideDelivery;
   if (deps.hooks.beforeAdmit) await deps.hooks.beforeAdmit(deliveries);
@@ -309,12 +314,14 @@ export async function admitBatch<D extends Delivery>(
   for (const [ms, ds] of transport.releases) calls.push(releaseAfterDelay(deps, ds, ms));
   for (const { delivery, reason } of transport.deadLetters)
     calls.push(consumer.deadLetter(delivery, reason));
-  for (const s of await Promise.allSettled(calls)) {
-    // The outcomes are stored: a failed transport call means a redelivery, which is a no-op.
-    if (s.status === 'rejected')
-      deps.logger.error('transport call after admission failed', { error: s.reason });
-  }
-  return launch;
+  const settled = Promise.allSettled(calls).then((all) => {
+    for (const s of all) {
+      // The outcomes are stored: a failed transport call means a redelivery, which is a no-op.
+      if (s.status === 'rejected')
+        deps.logger.error('transport call after admission failed', { error: s.reason });
+    }
+  });
+  return { attempts: launch, transport: settled };
 }
 
 /** First attempts (epoch 1) have no checkpoints to read; the retried ones share ONE query. */

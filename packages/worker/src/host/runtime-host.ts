@@ -333,20 +333,26 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     const previous = this.admitted;
     let handOff!: () => void;
     this.admitted = new Promise<void>((resolve) => (handOff = resolve));
+    let pending = deliveries.length;
     try {
-      const attempts = await admitBatch(this.admitDeps, deliveries);
-      await previous;
+      const { attempts, transport } = await admitBatch(this.admitDeps, deliveries);
+      await this.opts.hooks.awaitTurn(previous);
       this.readiness.readSucceeded();
       this.runner.admit(attempts);
+      this.incoming -= attempts.length;
+      pending -= attempts.length;
+      // The next batch may start now: this one's acks and releases only bound the prefetch.
+      handOff();
+      await transport;
     } catch (error) {
+      void previous.then(handOff);
       this.readFailed(error);
       // With an outbox, a failed outbox write here requeues at once (never a lost delivery).
       await releaseAfterDelay(this.opts, deliveries, 1000).catch((e: unknown) =>
         this.opts.logger.error('release after a failed admission failed', { error: e }),
       );
     } finally {
-      void previous.then(handOff);
-      this.incoming -= deliveries.length;
+      this.incoming -= pending;
       this.wake.notify();
     }
   }

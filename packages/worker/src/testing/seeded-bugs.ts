@@ -30,6 +30,8 @@ export const SEEDED_BUGS = [
   'checkpoint-without-unit-key',
   /** A write takes the row as it is now instead of as the attempt read it (no fence). */
   'unfenced-write',
+  /** Overlapping admissions hand their attempts over as their row reads return, not in read order. */
+  'admit-out-of-order',
 ] as const;
 export type SeededBug = (typeof SEEDED_BUGS)[number];
 
@@ -117,6 +119,8 @@ export function seededHooks(bug: SeededBug, database?: SluiceDatabase): Partial<
       };
     case 'checkpoint-without-unit-key':
       return { findCheckpoint: (stored) => stored.values().next().value };
+    case 'admit-out-of-order':
+      return { awaitTurn: async () => {} };
     case 'unfenced-write':
       return {
         beforeWrite: async (attempts) => {
