@@ -168,6 +168,36 @@ describeEachDialect('createWorker on the embedded runtime', (ctx) => {
     expect(m.terminalBatches).toBeLessThanOrEqual(8);
   });
 
+  it('two workers of one process with default ids never take each other’s running jobs (each runs once)', async () => {
+    const h = harness();
+    const job = testJob('w.two');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runs = new Map<string, number>();
+    const handler = defineHandler(job, {
+      prepare: () => [{ key: 'u', input: 0 }],
+      execute: async (_u, c) => {
+        runs.set(c.jobId, (runs.get(c.jobId) ?? 0) + 1);
+        await gate;
+        return 0;
+      },
+      finalize: (_r, c) => ({ n: c.input.n }),
+    });
+    const handlers = { [job.kind]: { v1: handler } };
+    const ids = await submitJobs(h, job, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    const a = startTestWorker(h, handlers, {}, onTestFinished);
+    await a.start();
+    await waitFor(() => runs.size === ids.length, { timeoutMs: 8_000, message: 'a runs all' });
+    // With a shared id, b's first claims take a's running jobs back as "its own" from a restart.
+    const b = startTestWorker(h, handlers, {}, onTestFinished);
+    await b.start();
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await waitFor(() => allTerminal(h, ids), { timeoutMs: 8_000, message: 'terminal' });
+    expect([...runs.values()]).toEqual([1, 1, 1, 1]);
+    expect(b.workerId).not.toBe(a.workerId);
+  });
+
   it('refuses a configuration that cannot work', () => {
     const { database } = ctx();
     const job = testJob('w.config');

@@ -29,8 +29,17 @@ export interface EmbeddedRuntimeOptions {
   wrapStore?: ((store: EmbeddedQueueStore) => EmbeddedQueueStore) | undefined;
 }
 
+let defaultIds = 0;
+
+/**
+ * `hostname-pid` for a process's first worker, `hostname-pid-n` for its n-th. Two workers of one
+ * process (two runtimes, a test) must never share an id: restart recovery takes a job leased to
+ * this id and not running here as its own, so each would re-run the other's running jobs. An id
+ * that survives restarts (so a restarted worker takes its work back at once) is set explicitly.
+ */
 export function defaultWorkerId(): string {
-  return `${hostname()}-${process.pid}`;
+  const n = ++defaultIds;
+  return n === 1 ? `${hostname()}-${process.pid}` : `${hostname()}-${process.pid}-${n}`;
 }
 
 export function createEmbeddedRuntime(
