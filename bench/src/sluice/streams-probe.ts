@@ -24,6 +24,8 @@ export interface StreamsProbe {
   dispatchedAt(jobId: string): number | undefined;
   /** When `read` handed the job's delivery to the host (monotonic ms): splits dispatch→start. */
   readAt(jobId: string): number | undefined;
+  /** When the host called the `read` that handed the job out (splits dispatch→read again). */
+  readCalledAt(jobId: string): number | undefined;
   /** When the job's terminal event was handed to `publishEvents` (just after its commit). */
   committedAt(jobId: string): number | undefined;
   observe(consumer: StreamsConsumer): StreamsConsumer;
@@ -33,19 +35,23 @@ export function createStreamsProbe(): StreamsProbe {
   const dispatched = new Map<string, number>();
   const committed = new Map<string, number>();
   const readStamps = new Map<string, number>();
+  const calledStamps = new Map<string, number>();
   return {
     dispatchedAt: (jobId) => dispatched.get(jobId),
     readAt: (jobId) => readStamps.get(jobId),
+    readCalledAt: (jobId) => calledStamps.get(jobId),
     committedAt: (jobId) => committed.get(jobId),
     observe(consumer) {
       const publish = consumer.publishEvents?.bind(consumer);
       return {
         ...consumer,
         async read(max, signal) {
+          const called = monoMs();
           const deliveries = await consumer.read(max, signal);
           const now = monoMs();
           for (const d of deliveries) {
             if (d.pointer) readStamps.set(d.pointer.jobId, now);
+            if (d.pointer) calledStamps.set(d.pointer.jobId, called);
             const at = stampOfEntryId(d.entryId);
             if (d.pointer && at !== undefined) dispatched.set(d.pointer.jobId, at);
           }

@@ -54,6 +54,11 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
           const readAt = probe.readAt(jobId);
           if (readAt !== undefined) {
             hooks.record('dispatchToRead', readAt - dispatchedAt, job);
+            // …split again at the call of the read that returned it: how long the entry waited
+            // for the host to ask (its read loop busy), then how long that read took to answer.
+            const called = probe.readCalledAt(jobId) ?? readAt;
+            hooks.record('dispatchToReadCall', Math.max(0, called - dispatchedAt), job);
+            hooks.record('readCallToRead', readAt - Math.max(called, dispatchedAt), job);
             hooks.record('readToStart', monoMs() - readAt, job);
           }
           return hooks.handle(job, dispatchedAt);
