@@ -1,7 +1,7 @@
 // Dev tool: EXPLAIN (ANALYZE, BUFFERS, WAL) of the embedded PostgreSQL claim and of the terminal
 // attempt write that follows it, on a fresh database of queued bench jobs (split evenly over
 // <tenants>), round after round on one connection, as a drain would.
-//   npx tsx --conditions=@sluice/source src/tools/explain-claim.ts <jobs> <tenants> <fresh|analyzed> [limit] [rounds]
+//   npx tsx --conditions=@sluice/source src/tools/explain-claim.ts <jobs> <tenants> <fresh|analyzed|stale> [limit] [rounds]
 // PREPARED=1 plans as named statements do (EXPLAIN EXECUTE), CPU=1 measures the backend's CPU
 // instead of explaining, PLAIN=1 swaps in an unfair one-version claim (the floor), ALL=1 prints
 // every round's plans, SCHEMA=1 the jobs indexes. Not a test; numbers go into commit messages.
@@ -40,15 +40,23 @@ try {
   const database = openDatabase({ url: db.url, poolSize: 2 });
   await migrate(database);
   const n = Number(tenants);
-  for (let t = 0; t < n; t++)
-    await fillQueued({ url: db.url, database }, Math.floor(Number(jobs) / n), {
-      tenant: `t${t}`,
-      from: t * 1_000_000,
-    });
-  await database.close();
   const c = new pg.Client({ connectionString: db.url });
   c.on('error', () => undefined);
   await c.connect();
+  if (mode === 'stale') {
+    // The fairness row's shape: statistics taken while only 50 jobs of the last tenant were
+    // queued (the bench analyses before the run), then the whole backlog lands on the first.
+    await fillQueued({ url: db.url, database }, 50, { tenant: `t${n - 1}`, from: 9_000_000 });
+    await c.query('analyze');
+    await fillQueued({ url: db.url, database }, Number(jobs), { tenant: 't0', from: 0 });
+  } else {
+    for (let t = 0; t < n; t++)
+      await fillQueued({ url: db.url, database }, Math.floor(Number(jobs) / n), {
+        tenant: `t${t}`,
+        from: t * 1_000_000,
+      });
+  }
+  await database.close();
   if (mode === 'analyzed') await c.query('analyze');
   // PREPARED=1: the statements run as the product sends them (named, so the plan cache may
   // switch to a generic plan after five executions); EXPLAIN EXECUTE shows the plan in use.
