@@ -8,7 +8,9 @@ import { spawnNode } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
 import { claimJobsCases, queuedJobs } from './claim-jobs.case.js';
-import { fairClaimCases } from './fair-claim.case.js';
+import { isoIn, isoNow } from '../json.js';
+import { PG_CLAIM_SQL } from './claim-jobs.js';
+import { fairClaimCases, tenantJobs } from './fair-claim.case.js';
 
 describeEachDialect('claimJobs (the jobs table is the embedded queue)', (ctx, dialect) => {
   claimJobsCases(dialect, ctx);
@@ -49,4 +51,41 @@ describeEachDialect('claimJobs (the jobs table is the embedded queue)', (ctx, di
 // Its own database: the aging case needs no other suite's queued rows above level 0.
 describeEachDialect('claimJobs is fair across tenants', (ctx, dialect) => {
   fairClaimCases(dialect, ctx);
+});
+
+describeEachDialect('the PostgreSQL claim', (ctx) => {
+  it('locks only the rows it hands out: the walk over fair candidates stops at the limit', async (t) => {
+    const test = ctx();
+    const pool = test.database.pgPool;
+    if (!pool) return t.skip('row locks of the claim statement: PostgreSQL only');
+    // 3 tenants × 20: the fair candidates (up to the limit per tenant) outnumber the limit.
+    for (const tenant of ['t-a', 't-b', 't-c'])
+      await tenantJobs(test.database, 'lock.walk', tenant, 20);
+    const holder = await pool.connect();
+    const other = await pool.connect();
+    try {
+      await holder.query('begin');
+      const claimed = await holder.query(PG_CLAIM_SQL, [
+        ['lock.walk'],
+        ['v1'],
+        isoNow(),
+        null,
+        5,
+        isoIn(60_000),
+        'w1',
+        [],
+      ]);
+      expect(claimed.rowCount).toBe(5);
+      // Held until the claim's transaction ends: every other queued row must still be free.
+      const free = await other.query(
+        `select count(*)::int as n from (select id from jobs where kind = 'lock.walk'
+          and state = 'queued' for update skip locked) s`,
+      );
+      expect(free.rows[0]).toEqual({ n: 55 });
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+      other.release();
+    }
+  });
 });
