@@ -44,10 +44,13 @@ try {
   c.on('error', () => undefined);
   await c.connect();
   if (mode === 'stale') {
-    // The fairness row's shape: statistics taken while only 50 jobs of the last tenant were
-    // queued (the bench analyses before the run), then the whole backlog lands on the first.
-    await fillQueued({ url: db.url, database }, 50, { tenant: `t${n - 1}`, from: 9_000_000 });
-    await c.query('analyze');
+    // The fairness row's shape: statistics taken while only STALE_ROWS (default 50) jobs of the
+    // last tenant were queued (the bench analyses before the run), then the backlog lands on the
+    // first.
+    const before = Number(process.env.STALE_ROWS ?? 50);
+    if (before > 0)
+      await fillQueued({ url: db.url, database }, before, { tenant: `t${n - 1}`, from: 9_000_000 });
+    await c.query('vacuum analyze');
     await fillQueued({ url: db.url, database }, Number(jobs), { tenant: 't0', from: 0 });
   } else {
     for (let t = 0; t < n; t++)
