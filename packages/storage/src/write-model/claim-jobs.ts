@@ -61,7 +61,11 @@ const PG_READY = `state = 'queued' and kind = t.kind and version = t.version`;
  * concurrent claimers take successive rows and no candidate past the limit is locked. The walk is
  * a LATERAL on purpose: as a join of `q` to `jobs` the planner (estimating `q` at 64 rows per
  * 100 tenants) hash-joined a sequential scan of the whole table into every claim: 11 of 19 ms at
- * 20,000 queued jobs, against 0.7 ms for 64 primary-key probes.
+ * 20,000 queued jobs, against 0.7 ms for 64 primary-key probes. Its state check is written
+ * `(j.state || '') = 'queued'` so that the `jobs_queued` partial index cannot serve the probe: with
+ * statistics taken while no job was queued (a table analysed near-empty, then a burst) the planner
+ * scanned that whole index for each of the 64 probes (~46,000 buffers, 165–205 ms a claim at
+ * 20,000 queued jobs, until autovacuum analysed again) instead of looking the row up by key.
  */
 export const PG_CLAIM_SQL = `
 with recursive t as (
@@ -80,7 +84,7 @@ q as (select p.*, row_number() over (partition by p.tenant_id, p.priority order 
     and attempts < max_attempts order by priority desc, created_at limit $5) p),
 k as (select l.id, l.state, q.priority, q.created_at, q.rn
   from (select * from q order by priority desc, rn, created_at) q
-  cross join lateral (select j.id, j.state from jobs j where j.id = q.id and j.state = 'queued'
+  cross join lateral (select j.id, j.state from jobs j where j.id = q.id and (j.state || '') = 'queued'
     and (j.run_after is null or j.run_after <= $3) and j.attempts < j.max_attempts
     for update skip locked) l
   order by q.priority desc, q.rn, q.created_at limit $5),
