@@ -27,9 +27,6 @@ export async function startLimitWorkers(o: LimitWorkersOptions): Promise<Worker[
   for (let i = 0; i < o.count; i++) {
     const database = i === 0 ? o.database : o.open();
     const worker = createWorker({
-      // Each its own id: workers sharing the default (host and pid) would each take the others'
-      // running jobs back as their own on a recovering claim, and run them twice.
-      workerId: `limit-${i}-${process.pid}-${Date.now().toString(36)}`,
       jobs: { [o.job.kind]: o.job },
       handlers: { [o.job.kind]: { v1: o.handler } },
       database,
