@@ -131,15 +131,21 @@ describeEachDialect('files, outbox, locks, events', (ctx) => {
       listener.release();
     }
   });
-  it('PostgreSQL: every connection runs with JIT off (a misestimated claim was JIT-compiled at ~1.1 s), notifyEvents: false kept', async (t) => {
+  it('PostgreSQL: every connection runs with JIT off (a misestimated claim was JIT-compiled at ~1.1 s) and custom plans only, notifyEvents: false kept', async (t) => {
     const test = ctx();
     const pool = test.database.pgPool;
     if (!pool) return t.skip('JIT exists on PostgreSQL only');
-    const setting = `SELECT current_setting('jit') AS jit, current_setting('sluice.notify', true) AS notify`;
-    expect((await pool.query(setting)).rows[0]).toMatchObject({ jit: 'off' });
+    const setting = `SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans,
+      current_setting('sluice.notify', true) AS notify`;
+    const plans = 'force_custom_plan';
+    expect((await pool.query(setting)).rows[0]).toMatchObject({ jit: 'off', plans });
     const quiet = openDatabase({ url: test.url, notifyEvents: false });
     try {
-      expect((await quiet.pgPool?.query(setting))?.rows[0]).toEqual({ jit: 'off', notify: 'off' });
+      expect((await quiet.pgPool?.query(setting))?.rows[0]).toEqual({
+        jit: 'off',
+        plans,
+        notify: 'off',
+      });
     } finally {
       await quiet.close();
     }

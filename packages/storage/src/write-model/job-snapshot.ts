@@ -84,7 +84,7 @@ export function toSnapshot(r: SnapshotRow): JobSnapshot {
   };
 }
 
-const PG_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id = any($1::text[])`;
+export const PG_SNAPSHOTS_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id = any($1::text[])`;
 const SQLITE_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id in (select value from json_each(?))`;
 
 /** The snapshots of these jobs, by id (missing ids are simply absent). */
@@ -99,7 +99,7 @@ export async function loadSnapshots(
   if (native.dialect === 'postgres') {
     const r = await native.pool.query<SnapshotRow>({
       name: 'sluice_load_snapshots_2',
-      text: PG_SQL,
+      text: PG_SNAPSHOTS_SQL,
       values: [ids],
     });
     rows = r.rows;

@@ -1,0 +1,73 @@
+// The write model's statements are named (parsed once per connection), and PostgreSQL may then
+// cache ONE generic plan for a name and use it from the sixth run on, with the row estimates of
+// the moment it was made. Made while `jobs` held a few dozen rows, the terminal write's and the
+// admission read's plans scan the whole table; kept once a burst of 20,000 jobs landed, every
+// 64-job terminal write read all of it (~100 ms; auto_explain in the bench's fairness row, where
+// B's dispatch→start went from ~13 ms to 350-670 ms p50 in such rounds) until autovacuum's next
+// ANALYZE. Sluice's connections plan every run with its parameters and the table's current size
+// (`plan_cache_mode = force_custom_plan`, database.ts): these tests run each statement past the
+// point where a generic plan would be cached, grow the table, and look at the plans.
+import type pg from 'pg';
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '../testing/dialects.js';
+import { isoIn, isoNow } from '../json.js';
+import { WRITE_ATTEMPTS_SQL } from './attempt-write-pg.js';
+import { PG_CLAIM_SQL } from './claim-jobs.js';
+import { PG_SNAPSHOTS_SQL } from './job-snapshot.js';
+import { tenantJobs } from './fair-claim.case.js';
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+
+/** Every relation the plan reads with a sequential scan. */
+function seqScans(node: PlanNode): string[] {
+  const own = node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(seqScans)];
+}
+
+async function planOf(client: pg.PoolClient, execute: string): Promise<PlanNode> {
+  const r = await client.query(`explain (format json) ${execute}`);
+  // json comes back as text on Sluice's pools (as on SQLite).
+  const raw = (r.rows[0] as { 'QUERY PLAN': string })['QUERY PLAN'];
+  return (JSON.parse(raw) as [{ Plan: PlanNode }])[0].Plan;
+}
+
+describeEachDialect('named statements planned while jobs was small', (ctx) => {
+  it('the terminal write, the claim and the admission read scan no table after jobs grew from 50 rows to 20,000', async (t) => {
+    const test = ctx();
+    const pool = test.database.pgPool;
+    if (!pool) return t.skip('plan caching: PostgreSQL only');
+    await tenantJobs(test.database, 'plan.grow', 't-b', 50);
+    await pool.query('vacuum analyze jobs');
+    const client = await pool.connect();
+    try {
+      await client.query(`prepare sluice_test_write (json, text) as ${WRITE_ATTEMPTS_SQL}`);
+      await client.query(`prepare sluice_test_claim as ${PG_CLAIM_SQL}`);
+      await client.query(`prepare sluice_test_read as ${PG_SNAPSHOTS_SQL}`);
+      const lit = (v: string) => client.escapeLiteral(v);
+      const write = (ids: string[]) =>
+        `execute sluice_test_write(${lit(JSON.stringify(ids.map((id) => ({ id }))))}, ${lit(isoNow())})`;
+      const read = (ids: string[]) =>
+        `execute sluice_test_read(array[${ids.map(lit).join(', ')}]::text[])`;
+      // The claim reads, locks and moves nothing here: it serves a kind with no queued job.
+      const claim = `execute sluice_test_claim(array['plan.none'], array['v1'], ${lit(isoNow())},
+        null, 64, ${lit(isoIn(60_000))}, 'w1', array[]::text[])`;
+      // Past the five runs after which a generic plan may be cached. Fenced on nothing: no write.
+      for (let i = 0; i < 8; i++) {
+        await client.query(write(['none']));
+        await client.query(claim);
+        await client.query(read(['none']));
+      }
+      const grown = await tenantJobs(test.database, 'plan.grow', 't-a', 20_000);
+      const batch = grown.slice(0, 64);
+      const plans = {
+        write: seqScans(await planOf(client, write(batch))),
+        claim: seqScans(await planOf(client, claim)),
+        read: seqScans(await planOf(client, read(batch))),
+      };
+      expect(plans).toEqual({ write: [], claim: [], read: [] });
+    } finally {
+      await client.query('deallocate all');
+      client.release();
+    }
+  });
+});
