@@ -177,9 +177,9 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
     // JIT off: Sluice's statements are short and indexed, and one whose estimate is inflated (a
     // generic plan of the claim guessed millions of rows) was JIT-compiled at ~1.1 s a call.
     // Custom plans only: the hot statements are named, and a generic plan cached while `jobs`
-    // was small (a queue analysed idle, then a burst) scanned the whole table in every claim and
-    // terminal write until autovacuum analysed again; planned per run, PostgreSQL scales its row
-    // estimates by the table's current size (write-model/plan-cache.test.ts).
+    // was small (a queue analysed idle, then a burst) scanned the whole table in every terminal
+    // write and admission read until autovacuum analysed again; planned per run, PostgreSQL
+    // scales its row estimates by the table's current size (write-model/plan-cache.test.ts).
     options: `-c jit=off -c plan_cache_mode=force_custom_plan${
       opts.notifyEvents === false ? ' -c sluice.notify=off' : ''
     }`,
