@@ -179,7 +179,7 @@ function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceDatabase {
     // Custom plans only: the hot statements are named, and a generic plan cached while `jobs`
     // was small (a queue analysed idle, then a burst) scanned the whole table in every terminal
     // write and admission read until autovacuum analysed again; planned per run, PostgreSQL
-    // scales its row estimates by the table's current size (write-model/plan-cache.test.ts).
+    // scales its row estimates by the table's current size (write-model/planner.test.ts).
     options: `-c jit=off -c plan_cache_mode=force_custom_plan${
       opts.notifyEvents === false ? ' -c sluice.notify=off' : ''
     }`,

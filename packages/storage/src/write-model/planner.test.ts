@@ -1,12 +1,18 @@
-// The write model's statements are named (parsed once per connection), and PostgreSQL may then
+// How PostgreSQL plans the write model's hot statements when its statistics or cached plans are
+// out of date: a queue analysed while (nearly) idle, then a burst.
+//
+// Stale statistics: with statistics taken while no job was queued, the claim's row-lock walk
+// could scan the queued partial index once per candidate instead of looking the row up by key.
+//
+// Cached plans: the statements are named (parsed once per connection), and PostgreSQL may then
 // cache ONE generic plan for a name and use it from the sixth run on, with the row estimates of
 // the moment it was made. Made while `jobs` held a few dozen rows, the terminal write's and the
 // admission read's plans scan the whole table; kept once a burst of 20,000 jobs landed, every
 // 64-job terminal write read all of it (~100 ms; auto_explain in the bench's fairness row, where
 // B's dispatch→start went from ~13 ms to 350-670 ms p50 in such rounds) until autovacuum's next
 // ANALYZE. Sluice's connections plan every run with its parameters and the table's current size
-// (`plan_cache_mode = force_custom_plan`, database.ts): these tests run each statement past the
-// point where a generic plan would be cached, grow the table, and look at the plans.
+// (`plan_cache_mode = force_custom_plan`, database.ts). The claim does not depend on that setting
+// (its walk already probes by key); it is planned here too so that a regression of either shows.
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
@@ -16,7 +22,13 @@ import { PG_CLAIM_SQL } from './claim-jobs.js';
 import { PG_SNAPSHOTS_SQL } from './job-snapshot.js';
 import { tenantJobs } from './fair-claim.case.js';
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+};
 
 /** Every relation the plan reads with a sequential scan. */
 function seqScans(node: PlanNode): string[] {
@@ -24,8 +36,16 @@ function seqScans(node: PlanNode): string[] {
   return [...own, ...(node.Plans ?? []).flatMap(seqScans)];
 }
 
-async function planOf(client: pg.PoolClient, execute: string): Promise<PlanNode> {
-  const r = await client.query(`explain (format json) ${execute}`);
+/** The top node of `explain (<options>, format json) <sql>`. */
+async function planOf(
+  client: pg.PoolClient,
+  sql: string,
+  { options = '', values = [] }: { options?: string; values?: unknown[] } = {},
+): Promise<PlanNode> {
+  const r = await client.query(
+    `explain (${options ? `${options}, ` : ''}format json) ${sql}`,
+    values,
+  );
   // json comes back as text on Sluice's pools (as on SQLite).
   const raw = (r.rows[0] as { 'QUERY PLAN': string })['QUERY PLAN'];
   return (JSON.parse(raw) as [{ Plan: PlanNode }])[0].Plan;
@@ -67,6 +87,36 @@ describeEachDialect('named statements planned while jobs was small', (ctx) => {
       expect(plans).toEqual({ write: [], claim: [], read: [] });
     } finally {
       await client.query('deallocate all');
+      client.release();
+    }
+  });
+});
+
+// A 64-job claim at 5,000 queued jobs reads ~1,100 buffers when it probes each candidate by key,
+// ~8,400 when it scans the queued index once per candidate: the bound sits between.
+const BUFFER_BOUND = 3_000;
+
+describeEachDialect('the PostgreSQL claim on stale statistics', (ctx) => {
+  it('looks each candidate up by key even when the statistics saw no queued job (a burst into a table analysed near-empty)', async (t) => {
+    const test = ctx();
+    const pool = test.database.pgPool;
+    if (!pool) return t.skip('planner statistics: PostgreSQL only');
+    // Statistics over 50 finished jobs and none queued, then a backlog lands.
+    await tenantJobs(test.database, 'stale.walk', 't-b', 50);
+    await pool.query(`update jobs set state = 'succeeded' where kind = 'stale.walk'`);
+    await pool.query('vacuum analyze jobs');
+    await tenantJobs(test.database, 'stale.walk', 't-a', 5_000);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const plan = await planOf(client, PG_CLAIM_SQL, {
+        options: 'analyze, buffers',
+        values: [['stale.walk'], ['v1'], isoNow(), null, 64, isoIn(60_000), 'w1', []],
+      });
+      const buffers = (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
+      expect(buffers).toBeLessThan(BUFFER_BOUND);
+    } finally {
+      await client.query('rollback');
       client.release();
     }
   });
