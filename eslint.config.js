@@ -12,6 +12,7 @@ export default tseslint.config(
       '**/coverage/**',
       '**/.stryker-tmp/**',
       '**/.wrangler/**',
+      '.tools/**',
       '**/reports/**',
       'bench/results/**',
       '**/*.d.ts',
