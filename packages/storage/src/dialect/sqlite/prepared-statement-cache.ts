@@ -1,48 +1,7 @@
-import {
-  PostgresAdapter,
-  type CompiledQuery,
-  type QueryResult,
-  type SqliteDatabase,
-  type SqliteStatement,
-} from 'kysely';
+// A prepared-statement cache under kysely's SQLite driver (open-sqlite.ts hands kysely the
+// wrapped handle).
 
-/** Which dialect a kysely handle (or transaction) talks to. */
-export function isPostgres(db: { getExecutor(): { readonly adapter: unknown } }): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
-/**
- * A database without interactive transactions that runs a list of statements atomically (D1's
- * `batch()`): its kysely adapter carries this capability (d1/open-d1.ts). A repository whose
- * write takes several statements gives such a database one batch of them instead.
- */
-export interface AtomicBatch {
-  run<R = Record<string, unknown>>(queries: readonly CompiledQuery[]): Promise<QueryResult<R>[]>;
-}
-
-/** The handle's atomic batch when it has no interactive transactions; undefined otherwise. */
-export function atomicBatchOf(db: {
-  getExecutor(): { readonly adapter: unknown };
-}): AtomicBatch | undefined {
-  return (db.getExecutor().adapter as { readonly atomicBatch?: AtomicBatch }).atomicBatch;
-}
-
-/**
- * Rows per statement for a statement binding `perRow` parameters a row (plus `fixed` once):
- * `preferred`, or fewer where the database binds fewer parameters (D1: 100 per statement; its
- * adapter declares `maxBoundParameters`). Always at least 1.
- */
-export function rowsPerStatement(
-  db: { getExecutor(): { readonly adapter: unknown } },
-  preferred: number,
-  perRow: number,
-  fixed = 0,
-): number {
-  const limit = (db.getExecutor().adapter as { readonly maxBoundParameters?: number })
-    .maxBoundParameters;
-  if (limit === undefined) return preferred;
-  return Math.max(1, Math.min(preferred, Math.floor((limit - fixed) / perRow)));
-}
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** The better-sqlite3 statement as far as the cache needs it: `busy` while an iterator is open. */
 interface CacheableStatement extends SqliteStatement {
