@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { formatJobId } from '@sluice/contracts';
-import { isoNow, transitionEvent, type SluiceDatabase } from '@sluice/storage';
+import { isoNow, isPostgresUrl, transitionEvent, type SluiceDatabase } from '@sluice/storage';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from './bench-job.js';
 
 const CHUNK = 2_000;
@@ -168,7 +168,8 @@ export async function fillQueued(
     for (let start = 0; start < count; start += CHUNK)
       yield build(from + start, Math.min(CHUNK, count - start), at);
   }
-  return run.database.dialect === 'sqlite'
-    ? fillSqlite(run.url, tenant, chunks)
-    : fillPostgres(run.url, tenant, chunks);
+  // Each database's own bulk path, on its own driver: chosen by the URL it is opened from.
+  return isPostgresUrl(run.url)
+    ? fillPostgres(run.url, tenant, chunks)
+    : fillSqlite(run.url, tenant, chunks);
 }

@@ -97,7 +97,8 @@ export async function prepareRunDatabase(
  * graphile-worker's after its prefill (SQLite: a plain `ANALYZE` of the fresh file).
  */
 export async function analyze(database: SluiceDatabase): Promise<void> {
-  if (database.dialect !== 'postgres') {
+  // Only PostgreSQL has a pool, and a catalogue to list its tables from.
+  if (!database.pgPool) {
     await sql.raw('ANALYZE').execute(database.db);
     return;
   }

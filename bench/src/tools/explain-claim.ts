@@ -8,8 +8,8 @@
 import pg from 'pg';
 import { createPgDatabase } from '@sluice/testkit';
 import { migrate, openDatabase, isoNow, isoIn, transitionEvent } from '@sluice/storage';
-import { PG_CLAIM_SQL } from '../../../packages/storage/src/write-model/claim-jobs.js';
-import { WRITE_ATTEMPTS_SQL } from '../../../packages/storage/src/write-model/attempt-write-pg.js';
+import { PG_CLAIM_SQL } from '../../../packages/storage/src/dialect/postgres/claim-jobs.js';
+import { WRITE_ATTEMPTS_SQL } from '../../../packages/storage/src/dialect/postgres/attempt-write.js';
 import { fillQueued } from '../sluice/bulk-fill.js';
 
 // PLAIN=1: the floor, an unfair one-version claim (an ordered range of the queued index).

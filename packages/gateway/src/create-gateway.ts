@@ -45,7 +45,8 @@ function createTailer(
   pollMs: number | undefined,
   onError: (e: unknown) => void,
 ): EventTailer {
-  if (database.dialect === 'postgres' && database.pgPool) {
+  // A database that NOTIFYs new events is tailed by listening; any other by polling its rows.
+  if (database.capabilities.listenNotify && database.pgPool) {
     return createPgTailer(database.pgPool, database.db, { onError });
   }
   return createSqliteTailer(database.db, {
@@ -111,7 +112,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     capabilities: runtime.capabilities,
     onScheduled: (dueAt) => scheduler.poke(dueAt),
     batch: {
-      maxInFlight: database.dialect === 'postgres' ? 2 : 1,
+      // A second group commit in flight only queues where the database takes one writer at a time.
+      maxInFlight: database.capabilities.concurrentWriters ? 2 : 1,
       ...options.acceptBatch,
     },
   });

@@ -7,7 +7,8 @@
 import { createPgDatabase, sleep, type PgDatabase } from '@sluice/testkit';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type SluiceDatabase } from './database.js';
+import type { SluiceDatabase } from './database.js';
+import { openDatabase } from './open-database.js';
 import { TEST_DIALECTS } from './testing/index.js';
 
 const HOLD_MS = 2_000;

@@ -10,13 +10,13 @@
 // the bucket's refill is arithmetic on them.
 
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { DialectName } from './database.js';
+import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
 
-export function fairLimits(dialect: DialectName): Migration {
-  const ms = sql.raw(dialect === 'postgres' ? 'double precision' : 'real');
+export function fairLimits(dialect: SqlDialect): Migration {
+  const ms = sql.raw(dialect.floatType);
   return {
     async up(db: AnyDb) {
       await db.schema

@@ -4,13 +4,13 @@
 // both advance one tick.
 
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { DialectName } from './database.js';
+import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
 
-export function schedules(dialect: DialectName): Migration {
-  const json = dialect === 'postgres' ? 'jsonb' : 'text';
+export function schedules(dialect: SqlDialect): Migration {
+  const json = dialect.jsonType;
   return {
     async up(db: AnyDb) {
       await db.schema

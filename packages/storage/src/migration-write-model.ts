@@ -16,7 +16,7 @@
 //   sequence number, `seq_end` the last (null: a single event), `payload` a JSON array then.
 
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { DialectName } from './database.js';
+import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
@@ -27,20 +27,19 @@ export const JOBS_CHANNEL = 'sluice_jobs';
 /** States a job leaves by itself: only these rows are in the active/parked indexes. */
 const OPEN_STATES = "('accepted', 'queued', 'running', 'needs_review', 'dead_lettered')";
 
-export function writeModel(dialect: DialectName): Migration {
+export function writeModel(dialect: SqlDialect): Migration {
   return {
     async up(db: AnyDb) {
       const exec = (text: string) => sql.raw(text).execute(db);
       await exec('alter table jobs add column lease_owner text');
       await exec('alter table job_events add column seq_end integer');
+      // Standard SQL on every database (PostgreSQL shipped an `update … from` of the same effect:
+      // `queue.job_id` is the queue's primary key, so each subquery finds at most one row).
       await exec(
-        dialect === 'postgres'
-          ? `update jobs set run_after = q.available_at from queue q
-             where jobs.id = q.job_id and jobs.state = 'queued' and q.lease_owner is null`
-          : `update jobs set run_after = (select q.available_at from queue q
-               where q.job_id = jobs.id and q.lease_owner is null)
-             where state = 'queued' and exists (select 1 from queue q
-               where q.job_id = jobs.id and q.lease_owner is null)`,
+        `update jobs set run_after = (select q.available_at from queue q
+           where q.job_id = jobs.id and q.lease_owner is null)
+         where state = 'queued' and exists (select 1 from queue q
+           where q.job_id = jobs.id and q.lease_owner is null)`,
       );
       await exec('drop table queue');
       await exec('drop index jobs_state');
@@ -61,7 +60,7 @@ export function writeModel(dialect: DialectName): Migration {
         `create index jobs_tenant_open on jobs (tenant_id, state, created_at)
          where state in ${OPEN_STATES}`,
       );
-      if (dialect === 'postgres') {
+      if (dialect.capabilities.listenNotify) {
         // Embedded workers LISTEN for new jobs instead of polling for them (the same session
         // switch as the events trigger: sessions started with sluice.notify=off skip it).
         await exec(`create function sluice_notify_jobs() returns trigger language plpgsql as $$

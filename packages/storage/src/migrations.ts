@@ -1,7 +1,10 @@
-// One migration set for SQLite and PostgreSQL, inline (FileMigrationProvider fails under vitest).
+// One migration set for every database, inline (FileMigrationProvider fails under vitest). What
+// differs is read from the dialect: column types, the identity column, and the triggers a
+// database with LISTEN/NOTIFY gets.
 
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { DialectName, SluiceDatabase } from './database.js';
+import type { SluiceDatabase } from './database.js';
+import type { SqlDialect } from './dialect/storage-dialect.js';
 import { fairLimits } from './migration-fair-limits.js';
 import { jobLimits } from './migration-job-limits.js';
 import { priority } from './migration-priority.js';
@@ -12,8 +15,8 @@ import { assetsTenantIndex } from './repos/tenant-storage.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
 
-function init(dialect: DialectName): Migration {
-  const json = dialect === 'postgres' ? 'jsonb' : 'text';
+function init(dialect: SqlDialect): Migration {
+  const json = dialect.jsonType;
   return {
     async up(db: AnyDb) {
       await db.schema
@@ -65,11 +68,7 @@ function init(dialect: DialectName): Migration {
 
       await db.schema
         .createTable('job_events')
-        .addColumn('id', 'integer', (c) =>
-          dialect === 'postgres'
-            ? c.primaryKey().generatedAlwaysAsIdentity()
-            : c.primaryKey().autoIncrement(),
-        )
+        .addColumn('id', 'integer', (c) => dialect.identity(c))
         .addColumn('job_id', 'text', (c) => c.notNull())
         .addColumn('tenant_id', 'text', (c) => c.notNull())
         .addColumn('kind', 'text', (c) => c.notNull())
@@ -166,8 +165,8 @@ function init(dialect: DialectName): Migration {
   };
 }
 
-function retrySafety(dialect: DialectName): Migration {
-  const json = dialect === 'postgres' ? 'jsonb' : 'text';
+function retrySafety(dialect: SqlDialect): Migration {
+  const json = dialect.jsonType;
   return {
     async up(db: AnyDb) {
       await db.schema
@@ -256,14 +255,14 @@ function jobLease(): Migration {
 }
 
 /**
- * PostgreSQL: NOTIFY new event ids from a statement-level trigger instead of a second statement
- * per insert (no extra round trip). A connection started with `-c sluice.notify=off` (runtimes
+ * Where the database has LISTEN/NOTIFY (PostgreSQL): NOTIFY new event ids from a statement-level
+ * trigger instead of a second statement per insert (no extra round trip). A connection started with `-c sluice.notify=off` (runtimes
  * that carry events themselves) skips it, and with it NOTIFY's commit-time lock.
  */
-function eventsNotifyTrigger(dialect: DialectName): Migration {
+function eventsNotifyTrigger(dialect: SqlDialect): Migration {
   return {
     async up(db: AnyDb) {
-      if (dialect !== 'postgres') return;
+      if (!dialect.capabilities.listenNotify) return;
       await sql`
         create function sluice_notify_events() returns trigger language plpgsql as $$
         declare ids text[];
@@ -315,7 +314,7 @@ function keyScopes(): Migration {
 }
 
 /** Migrations by name, in order. Later issues append entries; never edit a shipped one. */
-export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
     '0001_init': init(dialect),
     '0002_retry_safety': retrySafety(dialect),

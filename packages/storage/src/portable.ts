@@ -10,16 +10,16 @@
 export type {
   Db,
   DialectName,
-  NativeHandle,
   SluiceDatabase,
   DatabaseCapabilities,
+  OpenDatabaseOptions,
 } from './database.js';
-export * from './d1/d1-like.js';
-export * from './d1/open-d1.js';
+export * from './dialect/storage-dialect.js';
+export * from './dialect/d1/d1-like.js';
+export * from './dialect/d1/open-d1.js';
 export * from './migrations.js';
 export * from './schema.js';
 export * from './json.js';
-export * from './dialect.js';
 export * from './repos/job-row.js';
 export * from './repos/jobs.js';
 export * from './repos/events.js';
@@ -40,6 +40,7 @@ export * from './repos/assets-batch.js';
 export * from './repos/asset-orphans.js';
 export * from './repos/bulk-transitions.js';
 export * from './repos/accept-jobs.js';
+export * from './repos/accept-rows.js';
 export * from './repos/event-rows.js';
 export * from './write-model/attempt-write.js';
 export * from './write-model/job-snapshot.js';

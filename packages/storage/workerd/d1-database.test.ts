@@ -3,13 +3,13 @@
 // nothing, and `transaction(fn)` refuses before running anything.
 import { bindings as env } from './bindings.js';
 import { expect, it } from 'vitest';
-import { openD1Database } from '../src/d1/open-d1.js';
+import { openD1Database } from '../src/dialect/d1/open-d1.js';
 import { migrate, migrationsFor } from '../src/migrations.js';
 
 it('applies every migration to D1 once, then nothing', async () => {
   const database = openD1Database(env.DB);
   const first = await migrate(database);
-  expect(first).toEqual(Object.keys(migrationsFor('sqlite')));
+  expect(first).toEqual(Object.keys(migrationsFor(database.dialect)));
   expect(await migrate(database)).toEqual([]);
   const tables = await env.DB.prepare(
     "select name from sqlite_master where type = 'table' and name not like '\\_cf\\_%' escape '\\' order by name",
@@ -43,7 +43,11 @@ it('applies every migration to D1 once, then nothing', async () => {
 it('says it has no interactive transactions, and a transaction writes nothing', async () => {
   const database = openD1Database(env.DB);
   expect(database.capabilities.interactiveTransactions).toBe(false);
-  expect(database.native.dialect).toBe('d1');
+  expect(database.dialect.capabilities).toMatchObject({
+    atomicBatch: true,
+    maxBoundParameters: 100,
+  });
+  expect(database.dialect.atomicBatch).toBeDefined();
   let ran = false;
   await expect(
     database.transaction(async () => {

@@ -2,6 +2,7 @@
 // applies to SQLite and PostgreSQL (`*.case.ts`). A case or suite that cannot apply is listed
 // with its reason (printed and reported as skipped), never dropped.
 import { describe, it } from 'vitest';
+import { storageDialectCases } from '../src/dialect/storage-dialect.case.js';
 import { acceptJobsCases } from '../src/repos/accept-jobs.case.js';
 import { assetBatchCases } from '../src/repos/assets-batch.case.js';
 import { bulkTransitionsCases } from '../src/repos/bulk-transitions.case.js';
@@ -17,6 +18,7 @@ import { fairClaimCases } from '../src/write-model/fair-claim.case.js';
 import { bindings } from './bindings.js';
 
 const DB = bindings.DB;
+describeD1('the dialect’s capabilities', DB, (ctx) => storageDialectCases('d1', ctx));
 describeD1('writeAttempts', DB, (ctx) => attemptWriteCases('d1', ctx));
 describeD1('claimJobs (the jobs table is the embedded queue)', DB, (ctx) =>
   claimJobsCases('d1', ctx),
@@ -41,7 +43,7 @@ const NOT_ON_D1: Record<string, string> = {
     'PostgreSQL row-lock ordering; D1 holds no lock across round trips (single statements and batches)',
   'frozen-transaction-releases-locks.test.ts':
     'a PostgreSQL session frozen inside a transaction; D1 has no interactive transactions',
-  'sqlite-checkpointer.test.ts, dialect.test.ts':
+  'sqlite-checkpointer.test.ts, prepared-statement-cache.test.ts':
     'better-sqlite3 internals (WAL checkpoints, prepared-statement cache) that D1 does not have',
 };
 

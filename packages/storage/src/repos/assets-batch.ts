@@ -16,10 +16,10 @@
 // statements on the transaction handle they are given (the shared suites run them everywhere).
 import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { Db } from '../database.js';
-import { atomicBatchOf } from '../dialect.js';
+import { dialectOf } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
 import type { AssetsTable } from '../schema.js';
-import { toAssetRow, type AssetRow, type Ownership } from './assets.js';
+import { toAssetRow, type AssetRow, type Ownership } from './asset-row.js';
 
 type Fence = Pick<Ownership, 'finalKey' | 'jobId' | 'attemptId' | 'epoch'>;
 
@@ -58,7 +58,7 @@ export type RecordAssetResult =
 
 /**
  * The asset row, fenced by ownership and epoch, and what the write left, as ONE atomic batch on
- * D1 (`atomicBatchOf`); elsewhere the two statements on the handle given (a transaction).
+ * D1 (the dialect's `atomicBatch`); elsewhere the two statements on the handle given (a transaction).
  */
 export async function recordAssetFenced(
   db: Db,
@@ -80,7 +80,7 @@ export async function recordAssetFenced(
     on conflict (final_key) do nothing`.compile(db);
   // The row as the batch left it: the insert's change count says whether this call put it there.
   const read = db.selectFrom('assets').selectAll().where('final_key', '=', a.finalKey).compile();
-  const batch = atomicBatchOf(db);
+  const batch = dialectOf(db).atomicBatch;
   let rows: Selectable<AssetsTable>[];
   let inserted: boolean;
   if (batch) {

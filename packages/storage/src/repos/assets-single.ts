@@ -12,7 +12,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../database.js';
 import { isoNow } from '../json.js';
 import type { AssetsTable } from '../schema.js';
-import { getAsset, toAssetRow, type AssetRow, type Ownership } from './assets.js';
+import { getAsset, toAssetRow, type AssetRow, type Ownership } from './asset-row.js';
 
 const ownsJobSql = (o: { jobId: string; attemptId: string; epoch: number }) =>
   sql`exists (select 1 from jobs where id = ${o.jobId} and epoch = ${o.epoch}

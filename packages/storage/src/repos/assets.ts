@@ -4,50 +4,13 @@
 // the asset row. These are the conditional steps; the worker runs them in that order. Without
 // interactive transactions (D1) each step is one conditional statement (assets-single.ts).
 
-import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
-import { atomicBatchOf } from '../dialect.js';
+import { dialectOf } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
-import type { AssetsTable } from '../schema.js';
+import { getAsset, toAssetRow, type AssetRow, type Ownership } from './asset-row.js';
 import { claimAssetOwnershipOnce } from './assets-single.js';
 
-export interface AssetRow {
-  finalKey: string;
-  jobId: string;
-  tenantId: string;
-  unitKey: string;
-  name: string;
-  size: number;
-  sha256: string;
-  contentType: string;
-  attemptId: string;
-  createdAt: string;
-}
-
-export function toAssetRow(r: Selectable<AssetsTable>): AssetRow {
-  return {
-    finalKey: r.final_key,
-    jobId: r.job_id,
-    tenantId: r.tenant_id,
-    unitKey: r.unit_key,
-    name: r.name,
-    size: Number(r.size),
-    sha256: r.sha256,
-    contentType: r.content_type,
-    attemptId: r.attempt_id,
-    createdAt: r.created_at,
-  };
-}
-
-export interface Ownership {
-  finalKey: string;
-  jobId: string;
-  unitKey: string;
-  name: string;
-  attemptId: string;
-  epoch: number;
-  stagingKey: string;
-}
+export * from './asset-row.js';
 
 async function ownsJob(db: Db, jobId: string, attemptId: string, epoch: number): Promise<boolean> {
   const r = await db
@@ -72,7 +35,7 @@ export async function claimAssetOwnership(
   now = Date.now(),
 ): Promise<'owned' | 'published' | 'fenced'> {
   // No transaction around the checks (D1): the checks go into the write itself.
-  if (atomicBatchOf(tx)) return claimAssetOwnershipOnce(tx, o, now);
+  if (dialectOf(tx).atomicBatch) return claimAssetOwnershipOnce(tx, o, now);
   if (await getAsset(tx, o.finalKey)) return 'published';
   if (!(await ownsJob(tx, o.jobId, o.attemptId, o.epoch))) return 'fenced';
   const values = {
@@ -138,15 +101,6 @@ export async function insertAsset(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toAssetRow(row);
-}
-
-export async function getAsset(db: Db, finalKey: string): Promise<AssetRow | undefined> {
-  const r = await db
-    .selectFrom('assets')
-    .selectAll()
-    .where('final_key', '=', finalKey)
-    .executeTakeFirst();
-  return r ? toAssetRow(r) : undefined;
 }
 
 export async function assetsForJob(db: Db, jobId: string): Promise<AssetRow[]> {

@@ -11,10 +11,11 @@ import {
 } from '@sluice/contracts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../database.js';
-import { atomicBatchOf, isPostgres } from '../dialect.js';
+import { dialectOf } from '../dialect/storage-dialect.js';
 import { isoIn, isoNow, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
-import { insertEvents, type EventToInsert } from './events.js';
+import type { EventToInsert } from './event-rows.js';
+import { insertEvents } from './events.js';
 import { lockJobs, transitionJob, type TransitionOutcome, type TransitionRequest } from './jobs.js';
 import { toJobRow } from './job-row.js';
 import { lockedInStatement } from './lock-in-statement.js';
@@ -29,7 +30,7 @@ export async function transitionJobs(
 ): Promise<TransitionOutcome[]> {
   // Without interactive transactions (D1) each transition is its own fenced batch: every
   // outcome is per request anyway, so the group needs no atomicity, only each row's.
-  if (atomicBatchOf(tx)) {
+  if (dialectOf(tx).atomicBatch) {
     const out: TransitionOutcome[] = [];
     for (const r of requests) out.push(await transitionJob(tx, r, now));
     return out;
@@ -44,7 +45,7 @@ export async function transitionJobs(
     seen.add(r.id);
     groups.set(r.event, [...(groups.get(r.event) ?? []), i]);
   });
-  // Row locks in id order (PostgreSQL), so concurrent batches never deadlock: inside the UPDATE
+  // Row locks in id order (where the database has them), so concurrent batches never deadlock: inside the UPDATE
   // when it is the only one (a read batch of starts), else all of them first.
   const alone = single.length === 0 && groups.size === 1 && requests.length <= CHUNK;
   if (!alone)
@@ -100,8 +101,8 @@ async function updateGroup(
   const from = sourceStates(event)[0] as JobState;
   const to = TRANSITIONS[event].to as JobState;
   const at = isoNow(now);
-  const pg = isPostgres(tx);
-  const json = (col: RawBuilder<unknown>) => (pg ? sql`cast(${col} as jsonb)` : col);
+  const dialect = dialectOf(tx);
+  const json = (col: RawBuilder<unknown>) => dialect.asJson(col);
   const int = (v: number | null) => sql`cast(${v} as integer)`;
   const flag = (b: boolean) => int(b ? 1 : 0);
   const opens = event === 'start' || event === 'reclaim';
@@ -143,7 +144,7 @@ async function updateGroup(
             )
           : sql``
       }
-    returning ${pg ? sql`jobs.*` : sql`*`}`.execute(tx);
+    returning ${dialect.returningAll('jobs')}`.execute(tx);
   const byId = new Map(result.rows.map((row) => [row.id, toJobRow(row)]));
   return reqs.map((r) => {
     const job = byId.get(r.id);

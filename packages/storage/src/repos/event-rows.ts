@@ -7,6 +7,22 @@
 import type { JobEvent } from '@sluice/contracts';
 import { fromJson, toJson } from '../json.js';
 
+/** An event as stored: with the id of the row that holds it. */
+export interface StoredEvent {
+  /** Global insertion id. */
+  id: number;
+  tenantId: string;
+  kind: string;
+  event: JobEvent;
+}
+
+/** An event to append (its job's tenant and kind go on the row). */
+export interface EventToInsert {
+  tenantId: string;
+  kind: string;
+  event: JobEvent;
+}
+
 /** The row of one job's consecutive events (at least one). */
 export interface EventRow {
   jobId: string;

@@ -8,24 +8,12 @@
 import type { JobEvent } from '@sluice/contracts';
 import type { Db } from '../database.js';
 import { toJson } from '../json.js';
-import { rowsPerStatement } from '../dialect.js';
-import { eventsOfRow } from './event-rows.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
+import { eventsOfRow, type EventToInsert, type StoredEvent } from './event-rows.js';
+
+export type { EventToInsert, StoredEvent } from './event-rows.js';
 
 export const EVENTS_CHANNEL = 'sluice_events';
-
-export interface StoredEvent {
-  /** Global insertion id. */
-  id: number;
-  tenantId: string;
-  kind: string;
-  event: JobEvent;
-}
-
-export interface EventToInsert {
-  tenantId: string;
-  kind: string;
-  event: JobEvent;
-}
 
 /**
  * Rows per insert statement: 7 parameters a row is 14,000 per statement, inside SQLite's 32,766

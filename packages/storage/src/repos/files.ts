@@ -3,7 +3,7 @@
 import { randomToken } from '@sluice/contracts';
 import type { Selectable } from 'kysely';
 import type { Db } from '../database.js';
-import { rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
 import type { FilesTable } from '../schema.js';
 
 export interface FileRow {

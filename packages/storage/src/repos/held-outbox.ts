@@ -8,7 +8,7 @@
 import type { JobState } from '@sluice/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
 
 /** The due time of a held row: after every real due time (ISO strings compare as text). */

@@ -3,6 +3,7 @@
 import { JOB_STATES, type JobState } from '@sluice/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
+import { decodeJobCursor, encodeJobCursor } from './job-cursor.js';
 import { toJobRow, type JobRow } from './job-row.js';
 
 export interface ListJobsOptions {
@@ -11,15 +12,6 @@ export interface ListJobsOptions {
   /** From a previous page's `nextCursor`. */
   cursor?: string | null | undefined;
   limit: number;
-}
-
-function encodeCursor(row: JobRow): string {
-  return Buffer.from(`${row.createdAt}|${row.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } | undefined {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  return createdAt && id ? { createdAt, id } : undefined;
 }
 
 /** Newest first. An unreadable cursor starts from the top rather than failing. */
@@ -31,7 +23,7 @@ export async function listJobs(
   let q = db.selectFrom('jobs').selectAll().where('tenant_id', '=', tenantId);
   if (opts.state) q = q.where('state', '=', opts.state);
   if (opts.kind) q = q.where('kind', '=', opts.kind);
-  const after = opts.cursor ? decodeCursor(opts.cursor) : undefined;
+  const after = opts.cursor ? decodeJobCursor(opts.cursor) : undefined;
   if (after) {
     q = q.where((eb) =>
       eb.or([
@@ -47,7 +39,7 @@ export async function listJobs(
     .execute();
   const items = rows.slice(0, opts.limit).map(toJobRow);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > opts.limit && last ? encodeCursor(last) : null };
+  return { items, nextCursor: rows.length > opts.limit && last ? encodeJobCursor(last) : null };
 }
 
 /** Jobs per state over every tenant (all states present, zeros included). */

@@ -2,7 +2,7 @@
 
 import type { JobError, JobState, JobWaiting } from '@sluice/contracts';
 import type { Selectable } from 'kysely';
-import { fromJson } from '../json.js';
+import { fromJson, toJson } from '../json.js';
 import type { JobsTable } from '../schema.js';
 
 export interface JobRow {
@@ -66,5 +66,56 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+  };
+}
+
+export interface NewJob {
+  id: string;
+  tenantId: string;
+  kind: string;
+  version: string;
+  input: unknown;
+  inputHash: string;
+  idempotencyKey?: string | null | undefined;
+  fileIds?: readonly string[] | undefined;
+  maxAttempts: number;
+  /** W3C `traceparent` of the submit (validated by the gateway). */
+  traceContext?: string | null | undefined;
+  /** Higher is handed out first (default 0). */
+  priority?: number | undefined;
+  /** The API key id that submitted the job (per-key start limits). */
+  apiKeyId?: string | null | undefined;
+}
+
+/** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
+export function newJobRow(job: NewJob, at: string) {
+  return {
+    id: job.id,
+    tenant_id: job.tenantId,
+    kind: job.kind,
+    version: job.version,
+    state: 'accepted',
+    input: toJson(job.input),
+    output: null,
+    error: null,
+    reason: null,
+    idempotency_key: job.idempotencyKey ?? null,
+    input_hash: job.inputHash,
+    file_ids: toJson(job.fileIds ?? []),
+    attempts: 0,
+    max_attempts: job.maxAttempts,
+    epoch: 0,
+    attempt_id: null,
+    last_seq: 1,
+    run_after: null,
+    lease_until: null,
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+    trace_context: job.traceContext ?? null,
+    priority: job.priority ?? 0,
+    priority_at: null,
+    api_key_id: job.apiKeyId ?? null,
+    waiting: null,
   };
 }

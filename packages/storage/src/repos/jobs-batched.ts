@@ -9,19 +9,17 @@
 import { sourceStates, TRANSITIONS, type JobEvent, type JobState } from '@sluice/contracts';
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db } from '../database.js';
-import type { AtomicBatch } from '../dialect.js';
+import type { AtomicBatch } from '../dialect/storage-dialect.js';
 import { isoNow, toJson } from '../json.js';
-import type { StoredEvent } from './events.js';
-import { toJobRow, type JobRow } from './job-row.js';
+import type { StoredEvent } from './event-rows.js';
+import { getJobById } from './job-reads.js';
+import { newJobRow, toJobRow, type JobRow, type NewJob } from './job-row.js';
 import {
-  getJobById,
   transitionUpdate,
   type AttemptEvent,
-  newJobRow,
-  type NewJob,
   type TransitionOutcome,
   type TransitionRequest,
-} from './jobs.js';
+} from './transition-update.js';
 import { transitionEvent } from './transition-event.js';
 
 /** Reads again after this many lost races (each one means another writer moved the row). */

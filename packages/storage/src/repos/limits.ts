@@ -1,9 +1,10 @@
 // Limits shared by every replica, kept in the job database (migration 0010): a semaphore per key
 // (at most `max` slots held at once; a slot lapses at its expiry, so a crashed holder frees it by
 // itself) and a token bucket per key (`perSecond` refill, `burst` capacity). Both are single
-// atomic steps on every dialect: SQLite runs one IMMEDIATE transaction (one writer), D1 one batch
-// (one transaction), PostgreSQL one transaction that first takes the key's advisory lock, so the
-// count it reads next already sees every slot committed before it (no two holders both see room).
+// atomic steps on every dialect (`StorageDialect.acquireSlot`/`takeToken`): SQLite runs one
+// IMMEDIATE transaction (one writer), D1 one batch (one transaction), PostgreSQL one transaction
+// that first takes the key's advisory lock, so the count it reads next already sees every slot
+// committed before it (no two holders both see room). Statements: limit-sql.ts.
 // The bucket is one upsert whose update only applies while a token is left: concurrent takers
 // serialise on the row, and the loser re-reads the row it waited for.
 //
@@ -13,7 +14,6 @@
 
 import type { SluiceDatabase } from '../database.js';
 import { fromJson } from '../json.js';
-import { immediately, prepared } from '../write-model/native-sqlite.js';
 
 export interface SlotRequest {
   key: string;
@@ -33,57 +33,15 @@ export interface TokenRequest {
   now?: number | undefined;
 }
 
-const sqliteAcquire = (p: (n: string) => string) => [
-  `delete from limit_slots where key = ${p('key')} and expires_at <= ${p('now')}`,
-  `insert into limit_slots (key, holder, expires_at)
-   select ${p('key')}, ${p('holder')}, ${p('exp')}
-   where (select count(*) from limit_slots where key = ${p('key')}) < ${p('max')}
-   on conflict (key, holder) do update set expires_at = excluded.expires_at`,
-];
-const SQLITE_ACQUIRE = sqliteAcquire((n) => `@${n}`);
-const D1_ARGS = ['key', 'now', 'holder', 'exp', 'max'];
-const D1_ACQUIRE = sqliteAcquire((n) => `?${D1_ARGS.indexOf(n) + 1}`);
-const PG_ACQUIRE = [
-  `delete from limit_slots where key = $1 and expires_at <= $2`,
-  `insert into limit_slots (key, holder, expires_at) select $1, $2, $3::float8
-   where (select count(*) from limit_slots where key = $1) < $4
-   on conflict (key, holder) do update set expires_at = excluded.expires_at`,
-];
-
 /** Takes one slot of `key` if fewer than `max` are held; true when taken. */
 export async function acquireSlot(database: SluiceDatabase, r: SlotRequest): Promise<boolean> {
   const now = r.now ?? Date.now();
-  const args = { key: r.key, now, holder: r.holder, exp: now + r.ttlMs, max: r.max };
-  const native = database.native;
-  if (native.dialect === 'postgres') {
-    const client = await native.pool.connect();
-    try {
-      await client.query('begin');
-      await client.query('select pg_advisory_xact_lock(hashtext($1))', [`sluice-limit:${r.key}`]);
-      await client.query(PG_ACQUIRE[0] as string, [r.key, now]);
-      const res = await client.query(PG_ACQUIRE[1] as string, [r.key, r.holder, args.exp, r.max]);
-      await client.query('commit');
-      return (res.rowCount ?? 0) > 0;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-  if (native.dialect === 'd1') {
-    const values = D1_ARGS.map((n) => args[n as keyof typeof args]);
-    const [, insert] = await native.d1.batch(
-      D1_ACQUIRE.map((q, i) =>
-        native.d1.prepare(q).bind(...(i === 0 ? values.slice(0, 2) : values)),
-      ),
-    );
-    return Number(insert?.meta.changes ?? 0) > 0;
-  }
-  const handle = native.handle;
-  return immediately(database, handle, () => {
-    prepared(handle, SQLITE_ACQUIRE[0] as string).run({ key: r.key, now });
-    return prepared(handle, SQLITE_ACQUIRE[1] as string).run(args).changes > 0;
+  return database.dialect.acquireSlot({
+    key: r.key,
+    holder: r.holder,
+    max: r.max,
+    now,
+    exp: now + r.ttlMs,
   });
 }
 
@@ -128,41 +86,11 @@ export async function slotsHeld(database: SluiceDatabase, key: string, now = Dat
   return Number((row as { n?: number } | undefined)?.n ?? 0);
 }
 
-const bucket = (p: (n: string) => string, least: string, greatest: string) => {
-  const refill = `${least}(${p('burst')}, limit_buckets.tokens + ${greatest}(0, ${p('now')} - limit_buckets.at_ms) * ${p('rate')} / 1000.0)`;
-  return `insert into limit_buckets (key, tokens, at_ms) values (${p('key')}, ${p('burst')} - 1, ${p('now')})
-    on conflict (key) do update set tokens = ${refill} - 1,
-      at_ms = ${greatest}(limit_buckets.at_ms, ${p('now')})
-    where ${refill} >= 1`;
-};
-const SQLITE_TAKE = bucket((n) => `@${n}`, 'min', 'max');
-const TAKE_ARGS = ['key', 'burst', 'now', 'rate'];
-const D1_TAKE = bucket((n) => `?${TAKE_ARGS.indexOf(n) + 1}`, 'min', 'max');
-const PG_TAKE = bucket(
-  (n) => (n === 'key' ? '$1' : `$${TAKE_ARGS.indexOf(n) + 1}::float8`),
-  'least',
-  'greatest',
-);
-
 /** Takes one token of `key`'s bucket if one is left; true when taken. */
 export async function takeToken(database: SluiceDatabase, r: TokenRequest): Promise<boolean> {
   const now = r.now ?? Date.now();
-  const args = { key: r.key, burst: r.burst ?? Math.max(1, r.perSecond), now, rate: r.perSecond };
-  const values = TAKE_ARGS.map((n) => args[n as keyof typeof args]);
-  const native = database.native;
-  if (native.dialect === 'postgres') {
-    const res = await native.pool.query({ name: 'sluice_take_token_1', text: PG_TAKE, values });
-    return (res.rowCount ?? 0) > 0;
-  }
-  if (native.dialect === 'd1') {
-    const res = await native.d1
-      .prepare(D1_TAKE)
-      .bind(...values)
-      .run();
-    return Number(res.meta.changes ?? 0) > 0;
-  }
-  const handle = native.handle;
-  return immediately(database, handle, () => prepared(handle, SQLITE_TAKE).run(args).changes > 0);
+  const burst = r.burst ?? Math.max(1, r.perSecond);
+  return database.dialect.takeToken({ key: r.key, burst, now, rate: r.perSecond });
 }
 
 /**

@@ -3,7 +3,7 @@
 // The reconciler dispatches whatever a crash left here.
 
 import type { Db } from '../database.js';
-import { rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
 
 export async function addToOutbox(

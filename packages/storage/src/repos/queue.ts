@@ -5,7 +5,7 @@
 import type { MessagePointer } from '@sluice/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
 
 /**

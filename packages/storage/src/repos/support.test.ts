@@ -14,7 +14,7 @@ import {
   verifyApiKey,
 } from './api-keys.js';
 import { EVENTS_CHANNEL, eventsByIds, eventsSince, insertEvents, maxEventId } from './events.js';
-import { openDatabase } from '../database.js';
+import { openDatabase } from '../open-database.js';
 import { waitFor } from '@sluice/testkit';
 import {
   attachFiles,

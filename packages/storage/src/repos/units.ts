@@ -4,7 +4,7 @@
 
 import { sql } from 'kysely';
 import type { Db } from '../database.js';
-import { rowsPerStatement } from '../dialect.js';
+import { rowsPerStatement } from '../dialect/storage-dialect.js';
 import { fromJson, isoNow, toJson } from '../json.js';
 
 export interface UnitCheckpoint {

@@ -1,7 +1,7 @@
 // Child process for the cross-process claim race: claims until nothing is left, and prints what
 // it got as one JSON line. A claim is the start itself (one statement), so "claimed" = "started".
 import { existsSync } from 'node:fs';
-import { openDatabase } from '../database.js';
+import { openDatabase } from '../open-database.js';
 import { claimJobs } from '../write-model/claim-jobs.js';
 
 const url = process.env.DB_URL as string;

@@ -2,8 +2,8 @@
 // before each suite.
 // Runtime-neutral (the binding comes from the caller's `cloudflare:workers` env).
 import { beforeAll, describe } from 'vitest';
-import { d1All, type D1Like } from '../d1/d1-like.js';
-import { openD1Database } from '../d1/open-d1.js';
+import { d1All, type D1Like } from '../dialect/d1/d1-like.js';
+import { openD1Database } from '../dialect/d1/open-d1.js';
 import { migrate } from '../migrations.js';
 import type { SuiteDatabase } from './suite.js';
 

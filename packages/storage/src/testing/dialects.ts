@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPgDatabase, type PgDatabase } from '@sluice/testkit';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { openDatabase, type DialectName, type SluiceDatabase } from '../database.js';
+import type { DialectName, SluiceDatabase } from '../database.js';
+import { openDatabase } from '../open-database.js';
 import { migrate } from '../migrations.js';
 
 export const TEST_DIALECTS: DialectName[] =

@@ -37,7 +37,7 @@ export function suiteIt(label: string, notApplicable: NotApplicable = {}) {
 
 /**
  * A repository write as callers make it: inside one transaction where there is one; on D1 the
- * call itself, which the repositories make ONE statement or ONE batch there (`atomicBatchOf`).
+ * call itself, which the repositories make ONE statement or ONE batch there (`atomicBatch`).
  * A `fn` that makes several calls is atomic only where transactions exist: on D1 it runs call
  * by call, which is fine for seeding fixtures (nothing else writes meanwhile), never for code
  * under test.

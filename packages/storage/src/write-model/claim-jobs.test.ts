@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
 import { claimJobsCases, queuedJobs } from './claim-jobs.case.js';
 import { isoIn, isoNow } from '../json.js';
-import { PG_CLAIM_SQL } from './claim-jobs.js';
+import { PG_CLAIM_SQL } from '../dialect/postgres/claim-jobs.js';
 import { fairClaimCases, tenantJobs } from './fair-claim.case.js';
 
 describeEachDialect('claimJobs (the jobs table is the embedded queue)', (ctx, dialect) => {

@@ -1,91 +1,15 @@
-// The job row as the worker's hot path needs it: what a delivery is decided on and an attempt
-// runs with (no output, error or timestamps it never reads), loaded for a whole read batch by
-// ONE prepared statement whose text does not depend on the batch size.
+// Loads the snapshots of a whole read batch with ONE statement of the dialect's (prepared, its
+// text independent of the batch size): PostgreSQL an array parameter, SQLite and D1 a JSON one.
 
-import type { JobState, JobWaiting } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
-import { fromJson } from '../json.js';
-import { d1All } from '../d1/d1-like.js';
-import { prepared, withHandle } from './native-sqlite.js';
+import { toSnapshot, type JobSnapshot } from './snapshot-row.js';
 
-export interface JobSnapshot {
-  id: string;
-  tenantId: string;
-  kind: string;
-  version: string;
-  state: JobState;
-  input: unknown;
-  fileIds: string[];
-  attempts: number;
-  maxAttempts: number;
-  epoch: number;
-  lastSeq: number;
-  attemptId: string | null;
-  runAfter: string | null;
-  leaseUntil: string | null;
-  leaseOwner: string | null;
-  /** When the job was accepted (with `runAfter`: when it became due, for dispatch→start). */
-  createdAt: string;
-  /** W3C `traceparent` of the submit that created the job, when there was one. */
-  traceContext: string | null;
-  /** The API key that submitted the job (per-key start limits). */
-  apiKeyId: string | null;
-  /** The limit that held the job last (cleared by the attempt's first write). */
-  waiting: JobWaiting | null;
-}
-
-export interface SnapshotRow {
-  id: string;
-  tenant_id: string;
-  kind: string;
-  version: string;
-  state: string;
-  input: unknown;
-  file_ids: unknown;
-  attempts: number | string;
-  max_attempts: number | string;
-  epoch: number | string;
-  last_seq: number | string;
-  attempt_id: string | null;
-  run_after: string | null;
-  lease_until: string | null;
-  lease_owner: string | null;
-  created_at: string;
-  trace_context: string | null;
-  api_key_id?: string | null;
-  waiting?: unknown;
-}
-
-export const SNAPSHOT_COLUMNS =
-  'id, tenant_id, kind, version, state, input, file_ids, attempts, max_attempts, epoch, ' +
-  'last_seq, attempt_id, run_after, lease_until, lease_owner, created_at, trace_context, api_key_id, waiting';
-
-export function toSnapshot(r: SnapshotRow): JobSnapshot {
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    kind: r.kind,
-    version: r.version,
-    state: r.state as JobState,
-    input: fromJson(r.input),
-    fileIds: fromJson<string[]>(r.file_ids) ?? [],
-    attempts: Number(r.attempts),
-    maxAttempts: Number(r.max_attempts),
-    epoch: Number(r.epoch),
-    lastSeq: Number(r.last_seq),
-    attemptId: r.attempt_id,
-    runAfter: r.run_after,
-    leaseUntil: r.lease_until,
-    leaseOwner: r.lease_owner,
-    createdAt: r.created_at,
-    traceContext: r.trace_context ?? null,
-    apiKeyId: r.api_key_id ?? null,
-    waiting: r.waiting ? (fromJson<JobWaiting>(r.waiting) ?? null) : null,
-  };
-}
-
-export const PG_SNAPSHOTS_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id = any($1::text[])`;
-const SQLITE_SQL = `select ${SNAPSHOT_COLUMNS} from jobs where id in (select value from json_each(?))`;
+export {
+  SNAPSHOT_COLUMNS,
+  toSnapshot,
+  type JobSnapshot,
+  type SnapshotRow,
+} from './snapshot-row.js';
 
 /** The snapshots of these jobs, by id (missing ids are simply absent). */
 export async function loadSnapshots(
@@ -94,24 +18,6 @@ export async function loadSnapshots(
 ): Promise<Map<string, JobSnapshot>> {
   const out = new Map<string, JobSnapshot>();
   if (ids.length === 0) return out;
-  const native = database.native;
-  let rows: SnapshotRow[];
-  if (native.dialect === 'postgres') {
-    const r = await native.pool.query<SnapshotRow>({
-      name: 'sluice_load_snapshots_2',
-      text: PG_SNAPSHOTS_SQL,
-      values: [ids],
-    });
-    rows = r.rows;
-  } else if (native.dialect === 'd1') {
-    rows = await d1All<SnapshotRow>(native.d1, SQLITE_SQL, JSON.stringify(ids));
-  } else {
-    const handle = native.handle;
-    rows = await withHandle(
-      database,
-      () => prepared(handle, SQLITE_SQL).all(JSON.stringify(ids)) as SnapshotRow[],
-    );
-  }
-  for (const r of rows) out.set(r.id, toSnapshot(r));
+  for (const r of await database.dialect.loadSnapshots(ids)) out.set(r.id, toSnapshot(r));
   return out;
 }

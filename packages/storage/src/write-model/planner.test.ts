@@ -11,15 +11,15 @@
 // 64-job terminal write read all of it (~100 ms; auto_explain in the bench's fairness row, where
 // B's dispatch→start went from ~13 ms to 350-670 ms p50 in such rounds) until autovacuum's next
 // ANALYZE. Sluice's connections plan every run with its parameters and the table's current size
-// (`plan_cache_mode = force_custom_plan`, database.ts). The claim does not depend on that setting
+// (`plan_cache_mode = force_custom_plan`, dialect/postgres/open-postgres.ts). The claim does not depend on that setting
 // (its walk already probes by key); it is planned here too so that a regression of either shows.
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
 import { isoIn, isoNow } from '../json.js';
-import { WRITE_ATTEMPTS_SQL } from './attempt-write-pg.js';
-import { PG_CLAIM_SQL } from './claim-jobs.js';
-import { PG_SNAPSHOTS_SQL } from './job-snapshot.js';
+import { WRITE_ATTEMPTS_SQL } from '../dialect/postgres/attempt-write.js';
+import { PG_CLAIM_SQL } from '../dialect/postgres/claim-jobs.js';
+import { PG_SNAPSHOTS_SQL } from '../dialect/postgres/postgres-dialect.js';
 import { tenantJobs } from './fair-claim.case.js';
 
 type PlanNode = {

@@ -4,25 +4,18 @@
 // `dead_lettered` with MAX_ATTEMPTS, each fenced by the row it read, so a requeue can give them
 // a fresh budget. Any embedded worker runs it on its heartbeat; racing sweeps write once.
 
-import { transitionEvent } from '../repos/transition-event.js';
 import type { SluiceDatabase } from '../database.js';
-import type { StoredEvent } from '../repos/events.js';
 import { isoNow } from '../json.js';
-import { writeAttempts, type AttemptWrite } from './attempt-write.js';
-import { d1All } from '../d1/d1-like.js';
-import { prepared, withHandle } from './native-sqlite.js';
+import type { StoredEvent } from '../repos/event-rows.js';
+import { transitionEvent } from '../repos/transition-event.js';
+import type { AttemptWrite } from './attempt-types.js';
+import { writeAttempts } from './attempt-write.js';
 
-type Row = {
-  id: string;
-  tenant_id: string;
-  kind: string;
-  epoch: number | string;
-  last_seq: number | string;
-  attempts: number | string;
-  attempt_id: string | null;
-};
-
-const SELECT = (now: string, limit: string) => `select id, tenant_id, kind, epoch, last_seq,
+/** The read of the sweep (`StorageDialect.exhaustedJobs`), in each dialect's parameters. */
+export const exhaustedJobsSql = (
+  now: string,
+  limit: string,
+) => `select id, tenant_id, kind, epoch, last_seq,
   attempts, attempt_id from jobs where state = 'running' and lease_until <= ${now}
   and attempts >= max_attempts order by lease_until limit ${limit}`;
 
@@ -33,25 +26,7 @@ export async function sweepExhausted(
   limit = 100,
 ): Promise<StoredEvent[]> {
   const at = isoNow(now);
-  const native = database.native;
-  let rows: Row[];
-  if (native.dialect === 'postgres') {
-    rows = (
-      await native.pool.query<Row>({
-        name: 'sluice_exhausted_1',
-        text: SELECT('$1', '$2'),
-        values: [at, limit],
-      })
-    ).rows;
-  } else if (native.dialect === 'd1') {
-    rows = await d1All<Row>(native.d1, SELECT('?1', '?2'), at, limit);
-  } else {
-    const handle = native.handle;
-    rows = await withHandle(
-      database,
-      () => prepared(handle, SELECT('?', '?')).all(at, limit) as Row[],
-    );
-  }
+  const rows = await database.dialect.exhaustedJobs(at, limit);
   if (rows.length === 0) return [];
   const error = {
     kind: 'sluice' as const,

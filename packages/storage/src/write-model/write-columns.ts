@@ -4,7 +4,7 @@
 import { isFinalState } from '@sluice/contracts';
 import { toJson } from '../json.js';
 import { eventRowColumns } from '../repos/event-rows.js';
-import type { AttemptWrite } from './attempt-write.js';
+import type { AttemptWrite } from './attempt-types.js';
 
 /** Flattened column values, shared by both dialects' statements. */
 export interface WriteColumns {
@@ -37,6 +37,9 @@ export interface WriteColumns {
   outboxDue: string | null;
   wait: string | null;
 }
+
+/** A boolean as the 0/1 SQLite and D1 bind. */
+export const bit = (b: boolean): number => (b ? 1 : 0);
 
 export function assertWritable(w: AttemptWrite): void {
   w.events.forEach((e, i) => {

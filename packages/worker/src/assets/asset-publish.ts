@@ -2,8 +2,9 @@
 // capability (`interactiveTransactions`), never by its name:
 //
 // - transactional (SQLite, PostgreSQL): the check, the write-if-absent publish and the row in ONE
-//   transaction; on PostgreSQL the job row is locked first, so a takeover cannot commit between
-//   the check and the row.
+//   transaction; where the database has row locks (PostgreSQL) the job row is locked first, so a
+//   takeover cannot commit between the check and the row (SQLite's BEGIN IMMEDIATE already
+//   serialises writers).
 // - batch (D1, no interactive transactions): the check is ONE statement, the publish follows, and
 //   the row goes in with ONE atomic batch whose insert carries the ownership and epoch fence
 //   (storage `recordAssetFenced`). A takeover between the check and the row leaves bytes at the
@@ -15,6 +16,7 @@ import {
   checkPublishableOnce,
   claimAssetOwnership,
   insertAsset,
+  lockJobs,
   recordAssetFenced,
   type AssetRow,
   type BlobStore,
@@ -64,13 +66,10 @@ function transactionalPublisher({
   job,
   hooks,
 }: AssetPublisherDeps): AssetPublisher {
-  /** PostgreSQL: hold the job row so a takeover cannot commit between the check and the row. */
-  async function lockJob(tx: Db): Promise<void> {
-    if (database.dialect !== 'postgres') return; // SQLite: BEGIN IMMEDIATE serialises writers
-    await tx.selectFrom('jobs').select('id').where('id', '=', job.id).forUpdate().execute();
-  }
   async function check(tx: Db, finalKey: string): Promise<PublishCheck> {
-    await lockJob(tx);
+    // Hold the job row (where the database has row locks) so a takeover cannot commit between
+    // the check and the row.
+    await lockJobs(tx, [job.id]);
     const answer = await checkPublishable(tx, {
       finalKey,
       jobId: job.id,

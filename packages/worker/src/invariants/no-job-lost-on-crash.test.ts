@@ -77,7 +77,7 @@ describeEachDialect('a worker process killed mid-job loses no job', (ctx) => {
         .execute();
       expect(left).toEqual([]);
       console.log(
-        `[${database.dialect}] SIGKILL: ${startedByA.length} jobs mid-run; first reclaim ${taken - killedAt} ms after the kill (lease 1000 ms, renewal 250 ms)`,
+        `[${database.dialect.name}] SIGKILL: ${startedByA.length} jobs mid-run; first reclaim ${taken - killedAt} ms after the kill (lease 1000 ms, renewal 250 ms)`,
       );
       await b.stop();
     },

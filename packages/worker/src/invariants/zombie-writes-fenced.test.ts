@@ -99,7 +99,7 @@ describeEachDialect('a paused worker resumed after its lease was taken', (ctx) =
         .execute(),
     ).toEqual([]);
     console.log(
-      `[${database.dialect}] SIGSTOP: reclaimed ${reclaimedAfter} ms after the pause (lease 1000 ms); zombie writes after the reclaim: 0 (includes b start-up)`,
+      `[${database.dialect.name}] SIGSTOP: reclaimed ${reclaimedAfter} ms after the pause (lease 1000 ms); zombie writes after the reclaim: 0 (includes b start-up)`,
     );
     await b.stop();
     await a.stop();

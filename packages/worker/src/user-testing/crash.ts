@@ -109,14 +109,13 @@ export function mortalDatabase(
     transformResult: async (args) => args.result,
   };
   const db = database.db.withPlugin(plugin);
-  const native =
-    database.native.dialect === 'sqlite'
-      ? { dialect: 'sqlite' as const, handle: deadly(database.native.handle, sw, point) }
-      : database.native;
+  // The fixed statements of the write model go to the driver directly, not through kysely's
+  // plugin: the dialect runs them on a driver that fails once dead.
+  const dialect = database.dialect.withDriver((driver) => deadly(driver, sw, point), db);
   return {
     ...database,
     db,
-    native,
+    dialect,
     transaction: (fn) => {
       if (sw.dead) return Promise.reject(new SimulatedCrash(point));
       return db.transaction().execute(fn);

@@ -25,7 +25,7 @@ export interface AttemptWriterOptions {
   leaseMs: number;
   /** Written as the lease owner of running jobs. */
   owner: string;
-  /** Flushes in flight at once (default 4 on PostgreSQL, 1 on SQLite). */
+  /** Flushes in flight at once (default 4 where writers run concurrently, else 1). */
   maxInFlight?: number | undefined;
   /** Attempts per flush at most (default 512). */
   maxBatch?: number | undefined;
@@ -59,7 +59,8 @@ export class AttemptWriter {
   private readonly maxInFlight: number;
 
   constructor(private readonly opts: AttemptWriterOptions) {
-    this.maxInFlight = opts.maxInFlight ?? (opts.database.dialect === 'postgres' ? 4 : 1);
+    // Several group writes in flight only help where the database runs writers concurrently.
+    this.maxInFlight = opts.maxInFlight ?? (opts.database.capabilities.concurrentWriters ? 4 : 1);
   }
 
   /** Resolves once everything the attempt has pending now is stored (LEASE_LOST if fenced). */

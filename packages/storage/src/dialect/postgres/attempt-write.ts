@@ -9,10 +9,10 @@
 // atomic, and no row lock is held across a round trip.
 
 import type pg from 'pg';
-import type { StoredEvent } from '../repos/events.js';
-import type { AttemptWrite, AttemptWriteResult } from './attempt-write.js';
-import { rounds } from './write-columns.js';
 import { isFinalState } from '@sluice/contracts';
+import type { StoredEvent } from '../../repos/event-rows.js';
+import type { AttemptWrite, AttemptWriteResult } from '../../write-model/attempt-types.js';
+import { rounds } from '../../write-model/write-columns.js';
 
 const AT = '$2';
 

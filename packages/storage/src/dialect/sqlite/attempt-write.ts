@@ -3,12 +3,12 @@
 // fence fails writes nothing more: its events, outbox and units statements are skipped.
 
 import type SQLite from 'better-sqlite3';
-import type { SluiceDatabase } from '../database.js';
-import { toJson } from '../json.js';
-import type { StoredEvent } from '../repos/events.js';
-import type { AttemptWrite, AttemptWriteResult } from './attempt-write.js';
-import { bit, immediately, prepared } from './native-sqlite.js';
-import { toColumns } from './write-columns.js';
+import type { Db } from '../../database.js';
+import { toJson } from '../../json.js';
+import type { StoredEvent } from '../../repos/event-rows.js';
+import type { AttemptWrite, AttemptWriteResult } from '../../write-model/attempt-types.js';
+import { bit, toColumns } from '../../write-model/write-columns.js';
+import { immediately, prepared } from './native-sqlite.js';
 
 const UPDATE = `update jobs set state = @toState, epoch = @newEp, attempts = @newAtt,
   attempt_id = @aid, lease_until = @lease, lease_owner = @owner, last_seq = @seq0 + @n,
@@ -27,8 +27,8 @@ const UNIT = `insert into units (job_id, unit_key, result, asset_key, attempt_id
   values (?, ?, ?, ?, ?, ?, ?) on conflict (job_id, unit_key) do nothing`;
 
 export function writeAttemptsSqlite(
-  database: SluiceDatabase,
   handle: SQLite.Database,
+  db: Db,
   writes: readonly AttemptWrite[],
   at: string,
 ): Promise<AttemptWriteResult> {
@@ -36,7 +36,7 @@ export function writeAttemptsSqlite(
   const event = prepared(handle, EVENT);
   const outbox = prepared(handle, OUTBOX);
   const unit = prepared(handle, UNIT);
-  return immediately(database, handle, () => {
+  return immediately(db, handle, () => {
     const applied: boolean[] = [];
     const events: StoredEvent[] = [];
     for (const w of writes) {

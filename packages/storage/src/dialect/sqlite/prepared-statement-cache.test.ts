@@ -4,7 +4,7 @@
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { cachePreparedStatements } from './dialect.js';
+import { cachePreparedStatements } from './prepared-statement-cache.js';
 
 const open: SQLite.Database[] = [];
 function counted() {

@@ -7,10 +7,15 @@
 // the batch where nothing else interleaves. With `outbox`, a third statement writes the outbox row
 // of every queued job the batch wrote (its id is fresh: it exists only if this batch inserted it),
 // so a job and its dispatch obligation land together or not at all.
-import { toJson } from '../json.js';
-import type { D1Like } from '../d1/d1-like.js';
-import type { AcceptedJob, AcceptedWrite } from './accept-jobs.js';
-import { acceptEventRows, acceptedRunAfter, storedAcceptEvents } from './accept-jobs.js';
+import { toJson } from '../../json.js';
+import {
+  acceptEventRows,
+  acceptedRunAfter,
+  storedAcceptEvents,
+  type AcceptedJob,
+  type AcceptedWrite,
+} from '../../repos/accept-rows.js';
+import type { D1Like } from './d1-like.js';
 
 // Jobs per batch: keeps each JSON parameter well under D1's 2 MB per bound value for typical inputs.
 const CHUNK = 100;

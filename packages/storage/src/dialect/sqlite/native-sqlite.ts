@@ -3,7 +3,7 @@
 // they never interleave with a kysely transaction that is waiting between two of its statements.
 
 import type SQLite from 'better-sqlite3';
-import type { SluiceDatabase } from '../database.js';
+import type { Db } from '../../database.js';
 
 const caches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
 
@@ -17,17 +17,11 @@ export function prepared(handle: SQLite.Database, text: string): SQLite.Statemen
 }
 
 /** Runs `fn` inside one `BEGIN IMMEDIATE` transaction, with kysely's connection held. */
-export function immediately<T>(
-  database: SluiceDatabase,
-  handle: SQLite.Database,
-  fn: () => T,
-): Promise<T> {
-  return database.db.connection().execute(async () => handle.transaction(fn).immediate());
+export function immediately<T>(db: Db, handle: SQLite.Database, fn: () => T): Promise<T> {
+  return db.connection().execute(async () => handle.transaction(fn).immediate());
 }
 
 /** Runs `fn` with kysely's connection held (reads, or a single statement). */
-export function withHandle<T>(database: SluiceDatabase, fn: () => T): Promise<T> {
-  return database.db.connection().execute(async () => fn());
+export function withHandle<T>(db: Db, fn: () => T): Promise<T> {
+  return db.connection().execute(async () => fn());
 }
-
-export const bit = (b: boolean): number => (b ? 1 : 0);

@@ -6,10 +6,10 @@
 // The UPDATE's RETURNING gives the new row; where it came from is the state the fence pinned.
 import type { JobState } from '@sluice/contracts';
 import { randomToken } from '@sluice/contracts';
-import { d1All, type D1Like } from '../d1/d1-like.js';
-import type { Candidate, ClaimedJob, ClaimOptions } from './claim-jobs.js';
-import { fairOrder, sqliteFairQueued, type FairCandidate } from './fair-queued.js';
-import { SNAPSHOT_COLUMNS, toSnapshot, type SnapshotRow } from './job-snapshot.js';
+import type { Candidate, ClaimedJob, ClaimOptions } from '../../write-model/claim-shared.js';
+import { fairOrder, sqliteFairQueued, type FairCandidate } from '../../write-model/fair-queued.js';
+import { SNAPSHOT_COLUMNS, toSnapshot, type SnapshotRow } from '../../write-model/snapshot-row.js';
+import { d1All, type D1Like } from './d1-like.js';
 
 const SERVED =
   'exists (select 1 from json_each(?1) s where s.value ->> 0 = kind and s.value ->> 1 = version)';

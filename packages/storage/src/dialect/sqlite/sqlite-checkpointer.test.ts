@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { sleep } from '@sluice/testkit';
 import { sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
-import { openDatabase } from './database.js';
+import { openDatabase } from '../../open-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,18 +3,17 @@
 // statement of a write carries the same fence as its UPDATE (`exists (… the row as the writer
 // knew it …)`) and the inserts come BEFORE the UPDATE: inside the batch nothing interleaves, so
 // all of a write's statements see the same row and either all of them land or none does. A
-// fenced write therefore changes no row at all (attempt-write.test.ts counts them), without
+// fenced write therefore changes no row at all (attempt-write.case.ts counts them), without
 // failing the batch for the other jobs in it; several writes of one job run in order, each
 // fenced by the row its predecessor left, as on SQLite.
 //
 // Why not a guard statement that aborts the batch: one fenced job would roll back every other
 // job's write in the call, and an error cannot say which job it was.
-import { toJson } from '../json.js';
-import type { D1Like, D1StatementLike } from '../d1/d1-like.js';
-import type { StoredEvent } from '../repos/events.js';
-import type { AttemptWrite, AttemptWriteResult } from './attempt-write.js';
-import { bit } from './native-sqlite.js';
-import { toColumns } from './write-columns.js';
+import { toJson } from '../../json.js';
+import type { StoredEvent } from '../../repos/event-rows.js';
+import type { AttemptWrite, AttemptWriteResult } from '../../write-model/attempt-types.js';
+import { bit, toColumns } from '../../write-model/write-columns.js';
+import type { D1Like, D1StatementLike } from './d1-like.js';
 
 // ?1 id, ?2 epoch, ?3 last_seq, ?4 state, ?5 lease check, ?6 now: shared by every statement.
 const FENCE = `exists (select 1 from jobs where id = ?1 and epoch = ?2 and last_seq = ?3

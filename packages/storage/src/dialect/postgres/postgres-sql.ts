@@ -1,0 +1,26 @@
+// PostgreSQL's SQL as the repositories and migrations need it.
+
+import { sql } from 'kysely';
+import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
+import { insertAcceptedPg } from './accept-insert.js';
+
+const CAPABILITIES: StorageCapabilities = {
+  interactiveTransactions: true,
+  atomicBatch: false,
+  concurrentWriters: true,
+  rowLocks: true,
+  listenNotify: true,
+  maxBoundParameters: 65_535,
+};
+
+export const POSTGRES_SQL: SqlDialect = {
+  name: 'postgres',
+  capabilities: CAPABILITIES,
+  jsonType: 'jsonb',
+  floatType: 'double precision',
+  identity: (column) => column.primaryKey().generatedAlwaysAsIdentity(),
+  asJson: (value) => sql`cast(${value} as jsonb)`,
+  // `update … from v returning *` would return v's columns too.
+  returningAll: (table) => sql.raw(`${table}.*`),
+  insertAccepted: insertAcceptedPg,
+};

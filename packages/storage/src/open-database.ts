@@ -1,0 +1,23 @@
+// Opens the job database from a URL: SQLite (better-sqlite3, WAL, busy_timeout) by default,
+// PostgreSQL when given a postgres:// URL. Each is its dialect's opener (dialect/sqlite/,
+// dialect/postgres/); D1 is opened from its binding (dialect/d1/open-d1.ts).
+
+import type { OpenDatabaseOptions, SluiceDatabase } from './database.js';
+import { openPostgres } from './dialect/postgres/open-postgres.js';
+import { openSqlite } from './dialect/sqlite/open-sqlite.js';
+
+export const DEFAULT_SQLITE_FILE = '.sluice/sluice.db';
+
+export function isPostgresUrl(url: string | undefined): boolean {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+/**
+ * Opens one handle. On SQLite use exactly one handle per process: better-sqlite3 is synchronous,
+ * so a second handle waiting on the first one's write lock blocks the event loop that the first
+ * one needs to commit (a deadlock until busy_timeout). Processes share the file safely.
+ */
+export function openDatabase(options: OpenDatabaseOptions = {}): SluiceDatabase {
+  const url = options.url ?? DEFAULT_SQLITE_FILE;
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options);
+}
