@@ -175,7 +175,12 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
         refuse(socket, '404 Not Found');
         return;
       }
-      const local = { address: req.socket.localAddress, port: req.socket.localPort };
+      const local = {
+        address: req.socket.localAddress,
+        port: req.socket.localPort,
+        // A TLS socket (an https server handing its upgrades here) serves `https:` pages.
+        secure: (req.socket as { encrypted?: boolean }).encrypted === true,
+      };
       if (!originAllowed(req.headers.origin, local)) {
         deps.metrics.reject('FORBIDDEN');
         refuse(socket, '403 Forbidden');
