@@ -13,7 +13,11 @@
 // throttled address waits like any other until the address's bucket refills.
 //
 // A lookup takes its tokens before it runs and gives them back once the secret verifies, so a
-// burst of concurrent guesses cannot all start before the first one has failed.
+// burst of concurrent guesses cannot all start before the first one has failed. Requests
+// presenting a secret already being looked up ride on that lookup's tokens (on Node they share
+// the lookup itself, key-cache.ts), so a client's burst of first calls with a new key is never
+// throttled; only more distinct never-verified secrets at one instant from one address than the
+// address's burst wait.
 //
 //   const ticket = await throttle.begin(apiKey, address);
 //   if (ticket.waitMs > 0) return rateLimited(ticket.waitMs, 'too many failed authentications');
@@ -74,22 +78,51 @@ export function createFailedAuthThrottle(limits: FailedAuthLimits): FailedAuthTh
     known.set(secret, now + KNOWN_FOR_MS);
   }
 
+  // secret digest -> lookups of it in flight (the first took the tokens; the rest ride on it)
+  const inflight = new Map<string, number>();
+
+  function countFailure(secret: string | null, address: string | null): void {
+    if (address !== null) byAddress.take(address);
+    if (secret !== null) bySecret.take(secret);
+  }
+
+  function track(secret: string | null, onSettle: (outcome: LookupOutcome) => void): LookupTicket {
+    if (secret !== null) inflight.set(secret, (inflight.get(secret) ?? 0) + 1);
+    let settled = false;
+    return {
+      waitMs: 0,
+      settle(outcome) {
+        if (settled) return;
+        settled = true;
+        if (secret !== null) {
+          const left = (inflight.get(secret) ?? 1) - 1;
+          if (left > 0) inflight.set(secret, left);
+          else inflight.delete(secret);
+        }
+        onSettle(outcome);
+      },
+    };
+  }
+
   return {
     async begin(credential, address) {
       const secret = credential === null ? null : await digest(credential);
       // From here on nothing awaits: the check and the take are one step.
       const now = Date.now();
       if (secret !== null && isKnown(secret, now)) {
-        return {
-          waitMs: 0,
-          settle(outcome) {
-            if (outcome !== 'refused') return;
-            // Revoked or expired since: from now on it is counted like any other failure.
-            known.delete(secret);
-            if (address !== null) byAddress.take(address);
-            bySecret.take(secret);
-          },
-        };
+        return track(secret, (outcome) => {
+          if (outcome !== 'refused') return;
+          // Revoked or expired since: from now on it is counted like any other failure.
+          known.delete(secret);
+          countFailure(secret, address);
+        });
+      }
+      if (secret !== null && inflight.has(secret)) {
+        // The same secret is being looked up already (a client's burst of first calls): this
+        // one needs no tokens of its own, and counts only if the secret is refused.
+        return track(secret, (outcome) => {
+          if (outcome === 'refused') countFailure(secret, address);
+        });
       }
       const waitMs = Math.max(
         address === null ? 0 : byAddress.peek(address, now),
@@ -98,18 +131,12 @@ export function createFailedAuthThrottle(limits: FailedAuthLimits): FailedAuthTh
       if (waitMs > 0) return { waitMs, settle() {} };
       if (address !== null) byAddress.take(address, now);
       if (secret !== null) bySecret.take(secret, now);
-      let settled = false;
-      return {
-        waitMs: 0,
-        settle(outcome) {
-          if (settled) return;
-          settled = true;
-          if (outcome === 'refused') return;
-          if (address !== null) byAddress.give(address);
-          if (secret !== null) bySecret.give(secret);
-          if (outcome === 'verified' && secret !== null) remember(secret, Date.now());
-        },
-      };
+      return track(secret, (outcome) => {
+        if (outcome === 'refused') return;
+        if (address !== null) byAddress.give(address);
+        if (secret !== null) bySecret.give(secret);
+        if (outcome === 'verified' && secret !== null) remember(secret, Date.now());
+      });
     },
   };
 }

@@ -20,19 +20,22 @@ const ADDRESS_BURST = 5;
 const SECRET_BURST = 3;
 const never = { perSecond: 0.001 };
 
+/** The `n`-th wrong secret for `keyId` (distinct for every `n`). */
 function guess(keyId: string, n: number): string {
-  const letters = 'abcdefghijklmnopqrstuvwxyz234567';
-  const secret = Array.from({ length: 32 }, (_, i) => letters[(n * 7 + i * 5 + 3) % 32]).join('');
-  return `sk_${keyId}_${secret}`;
+  return `sk_${keyId}_${letters(n, 12)}${'q'.repeat(20)}`;
+}
+
+/** `n` as `count` base-32 letters (the key alphabet). */
+function letters(n: number, count: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  let out = '';
+  for (let rest = n, j = 0; j < count; j++, rest = Math.floor(rest / 32))
+    out += alphabet[rest % 32];
+  return out;
 }
 
 /** The `i`-th well-formed key id (`k` and 12 base32 letters). */
-function keyIdFor(i: number): string {
-  const letters = 'abcdefghijklmnopqrstuvwxyz234567';
-  let id = 'k';
-  for (let n = i, j = 0; j < 12; j++, n = Math.floor(n / 32)) id += letters[n % 32];
-  return id;
-}
+const keyIdFor = (i: number) => `k${letters(i, 12)}`;
 
 describeEachDialect('a key owner is not locked out by guesses at its id', (ctx) => {
   let f: GatewayFixture;
@@ -140,6 +143,33 @@ describeEachDialect('a key owner is not locked out by guesses at its id', (ctx) 
       ...Array<string>(200 - ADDRESS_BURST).fill('RATE_LIMITED'),
     ]);
     expect(lookups()).toBe(ADDRESS_BURST);
+    await gate.close();
+  });
+
+  it('100 concurrent guesses from one address: no more lookups than its burst', async () => {
+    const { gate, lookups } = countingGate();
+    const owner = await createApiKey(ctx().database.db, 'acme');
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        gate.admit({ apiKey: guess(owner.id, i), address: '203.0.113.8', scope: 'jobs:read' }),
+      ),
+    );
+    const codes = answers.map((a) => (a.ok ? 'OK' : a.error.code));
+    expect(codes.filter((c) => c === 'UNAUTHORIZED')).toHaveLength(ADDRESS_BURST);
+    expect(codes.filter((c) => c === 'RATE_LIMITED')).toHaveLength(100 - ADDRESS_BURST);
+    expect(lookups()).toBe(ADDRESS_BURST);
+    await gate.close();
+  });
+
+  it('a burst of 100 concurrent first calls with a new key are all admitted', async () => {
+    const { gate } = countingGate();
+    const fresh = await createApiKey(ctx().database.db, 'globex');
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        gate.admit({ apiKey: fresh.key, address: '203.0.113.9', scope: 'jobs:read' }),
+      ),
+    );
+    expect(answers.filter((a) => !a.ok).map((a) => !a.ok && a.error.code)).toEqual([]);
     await gate.close();
   });
 
