@@ -2,6 +2,7 @@
 // variable. Actions never print errors or exit; they throw, and `main` formats (cli-errors.ts).
 
 import { createRequire } from 'node:module';
+import { API_KEY_SCOPES } from '@sluice/contracts';
 import { Command } from 'commander';
 import { EXIT_CODES, type ExitCode } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
@@ -97,7 +98,7 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
       .option('--label <text>', 'a note to recognise the key by')
       .option(
         '--scope <list>',
-        'comma-separated: jobs:submit, jobs:read, review:decide, dead-letters:manage, admin (default jobs:submit,jobs:read)',
+        `comma-separated: ${API_KEY_SCOPES.join(', ')} (default jobs:submit,jobs:read)`,
       )
       .option('--expires <when>', 'a duration (30d, 12h, 90m) or an ISO date; default never'),
   ).action(

@@ -1,4 +1,5 @@
-// `sluice keys create --scope … --expires …` stores what it says and the gateway enforces it;
+// `sluice keys create --scope … --expires …` stores what it says and the gateway enforces it
+// (a `metrics:read` key scrapes /metrics and nothing else);
 // the dev key (SLUICE_API_KEY) is a live key in `sluice dev` only, never in `sluice gateway`.
 
 import { mkdtempSync } from 'node:fs';
@@ -25,6 +26,7 @@ describe('sluice keys create --scope --expires', () => {
   it('parses scopes and expiry, refusing unknown scopes and past dates', () => {
     expect(parseScopeList(undefined)).toEqual(['jobs:submit', 'jobs:read']);
     expect(parseScopeList('jobs:read, review:decide')).toEqual(['jobs:read', 'review:decide']);
+    expect(parseScopeList('metrics:read')).toEqual(['metrics:read']);
     expect(() => parseScopeList('jobs:write')).toThrow(/unknown scope "jobs:write"/);
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseExpiry('30d', now)?.toISOString()).toBe('2026-01-31T00:00:00.000Z');
@@ -49,6 +51,11 @@ describe('sluice keys create --scope --expires', () => {
     expect(code).toBe(EXIT_CODES.ok);
     expect(io.stdout[0]).toMatch(/scopes jobs:read, expires \d{4}-/);
     const key = io.stdout.at(-1) as string;
+    const scraperIo = captureIo({ env, cwd: dir });
+    expect(
+      await main(['keys', 'create', '--tenant', 'ops', '--scope', 'metrics:read'], scraperIo),
+    ).toBe(EXIT_CODES.ok);
+    const scraper = scraperIo.stdout.at(-1) as string;
     const bad = captureIo({ env, cwd: dir });
     expect(await main(['keys', 'create', '--tenant', 'acme', '--scope', 'root'], bad)).toBe(
       EXIT_CODES.usage,
@@ -70,6 +77,10 @@ describe('sluice keys create --scope --expires', () => {
         body: JSON.stringify({ kind: 'ops.steps', input: { units: 1, unitMs: 1 } }),
       });
       expect(submit.status).toBe(403);
+      // A scraper's key reads /metrics and nothing else; a job key does not read /metrics.
+      expect(await status(url, scraper, '/metrics')).toBe(200);
+      expect(await status(url, scraper)).toBe(403);
+      expect(await status(url, key, '/metrics')).toBe(403);
     } finally {
       await served.stop(5_000);
     }

@@ -32,6 +32,20 @@ describe('toApiError', () => {
     expect(toApiError(new TypeError('fetch failed')).code).toBe('UNAVAILABLE');
   });
 
+  test('an SSE subscription refused with an HTTP status takes the status’s code', () => {
+    // What httpSubscriptionLink raises when the `eventsource` package sees a 429 answer.
+    const refused = Object.assign(new Event('error'), {
+      code: 429,
+      message: 'Non-200 status code (429)',
+    });
+    const e = toApiError(
+      new TRPCClientError('Non-200 status code (429)', { cause: refused as unknown as Error }),
+    );
+    expect({ code: e.code, status: e.httpStatus }).toEqual({ code: 'RATE_LIMITED', status: 429 });
+    const network = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(toApiError(new TRPCClientError('x', { cause: network })).code).toBe('UNAVAILABLE');
+  });
+
   test('keeps Sluice errors’ codes', () => {
     expect(toApiError(new SluiceError('INVALID_CONFIG', 'x')).code).toBe('INVALID_CONFIG');
   });

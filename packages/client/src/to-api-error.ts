@@ -74,6 +74,17 @@ function sluiceCodeOf(data: ErrorData): ErrorCode | undefined {
   return undefined;
 }
 
+/**
+ * The HTTP status of a refused SSE subscription: the gateway answers a rate-limited one 429
+ * before any stream, and the `eventsource` package reports it as an error event whose `code` is
+ * the status (a browser's EventSource says nothing, and the error stays UNAVAILABLE).
+ */
+function eventSourceStatus(cause: unknown): number {
+  if (typeof cause !== 'object' || cause === null) return 0;
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : 0;
+}
+
 export function toApiError(error: unknown): SluiceApiError {
   if (error instanceof SluiceApiError) return error;
   if (isSluiceError(error)) {
@@ -84,7 +95,8 @@ export function toApiError(error: unknown): SluiceApiError {
     const message = typeof e.message === 'string' ? e.message : String(error);
     if (e.name === 'TRPCClientError') {
       const data = e.data;
-      const status = typeof data?.httpStatus === 'number' ? data.httpStatus : 0;
+      const status =
+        typeof data?.httpStatus === 'number' ? data.httpStatus : eventSourceStatus(e.cause);
       const trpcCode = typeof data?.code === 'string' ? data.code : undefined;
       // No data: the call never got a tRPC answer (socket closed, fetch failed).
       const code =

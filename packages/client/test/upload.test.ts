@@ -39,13 +39,13 @@ describeStack(
         const body = chunks(10);
         const file = await client.upload(body.stream, {
           filename: 'données 100%.bin',
-          contentType: 'application/x-test',
+          contentType: 'text/csv',
         });
         expect(file).toMatchObject({
           size: body.size,
           sha256: body.sha256,
           filename: 'données 100%.bin',
-          contentType: 'application/x-test',
+          contentType: 'text/csv',
         });
         expect(file.id).toMatch(/^f_/);
         const handle = await client.submit(

@@ -1,5 +1,7 @@
 // API-key scopes: what a key may do. A procedure declares the one scope it needs next to its
-// definition (gateway routers); `admin` grants every scope. Stored with the key as a
+// definition (gateway routers); `admin` grants every scope. `metrics:read` reads the gateway's
+// `/metrics` on the API port and nothing else: what a Prometheus scraper holds instead of an
+// `admin` key (the registry shows every tenant's activity, so no job scope grants it). Stored with the key as a
 // space-separated list (storage), shown by `sluice keys list`, chosen by `sluice keys create
 // --scope`. Zod-free: the browser client may import this module.
 
@@ -8,6 +10,7 @@ export const API_KEY_SCOPES = [
   'jobs:read',
   'review:decide',
   'dead-letters:manage',
+  'metrics:read',
   'admin',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -27,7 +27,7 @@ describeEachDialect('bad-input fuzz', (ctx) => {
     f = await startGateway(ctx(), {
       limits: {
         failedAuthPerAddress: { perSecond: 1e6, burst: 1e6 },
-        failedAuthPerKeyId: { perSecond: 1e6, burst: 1e6 },
+        failedAuthPerSecret: { perSecond: 1e6, burst: 1e6 },
       },
     });
   });

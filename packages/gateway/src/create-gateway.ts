@@ -202,6 +202,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const websocket = createWebSocketEndpoint({
     router,
     auth,
+    gate,
     socketsPerKey: limits.socketsPerKey,
     origins: options.origins ?? [],
     metrics,

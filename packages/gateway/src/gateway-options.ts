@@ -76,8 +76,8 @@ export interface GatewayOptions<R extends JobRegistry> {
   metrics?: MetricsOptions;
   /**
    * Where `/metrics` is served (it shows every tenant's activity): `'admin'` (default) on the API
-   * port for keys with the `admin` scope; `'listener'` only on `metricsApp`, for a separate
-   * private listener (`serveMetrics`).
+   * port for keys with the `metrics:read` scope (a scraper's key) or `admin`; `'listener'` only on
+   * `metricsApp`, for a separate private listener (`serveMetrics`).
    */
   metricsAccess?: 'admin' | 'listener';
   websocket?: WebSocketOptions;

@@ -2,7 +2,8 @@
 // database answers `select 1` and the runtime (if it has probes: Redis for Valkey Streams) is
 // reachable, and not once shutdown began; `/metrics` is this gateway's prom-client registry. The
 // registry shows every tenant's activity, so on the API port `/metrics` needs a key with the
-// `admin` scope; `metricsAccess: 'listener'` moves it to a separate, private listener instead
+// `metrics:read` scope (a scraper's key, good for nothing else) or `admin`;
+// `metricsAccess: 'listener'` moves it to a separate, private listener instead
 // (`serveMetrics`), and off the API port.
 
 import type { SluiceDatabase } from '@sluice/storage';
@@ -25,7 +26,10 @@ export interface HealthDeps {
   metrics: GatewayMetrics;
   closing(): boolean;
   runtime?: RuntimeProbes | undefined;
-  /** Where `/metrics` is served: on the API port behind `admin` (default), or not at all here. */
+  /**
+   * Where `/metrics` is served: on the API port behind `metrics:read` or `admin` (default: the
+   * value keeps its old name), or not at all here.
+   */
   metricsAccess: 'admin' | 'listener';
   gate: Gatekeeper;
   /** Bound on the readiness query (default 2000 ms). */
@@ -66,7 +70,7 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
       const admitted = await admitHttp(
         deps.gate,
         c,
-        'admin',
+        'metrics:read',
         (code) => deps.metrics.reject(code),
         'metrics',
       );

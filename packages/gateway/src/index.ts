@@ -27,6 +27,7 @@ export { createLogger } from './logger.js';
 export type { GatewayLogger, LoggerOptions } from './logger.js';
 export type { GatewayMetrics } from './metrics.js';
 export type { UploadOptions } from './uploads.js';
+export { DEFAULT_UPLOAD_TYPES } from './upload-types.js';
 export type { WebSocketOptions, WebSocketEndpoint } from './websocket.js';
 export { FileListInput, FileListResult, FileDeleteResult } from './routers/files.js';
 export type { ErrorData, IssueView } from './trpc/errors.js';

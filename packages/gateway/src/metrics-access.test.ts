@@ -1,5 +1,7 @@
-// /metrics shows every tenant's activity: on the API port only a key with the `admin` scope reads
-// it; with `metricsAccess: 'listener'` it is not on the API port at all, only on its own listener.
+// /metrics shows every tenant's activity: on the API port only a key with the `metrics:read` or
+// the `admin` scope reads it; with `metricsAccess: 'listener'` it is not on the API port at all,
+// only on its own listener. A `metrics:read` key is what a Prometheus scraper holds: before the
+// scope existed, scraping needed a full `admin` key. It reads /metrics and nothing else.
 
 import { createApiKey } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
@@ -18,12 +20,27 @@ describeEachDialect('metrics access', (ctx) => {
   const get = (url: string, key?: string) =>
     fetch(`${url}/metrics`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
 
-  it('needs the admin scope on the API port', async () => {
+  it('needs the metrics:read or admin scope on the API port', async () => {
     expect((await get(f.url)).status).toBe(401);
     expect((await get(f.url, f.keyA)).status).toBe(403);
     const res = await get(f.url, f.adminKey);
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/^sluice_gateway_active_subscriptions \d+$/m);
+  });
+
+  it('a metrics:read key scrapes /metrics and nothing else', async () => {
+    const scraper = await createApiKey(ctx().database.db, 'acme', { scopes: ['metrics:read'] });
+    const res = await get(f.url, scraper.key);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^sluice_gateway_active_subscriptions \d+$/m);
+    const auth = { authorization: `Bearer ${scraper.key}` };
+    const refused = [
+      await fetch(`${f.url}/trpc/jobs.list?input=%7B%7D`, { headers: auth }),
+      await fetch(`${f.url}/trpc/deadLetters.list?input=%7B%7D`, { headers: auth }),
+      await fetch(`${f.url}/v1/uploads`, { method: 'POST', headers: auth, body: 'x' }),
+      await fetch(`${f.url}/v1/files/f_aaaaaaaaaaaaaaaaaaaaaaaaaa`, { headers: auth }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([403, 403, 403, 403]);
   });
 
   it('with a separate listener, is off the API port and open on its own', async () => {

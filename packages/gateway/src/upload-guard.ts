@@ -1,9 +1,11 @@
 // What an upload must pass before its bytes reach the blob store: not empty, a content type that
 // the bytes bear out (magic numbers: a declared `image/png` must start like a PNG; an undeclared
-// or generic type takes the sniffed one), a type on the allow-list, and a body that keeps
-// coming (an idle body is cut after `idleMs`, so a stalled client holds no temp file for long).
+// or generic type takes the sniffed one), a type on the stored list and never an active one
+// (upload-types.ts), and a body that keeps coming (an idle body is cut after `idleMs`, so a
+// stalled client holds no temp file for long).
 
 import { SluiceError } from '@sluice/contracts';
+import { isStoredType } from './upload-types.js';
 
 /** Types recognised by their first bytes (offset, bytes). */
 const MAGIC: readonly { type: string; offset: number; bytes: readonly number[] }[] = [
@@ -24,32 +26,12 @@ const SNIFFABLE = new Set(MAGIC.map((m) => m.type));
 const GENERIC = new Set(['application/octet-stream']);
 export const SNIFF_BYTES = 16;
 
-/**
- * Types a browser would run or render as a page when downloaded from the gateway's origin: never
- * stored as such (they stay refused even when an allow-list names them with a wildcard).
- */
-const ACTIVE = new Set([
-  'text/html',
-  'application/xhtml+xml',
-  'image/svg+xml',
-  'text/javascript',
-  'application/javascript',
-  'text/xml',
-  'application/xml',
-]);
-
 export function sniff(prefix: Uint8Array): string | undefined {
   return MAGIC.find(
     (m) =>
       prefix.length >= m.offset + m.bytes.length &&
       m.bytes.every((b, i) => prefix[m.offset + i] === b),
   )?.type;
-}
-
-function allowed(type: string, allow: readonly string[] | undefined): boolean {
-  if (ACTIVE.has(type)) return false;
-  if (!allow) return true;
-  return allow.some((a) => a === type || (a.endsWith('/*') && type.startsWith(a.slice(0, -1))));
 }
 
 /** The type to store, or why not (BAD_REQUEST; `details.status` 415 for a type refusal). */
@@ -67,7 +49,7 @@ export function decideType(
     });
   }
   if (GENERIC.has(declared) && sniffed) type = sniffed;
-  if (!allowed(type, allow)) {
+  if (!isStoredType(type, allow)) {
     return new SluiceError('BAD_REQUEST', `uploads of type ${type} are not accepted`, {
       details: { status: 415 },
     });

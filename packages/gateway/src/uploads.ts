@@ -33,8 +33,9 @@ export interface UploadOptions {
   /** How often expired uploads are swept (default 60 s; 0 turns the sweeper off). */
   sweepIntervalMs?: number;
   /**
-   * Content types accepted (`image/*` matches a family), judged after sniffing the first bytes.
-   * Default: any type except ones a browser would run (HTML, SVG, XML, JavaScript).
+   * Content types stored (`image/*` matches a family), judged after sniffing the first bytes.
+   * Default: DEFAULT_UPLOAD_TYPES (documents, spreadsheets, data, archives, images, audio, video,
+   * octet-stream). Types a browser would run or render as a page are refused whatever this says.
    */
   allowedTypes?: readonly string[];
   /** A body that sends nothing for this long is cut with 408 (default 10 000 ms). */

@@ -99,6 +99,11 @@ describeEachDialect('websocket guards', (ctx) => {
       headers: { host: `evil.example:${port}` },
     });
     expect(rebound.status).toBe(403);
+    // The gateway's own address and port, but another scheme: another origin.
+    for (const scheme of ['https', 'ws', 'ftp']) {
+      expect((await probe(f.url, { origin: `${scheme}://127.0.0.1:${port}` })).status).toBe(403);
+    }
+    expect((await probe(f.url, { origin: 'http://app.example.com' })).status).toBe(403);
     // Listed, same-origin and Origin-less clients get through to authentication.
     for (const origin of ['https://app.example.com', f.url, undefined]) {
       const r = await probe(f.url, origin ? { origin } : {});

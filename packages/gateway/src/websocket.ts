@@ -2,7 +2,10 @@
 // the `upgrade` routing that serve() wires to the HTTP server. Guards, in order:
 //   - only `/ws` upgrades; a browser Origin outside the allow-list gets 403 before the upgrade;
 //   - `maxPayload` (64 KiB) caps every frame;
-//   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed;
+//   - the tRPC context needs `connectionParams.apiKey` (context.ts) or the socket is closed; the
+//     login counts against the gatekeeper's failed-auth limits like an HTTP call, and past them
+//     the error frame (TOO_MANY_REQUESTS, `data.retryAfterMs`) is followed by close code 4429
+//     with the reason `retry after <n> s`;
 //   - a socket that never authenticates within the handshake timeout (5 s) is closed;
 //   - at most `socketsPerKey` open sockets per API key;
 //   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
@@ -14,7 +17,10 @@ import { WS_PATH } from '@sluice/contracts';
 import type { AnyRouter } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { SluiceError } from '@sluice/contracts';
+import { retryAfterSeconds } from './auth/admit-http.js';
 import type { ApiKeyAuth } from './auth/api-key-auth.js';
+import type { Gatekeeper } from './auth/gatekeeper.js';
 import { createOriginCheck } from './auth/origin.js';
 import { createWsContextFactory } from './trpc/context.js';
 import type { GatewayLogger } from './logger.js';
@@ -47,13 +53,19 @@ export interface WebSocketEndpoint {
 
 interface Deps {
   router: AnyRouter;
+  /** Re-verifies open sockets' keys (revocation). */
   auth: ApiKeyAuth;
+  /** Authenticates each login, throttling failures like every other entry point. */
+  gate: Pick<Gatekeeper, 'authenticate'>;
   socketsPerKey: number;
   origins: readonly string[];
   metrics: GatewayMetrics;
   logger: GatewayLogger;
   options: WebSocketOptions;
 }
+
+/** The close code of a login refused for too many failed authentications (HTTP's 429). */
+export const WS_CLOSE_RATE_LIMITED = 4429;
 
 /** The reject label of a malformed frame from a client. */
 export const CLIENT_PROTOCOL_ERROR = 'CLIENT_PROTOCOL_ERROR';
@@ -96,14 +108,22 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
   const handler = applyWSSHandler({
     wss,
     router: deps.router,
-    createContext: createWsContextFactory(deps.auth, (socket, apiKey) => {
-      const ws = socket as WebSocket;
-      if (authenticated.has(ws)) return true;
-      let sameKey = 0;
-      for (const key of authenticated.values()) if (key === apiKey) sameKey++;
-      if (sameKey >= deps.socketsPerKey) return false;
-      if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
-      return true;
+    createContext: createWsContextFactory(deps.gate, {
+      onAuthenticated(socket, apiKey) {
+        const ws = socket as WebSocket;
+        if (authenticated.has(ws)) return true;
+        let sameKey = 0;
+        for (const key of authenticated.values()) if (key === apiKey) sameKey++;
+        if (sameKey >= deps.socketsPerKey) return false;
+        if (ws.readyState === ws.OPEN) authenticated.set(ws, apiKey);
+        return true;
+      },
+      onRateLimited(socket, error: SluiceError) {
+        // Queued now, so it runs after the adapter has sent the error frame and before its own
+        // plain close: the client reads the wait from the close reason as well.
+        const reason = `retry after ${retryAfterSeconds(error.details)} s`;
+        setImmediate(() => (socket as WebSocket).close(WS_CLOSE_RATE_LIMITED, reason));
+      },
     }),
     maxBatchSize: 50,
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
@@ -155,7 +175,12 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
         refuse(socket, '404 Not Found');
         return;
       }
-      const local = { address: req.socket.localAddress, port: req.socket.localPort };
+      const local = {
+        address: req.socket.localAddress,
+        port: req.socket.localPort,
+        // A TLS socket (an https server handing its upgrades here) serves `https:` pages.
+        secure: (req.socket as { encrypted?: boolean }).encrypted === true,
+      };
       if (!originAllowed(req.headers.origin, local)) {
         deps.metrics.reject('FORBIDDEN');
         refuse(socket, '403 Forbidden');

@@ -37,7 +37,7 @@ describeEachDialect('WebSocket and upload fuzz', (ctx) => {
     f = await startGateway(ctx(), {
       limits: {
         failedAuthPerAddress: { perSecond: 1e6, burst: 1e6 },
-        failedAuthPerKeyId: { perSecond: 1e6, burst: 1e6 },
+        failedAuthPerSecret: { perSecond: 1e6, burst: 1e6 },
         subscriptionsPerSocket: 1e6,
         subscriptionsPerKey: 1e6,
       },

@@ -33,6 +33,30 @@ it('checks Origin: none and listed pass; same-origin only by the local address, 
   expect(strict('http://127.0.0.1:3000', local)).toBe(false);
 });
 
+it('checks Origin by scheme, host and port: a page on another scheme is another origin', () => {
+  const check = createOriginCheck({ allow: ['https://app.example.com'], sameOrigin: true });
+  const plain = { address: '127.0.0.1', port: 3000, secure: false };
+  const tls = { address: '127.0.0.1', port: 3000, secure: true };
+  // The gateway speaks plain HTTP here: an https (or any other scheme's) page is not its own.
+  for (const origin of [
+    'https://127.0.0.1:3000',
+    'https://localhost:3000',
+    'ws://127.0.0.1:3000',
+    'ftp://127.0.0.1:3000',
+    'chrome-extension://127.0.0.1:3000',
+  ]) {
+    expect([origin, check(origin, plain)]).toEqual([origin, false]);
+  }
+  expect(check('http://127.0.0.1:3000', plain)).toBe(true);
+  expect(check('https://127.0.0.1:3000', tls)).toBe(true);
+  expect(check('http://127.0.0.1:3000', tls)).toBe(false);
+  // Listed origins: the scheme and the port count too (the default port may be written out).
+  expect(check('http://app.example.com', plain)).toBe(false);
+  expect(check('https://app.example.com:443', plain)).toBe(true);
+  expect(check('https://app.example.com:8443', plain)).toBe(false);
+  expect(check('https://app.example.com.evil.example', plain)).toBe(false);
+});
+
 describeEachDialect('auth', (ctx) => {
   let f: GatewayFixture;
   beforeAll(async () => {

@@ -77,7 +77,7 @@ describeEachDialect('authz matrix', (ctx) => {
     f = await startGateway(ctx(), {
       limits: {
         failedAuthPerAddress: { perSecond: 1000, burst: 100_000 },
-        failedAuthPerKeyId: { perSecond: 1000, burst: 100_000 },
+        failedAuthPerSecret: { perSecond: 1000, burst: 100_000 },
       },
     });
     const db = ctx().database.db;

@@ -1,9 +1,10 @@
 // The one admission check of the gateway: every tRPC call (HTTP, SSE, WebSocket), upload and
 // download goes through `admit`, which authenticates the key, checks the scope the entry point
 // declared, and takes a token from the key's and the tenant's rate buckets. Failed
-// authentications are throttled per key id and per address before any lookup (a key already
-// verified in the auth cache is never throttled, so an attacker spamming a known key id cannot
-// lock out its owner). Open streams take a slot (per key, per socket) and are watched: a
+// authentications are throttled per client address and per presented secret before any lookup,
+// never per key id: a request presenting the right secret keeps working while someone else
+// guesses at its key id (failed-auth-throttle.ts says how). The WebSocket login authenticates
+// through the same `authenticate`, so HTTP, SSE and WebSocket share one count. Open streams take a slot (per key, per socket) and are watched: a
 // revoked or expired key ends them within `streamRecheckMs` plus one query. An HTTP request holds
 // one of its key's `requestsPerKey` slots until its answer is sent (request-slots.ts).
 //
@@ -12,10 +13,11 @@
 //   if (!admitted.ok) throw admitted.error;          // a SluiceError: UNAUTHORIZED, FORBIDDEN, RATE_LIMITED
 
 import { SluiceError, type ApiKeyScope } from '@sluice/contracts';
-import { apiKeyIdOf, liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage/portable';
+import { liveApiKeyIds, touchApiKeys, type Db } from '@sluice/storage/portable';
 import { DEFAULT_GATEWAY_HOOKS, type GatewayHooks, type Transport } from '../hooks.js';
 import type { Limits } from '../limits/limits.js';
 import { createTokenBuckets } from '../limits/token-bucket.js';
+import { createFailedAuthThrottle } from './failed-auth-throttle.js';
 import { createRequestSlots, type RequestSlots } from './request-slots.js';
 import type { GatewayLogger } from '../logger.js';
 import { isExpired, type ApiKeyAuth, type Principal } from './key-cache.js';
@@ -48,6 +50,11 @@ export interface OpenStream {
 
 export interface Gatekeeper {
   admit(request: AdmitRequest): Promise<Admission>;
+  /**
+   * The key's principal, or UNAUTHORIZED, or RATE_LIMITED after too many failures from this
+   * address or with this secret (no scope, no rate: the WebSocket login).
+   */
+  authenticate(request: Pick<AdmitRequest, 'apiKey' | 'address'>): Promise<Principal | SluiceError>;
   /** A slot for a stream of `principal`, or the RATE_LIMITED error when over a limit. */
   openStream(
     principal: Principal,
@@ -101,8 +108,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
   const hooks = deps.hooks ?? DEFAULT_GATEWAY_HOOKS;
   const keyBuckets = createTokenBuckets(limits.keyRate);
   const tenantBuckets = createTokenBuckets(limits.tenantRate);
-  const failedByKeyId = createTokenBuckets(limits.failedAuthPerKeyId);
-  const failedByAddress = createTokenBuckets(limits.failedAuthPerAddress);
+  const throttle = createFailedAuthThrottle(limits);
   const requests = createRequestSlots(limits.requestsPerKey);
   const used = new Set<string>();
   // keyId -> open streams of that key
@@ -111,20 +117,22 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
     Set<{ principal: Principal; transport: Transport; abort: AbortController }>
   >();
 
-  async function authenticate(request: AdmitRequest): Promise<Principal | SluiceError> {
+  async function authenticate(
+    request: Pick<AdmitRequest, 'apiKey' | 'address'>,
+  ): Promise<Principal | SluiceError> {
     const known = auth.cached(request.apiKey);
     if (known) return known;
-    const keyId = request.apiKey ? apiKeyIdOf(request.apiKey) : null;
-    const wait = Math.max(
-      keyId ? failedByKeyId.peek(keyId) : 0,
-      request.address ? failedByAddress.peek(request.address) : 0,
-    );
-    if (wait > 0) return rateLimited(wait, 'too many failed authentications');
-    const principal = await auth.verify(request.apiKey);
-    if (principal) return principal;
-    if (keyId) failedByKeyId.take(keyId);
-    if (request.address) failedByAddress.take(request.address);
-    return new SluiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+    const ticket = await throttle.begin(request.apiKey, request.address);
+    if (ticket.waitMs > 0) return rateLimited(ticket.waitMs, 'too many failed authentications');
+    let principal: Principal | undefined;
+    try {
+      principal = await auth.verify(request.apiKey);
+    } catch (error) {
+      ticket.settle('unknown');
+      throw error;
+    }
+    ticket.settle(principal ? 'verified' : 'refused');
+    return principal ?? new SluiceError('UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
   }
 
   async function admit(request: AdmitRequest): Promise<Admission> {
@@ -226,6 +234,7 @@ export function createGatekeeper(deps: Deps): Gatekeeper {
 
   return {
     admit,
+    authenticate,
     openStream,
     recheckStreams,
     requests,

@@ -1,7 +1,7 @@
 // Limits, each against a real gateway: per-key and per-tenant request rates (429 with
-// Retry-After, sluiceCode RATE_LIMITED), failed-auth throttling per key id and per address
-// (a verified key is never locked out by someone spamming its id), subscriptions per key and
-// per socket, and `last_used_at` written in batches, not per request.
+// Retry-After, sluiceCode RATE_LIMITED), failed-auth throttling per presented secret and per
+// address (owner-not-locked-out-by-guesses.test.ts has the guesser cases), subscriptions per key
+// and per socket, and `last_used_at` written in batches, not per request.
 
 import { createApiKey, listApiKeys } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
@@ -73,11 +73,11 @@ describeEachDialect('limits', (ctx) => {
     expect((await list(g, g.keyB)).status).toBe(200);
   });
 
-  it('failed auth: throttled per key id and per address; a verified key keeps working', async () => {
+  it('failed auth: throttled per presented secret and per address; a verified key keeps working', async () => {
     const g = (f = await startGateway(ctx(), {
       auth: { cacheTtlMs: 5000 },
       limits: {
-        failedAuthPerKeyId: { perSecond: 0.01, burst: 3 },
+        failedAuthPerSecret: { perSecond: 0.01, burst: 3 },
         failedAuthPerAddress: { perSecond: 0.01, burst: 8 },
       },
     }));
@@ -88,6 +88,7 @@ describeEachDialect('limits', (ctx) => {
     for (let i = 0; i < 5; i++) statuses.push((await list(g, wrong)).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     expect((await list(g, g.keyA)).status).toBe(200);
+    // The same wrong secret was refused from here three times: it is no longer looked up.
     // Per address: malformed keys count too, until every unverified key from here is refused.
     const more = [];
     for (let i = 0; i < 6; i++) more.push((await list(g, `nonsense-${i}`)).status);
@@ -120,7 +121,38 @@ describeEachDialect('limits', (ctx) => {
     third.close();
     ws.close();
     expect(fourth.outcome).toBe('TOO_MANY_REQUESTS');
+    // Refused before the stream starts: a 429 with Retry-After, not a 200 and an error event.
+    expect(fourth.status).toBe(429);
+    expect(fourth.retryAfterMs).toBeGreaterThanOrEqual(1000);
     expect(third.text()).not.toContain('serialized-error');
+  });
+
+  it('an SSE subscription over the key rate is a 429 with Retry-After before any stream', async () => {
+    const g = (f = await startGateway(ctx(), {
+      limits: { keyRate: { perSecond: 0.01, burst: 1 } },
+    }));
+    const open = () =>
+      fetch(`${g.url}/trpc/jobs.watchAll?input=%7B%7D`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${g.keyA}` },
+      });
+    const first = await open();
+    expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await first.body?.cancel();
+    const over = await open();
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(over.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await over.json()).toMatchObject({
+      error: {
+        data: {
+          code: 'TOO_MANY_REQUESTS',
+          httpStatus: 429,
+          path: 'jobs.watchAll',
+          sluiceCode: 'RATE_LIMITED',
+          retryAfterMs: expect.any(Number) as number,
+        },
+      },
+    });
   });
 
   it('sockets: at most N open WebSockets per key; the next one is refused and closed', async () => {

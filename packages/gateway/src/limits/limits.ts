@@ -8,9 +8,15 @@ export interface Limits {
   keyRate: Rate;
   /** Requests per tenant, all its keys together. */
   tenantRate: Rate;
-  /** Failed authentications per key id (the `sk_<id>_…` part) before lookups stop. */
-  failedAuthPerKeyId: Rate;
-  /** Failed authentications per client address before lookups stop. */
+  /**
+   * Failed authentications per presented secret (the credential exactly as sent) before its
+   * lookups stop; never per key id, whose owner would be locked out (auth/failed-auth-throttle.ts).
+   */
+  failedAuthPerSecret: Rate;
+  /**
+   * Failed authentications per client address before lookups stop (a secret this gateway
+   * verified in the last 24 h is still looked up).
+   */
   failedAuthPerAddress: Rate;
   /** Open subscriptions per API key, over every transport and gateway connection. */
   subscriptionsPerKey: number;
@@ -39,7 +45,7 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = {
   keyRate: { perSecond: 100, burst: 200 },
   tenantRate: { perSecond: 500, burst: 1000 },
-  failedAuthPerKeyId: { perSecond: 0.2, burst: 10 },
+  failedAuthPerSecret: { perSecond: 0.2, burst: 10 },
   failedAuthPerAddress: { perSecond: 1, burst: 30 },
   subscriptionsPerKey: 500,
   subscriptionsPerSocket: 100,

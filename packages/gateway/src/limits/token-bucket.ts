@@ -16,6 +16,8 @@ export interface TokenBuckets {
   take(id: string, now?: number): number;
   /** Like `take` but takes nothing: whether a token is there. */
   peek(id: string, now?: number): number;
+  /** Gives back a token taken before (never past the burst). */
+  give(id: string, now?: number): void;
   size(): number;
 }
 
@@ -52,6 +54,10 @@ export function createTokenBuckets(rate: Rate, maxBuckets = 100_000): TokenBucke
     peek(id, now = Date.now()) {
       const b = refill(id, now);
       return b.tokens >= 1 ? 0 : wait(b.tokens);
+    },
+    give(id, now = Date.now()) {
+      const b = refill(id, now);
+      b.tokens = Math.min(rate.burst, b.tokens + 1);
     },
     size: () => buckets.size,
   };

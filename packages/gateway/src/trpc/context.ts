@@ -1,13 +1,17 @@
 // Request contexts. HTTP carries the key in `Authorization: Bearer`; a WebSocket carries it in
 // `connectionParams.apiKey` (browsers cannot set headers on a WebSocket). The WebSocket context
 // is created once per connection: a connection without params or with a bad key is refused
-// there (the adapter answers the error and closes), never treated as anonymous. Every call is
+// there (the adapter answers the error and closes), never treated as anonymous. The login is
+// authenticated by the gatekeeper like any call, so its failures count against the same
+// per-address and per-secret limits, and past them it is refused RATE_LIMITED. Every call is
 // admitted again by the gatekeeper (procedures.ts), whatever the transport.
 
+import { SluiceError } from '@sluice/contracts';
 import { TRPCError } from '@trpc/server';
 import type { CreateWSSContextFnOptions } from '@trpc/server/adapters/ws';
-import { bearerToken, type ApiKeyAuth } from '../auth/key-cache.js';
-import { UNAUTHORIZED_MESSAGE, type StreamSlotOwner } from '../auth/gatekeeper.js';
+import { bearerToken } from '../auth/key-cache.js';
+import { UNAUTHORIZED_MESSAGE, type Gatekeeper, type StreamSlotOwner } from '../auth/gatekeeper.js';
+import { toTRPCError } from './errors.js';
 
 export { UNAUTHORIZED_MESSAGE };
 
@@ -40,26 +44,32 @@ export function createHttpContext(
   };
 }
 
+export interface WsLoginHooks {
+  /** Whether this socket may be opened for `apiKey` (sockets per key). */
+  onAuthenticated(socket: unknown, apiKey: string): boolean;
+  /** The login is refused for now (RATE_LIMITED): the endpoint closes the socket saying so. */
+  onRateLimited(socket: unknown, error: SluiceError): void;
+}
+
 export function createWsContextFactory(
-  auth: ApiKeyAuth,
-  onAuthenticated: (socket: unknown, apiKey: string) => boolean,
+  gate: Pick<Gatekeeper, 'authenticate'>,
+  hooks: WsLoginHooks,
 ): (opts: CreateWSSContextFnOptions) => Promise<GatewayContext> {
   return async ({ info, res, req }) => {
     const raw: unknown = info.connectionParams?.apiKey;
     const apiKey = typeof raw === 'string' ? raw : null;
-    const principal = await auth.verify(apiKey);
-    if (!principal || apiKey === null) {
+    const address = req.socket.remoteAddress ?? null;
+    const principal = await gate.authenticate({ apiKey, address });
+    if (principal instanceof SluiceError) {
+      if (principal.code === 'RATE_LIMITED') hooks.onRateLimited(res, principal);
+      throw toTRPCError(principal);
+    }
+    if (apiKey === null) {
       throw new TRPCError({ code: 'UNAUTHORIZED', message: UNAUTHORIZED_MESSAGE });
     }
-    if (!onAuthenticated(res, apiKey)) {
+    if (!hooks.onAuthenticated(res, apiKey)) {
       throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: 'too many sockets for this key' });
     }
-    return {
-      apiKey,
-      traceparent: null,
-      address: req.socket.remoteAddress ?? null,
-      socket: { streams: 0 },
-      request: null,
-    };
+    return { apiKey, traceparent: null, address, socket: { streams: 0 }, request: null };
   };
 }

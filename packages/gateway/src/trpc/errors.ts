@@ -138,6 +138,17 @@ export interface ErrorData {
   path?: string | undefined;
   sluiceCode: ErrorCode;
   issues?: IssueView[] | undefined;
+  /**
+   * How long a RATE_LIMITED caller should wait: the Retry-After of transports without headers
+   * (a WebSocket frame, an SSE event), and on HTTP beside the header.
+   */
+  retryAfterMs?: number | undefined;
+}
+
+function retryAfterMsOf(cause: unknown): number | undefined {
+  if (!isSluiceError(cause) || cause.code !== 'RATE_LIMITED') return undefined;
+  const ms = cause.details?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined;
 }
 
 interface DefaultShape {
@@ -159,6 +170,7 @@ export function formatError({ shape, error }: { shape: DefaultShape; error: TRPC
   if (code === 'INTERNAL_SERVER_ERROR') message = 'Internal server error';
   else if (issues) message = 'Invalid input';
   const sluiceCode = isSluiceError(cause) ? cause.code : sluiceCodeFor(code);
+  const retryAfterMs = retryAfterMsOf(cause);
   return {
     code: shape.code,
     message,
@@ -168,6 +180,7 @@ export function formatError({ shape, error }: { shape: DefaultShape; error: TRPC
       ...(shape.data.path !== undefined ? { path: shape.data.path } : {}),
       sluiceCode,
       ...(issues ? { issues } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     },
   };
 }

@@ -1,12 +1,19 @@
 // The tRPC-over-HTTP handler both gateways mount on `/trpc/*` (Node and Workers alike): batches
 // bounded, the request's context, 429s answered with Retry-After, internal errors logged.
+//
+// An SSE subscription refused for a rate limit is answered 429 + Retry-After with the same JSON
+// body as a call, before any stream starts. tRPC itself answers every subscription 200 and sends
+// a refusal as the stream's first error event, which neither a proxy nor an EventSource can read
+// as "slow down" (an EventSource even reconnects at once). Other refusals keep tRPC's answer.
 
 import { trpcServer } from '@hono/trpc-server';
-import type { AnyTRPCRouter } from '@trpc/server';
-import type { Context } from 'hono';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import type { Context, MiddlewareHandler } from 'hono';
 import { retryAfterSeconds } from '../auth/admit-http.js';
 import type { GatewayLogger } from '../logger.js';
 import { createHttpContext, type GatewayContext } from './context.js';
+import { formatError } from './errors.js';
 
 /** The details of a SluiceError cause (its `retryAfterMs`), through tRPC's wrapping. */
 function detailsOf(cause: unknown): Record<string, unknown> | undefined {
@@ -24,8 +31,10 @@ export function trpcHttpHandler(o: {
   address: (c: Context) => string | undefined;
   /** Every refused call's tRPC code (the gateway's reject counter). */
   onReject?: (code: string) => void;
-}) {
-  return trpcServer({
+}): MiddlewareHandler {
+  // Subscriptions refused for a rate limit, by their request (seen before tRPC builds the stream).
+  const limited = new WeakMap<Request, { error: TRPCError; path: string | undefined }>();
+  const handler = trpcServer({
     router: o.router,
     endpoint: '/trpc',
     // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
@@ -46,11 +55,40 @@ export function trpcHttpHandler(o: {
       );
       return { headers: { 'retry-after': String(seconds) } };
     },
-    onError: ({ error, path }) => {
+    onError: ({ error, path, type, req }) => {
+      if (type === 'subscription' && error.code === 'TOO_MANY_REQUESTS') {
+        limited.set(req, { error, path });
+      }
       o.onReject?.(error.code);
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         o.logger.error('procedure failed', { path, error: error.cause ?? error });
       }
     },
   });
+  return async (c, next) => {
+    const response = await handler(c, next);
+    const refusal = limited.get(c.req.raw);
+    const isStream = response?.headers.get('content-type')?.startsWith('text/event-stream');
+    if (!refusal || !response || !isStream) return response;
+    limited.delete(c.req.raw);
+    // Nobody reads the stream tRPC built around the error: release it.
+    await response.body?.cancel().catch(() => {});
+    return rateLimitedAnswer(refusal.error, refusal.path);
+  };
+}
+
+/** The 429 a call gets (tRPC's error shape through our formatter), for a refused subscription. */
+function rateLimitedAnswer(error: TRPCError, path: string | undefined): Response {
+  const shape = formatError({
+    shape: {
+      code: TRPC_ERROR_CODES_BY_KEY.TOO_MANY_REQUESTS,
+      message: error.message,
+      data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, ...(path ? { path } : {}) },
+    },
+    error,
+  });
+  return Response.json(
+    { error: shape },
+    { status: 429, headers: { 'retry-after': retryAfterSeconds(detailsOf(error.cause)) } },
+  );
 }
