@@ -2,6 +2,7 @@
 // bounded, the request's context, 429s answered with Retry-After, internal errors logged.
 
 import { trpcServer } from '@hono/trpc-server';
+import { MAX_BATCH_CALLS } from '@sluice/contracts';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { Context } from 'hono';
 import { retryAfterSeconds } from '../auth/admit-http.js';
@@ -28,8 +29,8 @@ export function trpcHttpHandler(o: {
   return trpcServer({
     router: o.router,
     endpoint: '/trpc',
-    // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
-    maxBatchSize: 50,
+    // Bounds the work one HTTP request can ask for (the client's httpBatchLink sends no more).
+    maxBatchSize: MAX_BATCH_CALLS,
     createContext: (_opts, c) =>
       createHttpContext(
         c.req.header('authorization'),
