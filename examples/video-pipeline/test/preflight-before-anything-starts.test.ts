@@ -37,17 +37,20 @@ function run(command: string, args: string[], o: { cwd: string; env: NodeJS.Proc
   });
 }
 
+/** Where `command` is on this process's PATH. */
+function which(command: string): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const path = join(dir, command);
+    if (dir && existsSync(path)) return path;
+  }
+  throw new Error(`${command} is not on PATH`);
+}
+
 /** A bin folder with `node`, `npm` and `sh`, plus the named media tools: nothing else on PATH. */
 function binWith(dir: string, tools: readonly string[]): string {
   mkdirSync(dir, { recursive: true });
-  for (const [name, target] of [
-    ['node', process.execPath],
-    ['npm', '/usr/bin/npm'],
-    ['sh', '/bin/sh'],
-    ...tools.map((t) => [t, `/usr/bin/${t}`]),
-  ] as const) {
-    symlinkSync(target, join(dir, name));
-  }
+  symlinkSync(process.execPath, join(dir, 'node'));
+  for (const name of ['npm', 'sh', ...tools]) symlinkSync(which(name), join(dir, name));
   return dir;
 }
 
