@@ -14,6 +14,9 @@ import { makePdf, makeXlsx } from './documents.js';
 import { startHarness, type Harness } from './harness.js';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+/** Page 2's cause when its intent job failed at the provider: the unit, the code, the message. */
+const INTENT_JOB_FAILED =
+  /^page-02: NON_RETRIABLE call "intents" of unit "page-02" \(fake-ai\/text, pollable\): the provider's job [0-9a-f-]{36} failed$/;
 const row = (name: string, state?: string) =>
   `tr[data-doc="${name}"]${state ? `[data-state="${state}"]` : ''}`;
 
@@ -132,6 +135,13 @@ describe('chatbot admin in Chromium', () => {
     const item = acme.locator(`.review-item[data-job="${jobId}"]`);
     await item.waitFor();
     expect(await item.textContent()).toContain('page-02');
+    // The job's review evidence as a person reads it: which provider, unit and call are in doubt.
+    const evidence = item.locator('.evidence[data-loaded="yes"]');
+    await evidence.waitFor();
+    expect(await evidence.textContent()).toMatch(
+      /^provider fake-ai · unit page-02 · call classify \(connection dropped\) · attempts \d+$/,
+    );
+    expect(await item.locator('a').first().textContent()).toBe('lost-answer.pdf');
     shots.push(await h.screenshot(acme, 'review-queue'));
     await item.getByLabel('Reason').fill('provider dashboard shows no stored answer');
     await item.getByRole('button', { name: 'Approve one re-call' }).click();
@@ -150,6 +160,65 @@ describe('chatbot admin in Chromium', () => {
     await acme.goto(`${h.app.url}/#/dead-letters`);
     await acme.getByText('No dead letters.').waitFor();
     shots.push(await h.screenshot(acme, 'dead-letters'));
+  });
+
+  it('a fault armed on the Fault knobs page fails a document for good; the list and the detail page show its cause, not its id', async () => {
+    await acme.goto(`${h.app.url}/#/faults`);
+    await acme.getByText('No faults armed.').waitFor();
+    await acme.getByLabel('Fault').selectOption('async-fail');
+    await acme.getByLabel('Call').selectOption('intents');
+    await acme.getByLabel('Unit').fill('page-02');
+    await acme.getByRole('button', { name: 'Arm fault' }).click();
+    const armed = acme.locator('table.armed tr[data-fault="async-fail"]');
+    await armed.waitFor();
+    expect(await armed.locator('td').allTextContents()).toEqual([
+      'async-fail',
+      'intents',
+      'page-02',
+      '1',
+    ]);
+    // The provider itself holds the rule the page armed.
+    const held = (await (await fetch(`${h.ai.url}/admin/faults`)).json()) as { faults: unknown };
+    expect(held.faults).toMatchObject([
+      { fault: 'async-fail', call: 'intents', unitKey: 'page-02', times: 1 },
+    ]);
+    shots.push(await h.screenshot(acme, 'fault-knobs'));
+
+    await acme.getByRole('link', { name: 'Documents' }).click();
+    await acme
+      .locator('input[type=file]')
+      .setInputFiles([
+        { name: 'failing.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await makePdf()) },
+      ]);
+    const failed = acme.locator(row('failing.pdf', 'failed'));
+    await failed.waitFor({ timeout: 30_000 });
+    // The row says why: the unit, the error's code and its message.
+    const rowCause = failed.locator('.cause');
+    await rowCause.waitFor();
+    expect(await rowCause.textContent()).toMatch(INTENT_JOB_FAILED);
+    await acme.getByRole('link', { name: 'failing.pdf' }).click();
+    const detail = acme.locator('.detail[data-state="failed"]');
+    await detail.waitFor();
+    // The heading is the document, not the job id; the cause is under it with its code.
+    await detail.locator('h2', { hasText: 'failing.pdf' }).waitFor();
+    const jobId = (await detail.getAttribute('data-job'))!;
+    expect(await detail.locator('h2').textContent()).not.toContain(jobId);
+    const cause = detail.locator('.cause');
+    expect(await cause.getAttribute('data-code')).toBe('UNITS_FAILED');
+    expect(await cause.locator('li[data-unit="page-02"]').textContent()).toMatch(INTENT_JOB_FAILED);
+    shots.push(await h.screenshot(acme, 'document-failed'));
+
+    // A rule that is not wanted any more is cleared from the page too.
+    await acme.goto(`${h.app.url}/#/faults`);
+    await acme.getByText('No faults armed.').waitFor();
+    await acme.getByLabel('Fault').selectOption('slow');
+    await acme.getByLabel('Delay (ms)').fill('1500');
+    await acme.getByRole('button', { name: 'Arm fault' }).click();
+    await acme.locator('table.armed tr[data-fault="slow"]', { hasText: '1500 ms' }).waitFor();
+    await acme.getByRole('button', { name: 'Clear all' }).click();
+    await acme.getByText('No faults armed.').waitFor();
+    const cleared = (await (await fetch(`${h.ai.url}/admin/faults`)).json()) as { faults: unknown };
+    expect(cleared.faults).toEqual([]);
   });
 
   it('a wrong-type, malformed or oversized upload, picked or dropped, shows a clear error and writes nothing', async () => {

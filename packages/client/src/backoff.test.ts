@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { backoffDelay, linkSignals, sleep } from './backoff.js';
 
@@ -24,6 +25,19 @@ describe('linkSignals', () => {
     again.dispose();
     a.abort();
     expect(again.signal.aborted).toBe(false);
+  });
+
+  test('one abort listener per input signal however many links follow it; none once all are disposed', () => {
+    const shared = new AbortController();
+    const links = Array.from({ length: 100 }, () => linkSignals([shared.signal]));
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    for (const link of links.slice(1)) link.dispose();
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    links[0]!.dispose();
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+    const live = [linkSignals([shared.signal]), linkSignals([shared.signal])];
+    shared.abort('closed');
+    expect(live.map((l) => l.signal.reason)).toEqual(['closed', 'closed']);
   });
 
   test('is aborted at once when an input already is', () => {

@@ -28,9 +28,45 @@ export function backoffDelay(
 
 export { sleep };
 
+interface Fanout {
+  readonly dependants: Set<(reason: unknown) => void>;
+  readonly fire: () => void;
+}
+
+/** Per signal, the one `abort` listener this module added and who it tells. */
+const fanouts = new WeakMap<AbortSignal, Fanout>();
+
 /**
- * A signal that aborts when any of the given ones does. `dispose()` removes the listeners, so
- * long-lived signals (the client's own) do not collect one listener per finished watch.
+ * Calls `fn` with the reason when `signal` aborts; returns the function that stops it. However
+ * many callers wait on one signal (the client's own, or a caller's passed to hundreds of
+ * `result()` calls), the signal carries ONE listener: Node 20 warns `MaxListenersExceededWarning`
+ * at the 11th, and each would stay until its wait ended. An already aborted signal never calls
+ * `fn`: check `aborted` first.
+ */
+export function onAbort(signal: AbortSignal, fn: (reason: unknown) => void): () => void {
+  let fanout = fanouts.get(signal);
+  if (!fanout) {
+    const dependants = new Set<(reason: unknown) => void>();
+    const fire = () => {
+      fanouts.delete(signal);
+      for (const dependant of [...dependants]) dependant(signal.reason);
+    };
+    fanout = { dependants, fire };
+    fanouts.set(signal, fanout);
+    signal.addEventListener('abort', fire, { once: true });
+  }
+  const { dependants, fire } = fanout;
+  dependants.add(fn);
+  return () => {
+    if (!dependants.delete(fn) || dependants.size > 0 || fanouts.get(signal) !== fanout) return;
+    fanouts.delete(signal);
+    signal.removeEventListener('abort', fire);
+  };
+}
+
+/**
+ * A signal that aborts when any of the given ones does. `dispose()` stops following them, so
+ * long-lived signals (the client's own) keep no trace of a finished watch.
  */
 export function linkSignals(signals: readonly (AbortSignal | undefined)[]): {
   signal: AbortSignal;
@@ -38,16 +74,23 @@ export function linkSignals(signals: readonly (AbortSignal | undefined)[]): {
 } {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   const controller = new AbortController();
-  const dispose = () => {
-    for (const signal of present) signal.removeEventListener('abort', onAbort);
-  };
-  const onAbort = (event: Event) => {
-    dispose();
-    controller.abort((event.target as AbortSignal).reason);
-  };
   const already = present.find((s) => s.aborted);
-  if (already) controller.abort(already.reason);
-  else for (const signal of present) signal.addEventListener('abort', onAbort, { once: true });
+  if (already) {
+    controller.abort(already.reason);
+    return { signal: controller.signal, dispose: () => {} };
+  }
+  const stops: (() => void)[] = [];
+  const dispose = () => {
+    for (const stop of stops.splice(0)) stop();
+  };
+  for (const signal of present) {
+    stops.push(
+      onAbort(signal, (reason) => {
+        dispose();
+        controller.abort(reason);
+      }),
+    );
+  }
   return { signal: controller.signal, dispose };
 }
 

@@ -121,3 +121,14 @@ test('requeue and approve give typed handles when the kind is given', async () =
   const untyped = await client.review.approve('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa', 'ok');
   expectTypeOf(untyped.result()).resolves.toEqualTypeOf<unknown>();
 });
+
+test('review.list carries each job’s evidence: reason, unit, provider and the calls in doubt', async () => {
+  const [item] = (await client.review.list()).items;
+  if (!item) return;
+  expectTypeOf(item.review.unitKey).toEqualTypeOf<string | null>();
+  expectTypeOf(item.review.provider).toEqualTypeOf<string | null>();
+  expectTypeOf(item.review.reason).toEqualTypeOf<string>();
+  expectTypeOf(item.review.calls).toEqualTypeOf<
+    { unitKey: string; callName: string; provider: string; outcome: string }[]
+  >();
+});

@@ -8,6 +8,7 @@ import {
   type JobRegistry,
   type JobView,
   type ListResult,
+  type ReviewListResult,
   type ScheduleListResult,
   type ScheduleView,
   type SubmitResult,
@@ -115,7 +116,11 @@ export interface SluiceClient<R extends JobRegistry> {
     requeue(id: string): Promise<JobHandle>;
   };
   review: {
-    list(opts?: PageOptions<R>): Promise<ListResult>;
+    /**
+     * Jobs parked in needs_review, each with its evidence under `review`: the reason, the unit
+     * and provider its review named, and the calls in billing doubt an approval would authorise.
+     */
+    list(opts?: PageOptions<R>): Promise<ReviewListResult>;
     /** Authorises one more call of the ambiguous unit and requeues the job. */
     approve<K extends inferJobKind<R>>(id: string, note: string, kind: K): Promise<JobHandle<R[K]>>;
     approve(id: string, note: string): Promise<JobHandle>;

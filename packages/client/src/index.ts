@@ -24,7 +24,14 @@ export type {
 } from './types.js';
 export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
-export type { AssetView, ScheduleListResult, ScheduleView } from '@sluice/contracts/wire';
+export type {
+  AssetView,
+  CallInDoubt,
+  ReviewItem,
+  ReviewListResult,
+  ScheduleListResult,
+  ScheduleView,
+} from '@sluice/contracts/wire';
 export type { ApiKey, EventSourceClass, WebSocketClass } from './transport.js';
 export {
   JobCancelledError,

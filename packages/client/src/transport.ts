@@ -14,8 +14,15 @@ import {
   type TRPCUntypedClient,
 } from '@trpc/client';
 import type { AnyRouter } from '@trpc/server';
-import { SluiceError, TRPC_PATH, UPLOAD_PATH, WS_PATH } from '@sluice/contracts/wire';
+import {
+  MAX_BATCH_CALLS,
+  SluiceError,
+  TRPC_PATH,
+  UPLOAD_PATH,
+  WS_PATH,
+} from '@sluice/contracts/wire';
 import { backoffDelay, type ReconnectOptions } from './backoff.js';
+import { batchLimitedWebSocket } from './batch-limited-web-socket.js';
 
 export type ApiKey = string | (() => string | Promise<string>);
 type FetchFn = typeof globalThis.fetch;
@@ -93,7 +100,7 @@ export function createTransport(options: TransportOptions): Transport {
   const getWsClient = () =>
     (wsClient ??= createWSClient({
       url: urls.ws,
-      WebSocket: WebSocketImpl as typeof globalThis.WebSocket,
+      WebSocket: batchLimitedWebSocket(WebSocketImpl!) as typeof globalThis.WebSocket,
       connectionParams: async () => ({ apiKey: await apiKey() }),
       // The socket opens with the first subscription and closes when none is left.
       lazy: { enabled: true, closeMs: 1_000 },
@@ -147,6 +154,7 @@ export function createTransport(options: TransportOptions): Transport {
             url: urls.trpc,
             fetch: fetchImpl,
             maxURLLength: 2_000,
+            maxItems: MAX_BATCH_CALLS,
             headers: async () => ({ authorization: await authorization() }),
           }),
         }),

@@ -28,6 +28,12 @@ export const API_PATHS = {
   scheduleDelete: 'schedules.delete',
 } as const;
 
+/**
+ * The most calls one request may carry: an HTTP batch, or one WebSocket message (a JSON array).
+ * The gateway refuses a larger batch whole (BAD_REQUEST), so the client never sends one.
+ */
+export const MAX_BATCH_CALLS = 50;
+
 export const UPLOAD_PATH = '/v1/uploads';
 /** `GET ${FILES_PATH}/:id` streams an uploaded file. */
 export const FILES_PATH = '/v1/files';

@@ -98,6 +98,35 @@ export const ReviewDecisionInput = z
   .object({ id: JobIdInput, note: z.string().min(1).max(2000) })
   .strict();
 
+/** One paid call an attempt left in billing doubt: what an approval authorises once more. */
+export const CallInDoubt = z.object({
+  unitKey: z.string(),
+  callName: z.string(),
+  provider: z.string(),
+  /** How its last try ended: `connection_dropped`, `timeout`, `server_error`, `pending`, … */
+  outcome: z.string(),
+});
+export type CallInDoubt = z.infer<typeof CallInDoubt>;
+/**
+ * A job parked in `needs_review` with what a person needs to decide: why, the unit and provider
+ * the job's review event named, and the calls an approval would let through once more.
+ */
+export const ReviewItem = JobView.extend({
+  review: z.object({
+    reason: z.string(),
+    unitKey: z.string().nullable(),
+    provider: z.string().nullable(),
+    at: z.string().nullable(),
+    calls: z.array(CallInDoubt),
+  }),
+});
+export type ReviewItem = z.infer<typeof ReviewItem>;
+export const ReviewListResult = z.object({
+  items: z.array(ReviewItem),
+  nextCursor: z.string().nullable(),
+});
+export type ReviewListResult = z.infer<typeof ReviewListResult>;
+
 // Downloads. A job's asset is named by `name` plus the unit that wrote it (`unit` null: the
 // job's finalize stage); the bytes come from `GET /v1/jobs/:id/assets/:name[?unit=…]`.
 export const AssetName = z

@@ -23,6 +23,9 @@ export type {
   JobResult,
   JobView,
   ListResult,
+  CallInDoubt,
+  ReviewItem,
+  ReviewListResult,
   SignedUrl,
   SubmitResult,
 } from './api.js';

@@ -13,7 +13,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WS_PATH } from '@sluice/contracts';
+import { MAX_BATCH_CALLS, WS_PATH } from '@sluice/contracts';
 import type { AnyRouter } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -125,7 +125,7 @@ export function createWebSocketEndpoint(deps: Deps): WebSocketEndpoint {
         setImmediate(() => (socket as WebSocket).close(WS_CLOSE_RATE_LIMITED, reason));
       },
     }),
-    maxBatchSize: 50,
+    maxBatchSize: MAX_BATCH_CALLS,
     keepAlive: { enabled: true, pingMs: deps.options.pingMs ?? 30_000, pongWaitMs: 5000 },
     onError: ({ error }) => {
       // A frame `ws` refuses (bad opcode, unmasked, invalid UTF-8, too large) reaches tRPC as an

@@ -1,25 +1,15 @@
-// Fault knobs of the fake AI provider, set at start (AI_FAULTS, JSON) or through
-// `POST /admin/faults`. A rule applies to the next `times` matching requests (default 1).
-//   fail-before       answer 503 before doing (or billing) anything
-//   commit-then-drop  do the work and bill it, then drop the connection without answering
-//   slow              wait `delayMs` before answering (an intent job stays `running` that long)
-//   async-fail        accept and bill an intent job, then report it failed
-//   fail-poll         answer 503 to a poll of an intent job (nothing billed; the job runs on)
+// Fault knobs of the fake AI provider (what each does: fault-names.ts), set at start (AI_FAULTS,
+// JSON), through `POST /admin/faults`, or from the app's Faults page (its `/api/faults`). A rule
+// applies to the next `times` matching requests (default 1).
 import { z } from 'zod';
+import { FAULT_CALLS, FAULT_NAMES } from './fault-names.js';
 
-export const FAULT_NAMES = [
-  'fail-before',
-  'commit-then-drop',
-  'slow',
-  'async-fail',
-  'fail-poll',
-] as const;
 /** The one knob that applies to polls (`GET /v1/intent-jobs/:id`); the rest to billed requests. */
 const POLL_FAULTS: readonly string[] = ['fail-poll'];
 
 export const FaultRule = z.object({
   fault: z.enum(FAULT_NAMES),
-  call: z.enum(['classify', 'intents']).optional(),
+  call: z.enum(FAULT_CALLS).optional(),
   jobId: z.string().min(1).optional(),
   unitKey: z.string().min(1).optional(),
   times: z.number().int().min(1).default(1),

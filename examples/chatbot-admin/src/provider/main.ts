@@ -1,23 +1,19 @@
 // The fake AI provider as its own process (`node --import tsx main.ts`): it stands in for a paid
 // model API. POST /v1/classify (sync: category + tables), POST /v1/intent-jobs (async: an id to
-// poll), GET /v1/intent-jobs/:id. Every billed request is in the ledger before the answer.
+// poll), GET /v1/intent-jobs/:id. Every billed request is in the ledger before the answer, and
+// every accepted intent job in its data folder (AI_DATA_DIR), so a restart forgets neither.
+// Env: PORT, AI_LEDGER, AI_DATA_DIR, AI_FAULTS; AI_EXIT_WITH_PARENT=1 when the app started it.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { createFaultBook, FaultRules } from './faults.js';
+import { createIntentJobStore } from './intent-jobs.js';
 import { appendBill, readLedger } from './ledger.js';
-import {
-  classify,
-  extractTables,
-  generateIntents,
-  keywords,
-  type ModelIntent,
-  type ModelTable,
-} from './model.js';
+import { classify, extractTables, generateIntents, keywords, type ModelTable } from './model.js';
 
 const ledgerPath = process.env.AI_LEDGER ?? 'ai-ledger.jsonl';
 const faults = createFaultBook(FaultRules.parse(JSON.parse(process.env.AI_FAULTS ?? '[]')));
-const intentJobs = new Map<string, { readyAt: number; failed: boolean; intents: ModelIntent[] }>();
+const intentJobs = createIntentJobStore(process.env.AI_DATA_DIR ?? 'intent-jobs');
 
 const ClassifyBody = z.object({
   text: z.string().max(200_000),
@@ -99,7 +95,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     } else {
       const b = IntentBody.parse(body);
       const delay = fault?.fault === 'slow' ? fault.delayMs : 150;
-      intentJobs.set(workId, {
+      intentJobs.put(workId, {
         readyAt: Date.now() + delay,
         failed: fault?.fault === 'async-fail',
         intents: generateIntents(b),
@@ -136,4 +132,15 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const port = typeof address === 'object' && address ? address.port : 0;
   process.stdout.write(`AI_PROVIDER_READY port=${port}\n`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+// Started by the app, the provider lives as long as the app's process: the app holds the write
+// end of this process's stdin and never writes, and the kernel closes it when the app ends in
+// any way, a SIGKILL included. Without this a killed app left the provider running, orphaned.
+if (process.env.AI_EXIT_WITH_PARENT === '1') {
+  process.stdin.on('data', () => undefined);
+  process.stdin.once('end', () => {
+    server.closeAllConnections();
+    stop();
+  });
+}

@@ -1,5 +1,8 @@
 // Starts the fake AI provider as its own OS process (its ledger outlives anything the worker
-// does) and hands back its URL, its ledger and its fault knobs.
+// does) and hands back its URL, its ledger and its fault knobs. Its ledger and intent jobs live in
+// `dataDir`, so a provider started again over the same folder (the app restarted) bills nothing
+// twice and can still be polled for the jobs it accepted; it ends when this process ends, however
+// this process ends.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +11,7 @@ import { readLedger, type BillRecord } from './ledger.js';
 
 export interface StartedProvider {
   readonly url: string;
+  readonly pid: number;
   readonly ledgerPath: string;
   ledger(): BillRecord[];
   setFaults(rules: readonly Partial<FaultRule>[]): Promise<void>;
@@ -22,9 +26,16 @@ export async function startProvider(opts: {
 }): Promise<StartedProvider> {
   const ledgerPath = join(opts.dataDir, 'ai-ledger.jsonl');
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'main.ts')], {
-    env: { ...process.env, PORT: String(opts.port ?? 0), AI_LEDGER: ledgerPath },
+    env: {
+      ...process.env,
+      PORT: String(opts.port ?? 0),
+      AI_LEDGER: ledgerPath,
+      AI_DATA_DIR: join(opts.dataDir, 'intent-jobs'),
+      AI_EXIT_WITH_PARENT: '1',
+    },
     cwd: here,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // stdin: a pipe this process never writes; its end (this process's) ends the provider.
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -47,6 +58,7 @@ export async function startProvider(opts: {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    pid: child.pid!,
     ledgerPath,
     ledger: () => readLedger(ledgerPath),
     async setFaults(rules) {

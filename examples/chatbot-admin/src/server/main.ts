@@ -1,7 +1,9 @@
 // `npm run example:chatbot` (from the repo root): the fake AI provider process, the gateway with
 // the example's routes and the built front end, and a worker, on the embedded default under
 // .sluice/chatbot. `--dev` serves the front end from vite's dev server instead (hot reload),
-// proxying the API to the gateway. Prints the URL and the two demo logins.
+// proxying the API to the gateway. Prints the URL and the two demo logins. The provider keeps its
+// ledger and intent jobs under the data folder and ends with this process, so a restart after a
+// crash (a SIGKILL) finds the provider's jobs where the worker's ledger says they are.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +33,7 @@ const rolloutPercent = rollout === undefined || rollout === '' ? undefined : Num
 // A provider already running elsewhere (AI_URL, e.g. for separate gateway and worker processes),
 // or our own.
 const ai = process.env.AI_URL
-  ? { url: process.env.AI_URL, ledgerPath: '(its own)', stop: async () => {} }
+  ? { url: process.env.AI_URL, pid: undefined, ledgerPath: '(its own)', stop: async () => {} }
   : await startProvider({ dataDir: join(dataDir, 'provider') });
 let webRoot: string | undefined;
 if (!values.dev && role !== 'worker') webRoot = await buildWeb(exampleDir);
@@ -76,7 +78,10 @@ else {
   say('Demo logins (paste one on the login page):');
   for (const login of app.logins) say(`  ${login.tenant.padEnd(7)} ${login.apiKey}`);
 }
-say(`\nData in ${dataDir}; fake AI provider ${ai.url} (ledger ${ai.ledgerPath}). Ctrl-C stops.`);
+const aiPid = ai.pid === undefined ? '' : `pid ${ai.pid}, `;
+say(
+  `\nData in ${dataDir}; fake AI provider ${ai.url} (${aiPid}ledger ${ai.ledgerPath}). Ctrl-C stops.`,
+);
 
 await new Promise<void>((r) => {
   process.once('SIGINT', () => r());

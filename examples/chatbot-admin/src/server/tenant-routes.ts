@@ -94,6 +94,13 @@ export function addTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     return c.json(answerQuestion(input.data.question, intents));
   });
 
+  app.get('/api/faults', async (c) => {
+    const tenant = await tenantOf(c);
+    if (tenant instanceof Response) return tenant;
+    const res = await fetch(`${deps.aiUrl}/admin/faults`);
+    return c.json(await res.json(), res.status as 200);
+  });
+
   app.post('/api/faults', async (c) => {
     const tenant = await tenantOf(c, 'jobs:submit');
     if (tenant instanceof Response) return tenant;

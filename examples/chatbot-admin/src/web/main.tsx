@@ -1,5 +1,5 @@
 // The admin app: a login with a tenant's API key, then pages by URL hash (#/documents,
-// #/documents/<id>, #/review, #/dead-letters, #/metrics, #/chat).
+// #/documents/<id>, #/review, #/dead-letters, #/metrics, #/chat, #/faults).
 import { SluiceProvider } from '@sluice/react';
 import { StrictMode, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -8,6 +8,7 @@ import { Chat } from './pages/chat.js';
 import { DeadLetters } from './pages/dead-letters.js';
 import { DocumentDetail } from './pages/document-detail.js';
 import { Documents } from './pages/documents.js';
+import { Faults } from './pages/faults.js';
 import { Metrics } from './pages/metrics.js';
 import { Review } from './pages/review.js';
 import { SessionContext, type Session } from './session.js';
@@ -58,6 +59,7 @@ const NAV = [
   ['#/dead-letters', 'Dead letters'],
   ['#/metrics', 'Metrics'],
   ['#/chat', 'Chat'],
+  ['#/faults', 'Fault knobs'],
 ] as const;
 
 function Shell(props: { session: Session; onLogout: () => void }) {
@@ -69,6 +71,7 @@ function Shell(props: { session: Session; onLogout: () => void }) {
   else if (hash.startsWith('#/dead-letters')) page = <DeadLetters />;
   else if (hash.startsWith('#/metrics')) page = <Metrics />;
   else if (hash.startsWith('#/chat')) page = <Chat />;
+  else if (hash.startsWith('#/faults')) page = <Faults />;
   else page = <Documents />;
   return (
     <>

@@ -68,7 +68,7 @@ describeEachDialect('review', (ctx) => {
     await f.close();
   });
 
-  it('lists the tenant’s jobs in review with reason, unit and provider', async () => {
+  it('lists the tenant’s jobs in review with reason, unit, provider and the calls in doubt', async () => {
     const c = f.http(f.keyA);
     const { id } = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'r1' } });
     await parkInReview(ctx().database, id);
@@ -79,6 +79,12 @@ describeEachDialect('review', (ctx) => {
       state: 'needs_review',
       review: { unitKey: 'u0', provider: 'fake', reason: expect.stringContaining('dropped') },
     });
+    // What approve would authorise: the dropped call and the one left pending without an
+    // external id; not the answered call, nor the retry-safe one.
+    expect(item?.review.calls).toEqual([
+      { unitKey: 'u0', callName: 'tts', provider: 'fake', outcome: 'connection_dropped' },
+      { unitKey: 'u1', callName: 'video', provider: 'fake', outcome: 'pending' },
+    ]);
     expect(page.items.every((i) => i.state === 'needs_review')).toBe(true);
     expect((await f.http(f.keyB).review.list.query({})).items).toEqual([]);
   });

@@ -2,7 +2,7 @@
 // another tenant's job answers exactly like a missing one.
 //
 //   list     the tenant's needs_review jobs, each with the reason, unit and provider of its last
-//            needs_review event
+//            needs_review event and the calls in billing doubt an approval would authorise
 //   approve  authorises exactly ONE more call of each call left in billing doubt (a ledger row
 //            `authorised`, with who and why), then `approve` → queued with a fresh attempt
 //            budget, and dispatches again — in one transaction with the dispatch for
@@ -13,6 +13,7 @@ import {
   JobView,
   PageInput,
   ReviewDecisionInput,
+  ReviewListResult,
   SluiceError,
   type JobEvent,
   type MessagePointer,
@@ -32,19 +33,6 @@ import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { blockedCalls } from './review-ledger.js';
 
-export const ReviewItem = JobView.extend({
-  review: z.object({
-    reason: z.string(),
-    unitKey: z.string().nullable(),
-    provider: z.string().nullable(),
-    at: z.string().nullable(),
-  }),
-});
-export type ReviewItem = z.infer<typeof ReviewItem>;
-export const ReviewListResult = z.object({
-  items: z.array(ReviewItem),
-  nextCursor: z.string().nullable(),
-});
 export const ApproveResult = z.object({
   id: z.string(),
   kind: z.string(),
@@ -66,6 +54,8 @@ async function lastReview(db: RouterDeps['database']['db'], job: JobRow) {
     unitKey: event?.unitKey ?? null,
     provider: event?.provider ?? null,
     at: event?.at ?? null,
+    // The same rule approve applies: what a person's approval would let through once more.
+    calls: blockedCalls(await callsForJob(db, job.id)),
   };
 }
 

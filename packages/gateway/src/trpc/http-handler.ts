@@ -7,6 +7,7 @@
 // as "slow down" (an EventSource even reconnects at once). Other refusals keep tRPC's answer.
 
 import { trpcServer } from '@hono/trpc-server';
+import { MAX_BATCH_CALLS } from '@sluice/contracts';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -37,8 +38,8 @@ export function trpcHttpHandler(o: {
   const handler = trpcServer({
     router: o.router,
     endpoint: '/trpc',
-    // Bounds the work one HTTP request can ask for (httpBatchLink sends up to its own limit).
-    maxBatchSize: 50,
+    // Bounds the work one HTTP request can ask for (the client's httpBatchLink sends no more).
+    maxBatchSize: MAX_BATCH_CALLS,
     createContext: (_opts, c) =>
       createHttpContext(
         c.req.header('authorization'),

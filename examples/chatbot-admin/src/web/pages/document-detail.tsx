@@ -1,24 +1,76 @@
-// One document: its live event timeline, and once analysed its tables, intents and the
-// knowledge-base asset.
+// One document: its live event timeline, why it failed if it did, and once analysed its tables,
+// intents and the knowledge-base asset.
 import { parseJobId } from '@sluice/contracts/wire';
 import { useJob } from '@sluice/react';
+import { useEffect, useState } from 'react';
 import type { Jobs } from '../../jobs.js';
+import { describeFailure } from '../failure.js';
 import { useSession } from '../session.js';
+import { useDocumentName } from './documents.js';
 
 type Analyze = Jobs['document.analyze'];
+
+/** States a document ends in without an output: the page says why. */
+const ENDED_WITHOUT_OUTPUT = new Set(['failed', 'dead_lettered', 'cancelled', 'stale']);
+
+/** The uploaded file's id, from the job's view (undefined until read, or for no such job). */
+function useFileId(id: string): string | undefined {
+  const { client } = useSession();
+  const [fileId, setFileId] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    client.jobs.get(id).then(
+      (view) => live && setFileId(view.fileIds[0]),
+      () => undefined, // another tenant's or a missing job: the page shows no document
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, id]);
+  return fileId;
+}
+
+function Cause(props: { failure: NonNullable<ReturnType<typeof describeFailure>> }) {
+  const { failure } = props;
+  return (
+    <div className="cause error" role="alert" data-code={failure.code}>
+      <strong>
+        <code>{failure.code}</code>
+      </strong>{' '}
+      {failure.message}
+      {failure.units.length > 0 && (
+        <ul>
+          {failure.units.map((u) => (
+            <li key={u.unitKey} data-unit={u.unitKey}>
+              {u.unitKey}: <code>{u.code}</code> {u.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 export function DocumentDetail(props: { id: string }) {
   const { client } = useSession();
   const job = useJob<Analyze>(props.id);
   const out = job.result;
+  const name = useDocumentName(useFileId(props.id));
   // The version is fixed at accept and carried in the job id.
   const version = parseJobId(props.id)?.version ?? '';
+  const failure =
+    job.state && ENDED_WITHOUT_OUTPUT.has(job.state)
+      ? describeFailure(job.jobError, job.reason)
+      : undefined;
   return (
     <section className="detail" data-job={props.id} data-state={job.state ?? ''}>
       <p>
         <a href="#/documents">← Documents</a>
       </p>
-      <h2>{out?.filename ?? props.id}</h2>
+      <h2>{out?.filename ?? name}</h2>
+      <p className="job-id">
+        Job <code>{props.id}</code>
+      </p>
       <p>
         Analyzer:{' '}
         <span className="version" data-version={version}>
@@ -33,10 +85,15 @@ export function DocumentDetail(props: { id: string }) {
           </a>
         )}
       </p>
-      {job.error && job.state !== 'needs_review' && (
-        <p className="error" role="alert">
-          {job.error.message}
-        </p>
+      {failure ? (
+        <Cause failure={failure} />
+      ) : (
+        job.error &&
+        job.state !== 'needs_review' && (
+          <p className="error" role="alert">
+            {job.error.message}
+          </p>
+        )
       )}
       <div className="columns">
         <div>

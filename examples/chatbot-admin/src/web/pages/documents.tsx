@@ -4,6 +4,7 @@ import { useJob, useJobs } from '@sluice/react';
 import { useEffect, useRef, useState } from 'react';
 import { checkDocument, documentName, uploadWithProgress } from '../api.js';
 import type { Jobs } from '../../jobs.js';
+import { describeFailure } from '../failure.js';
 import { useSession } from '../session.js';
 
 type Analyze = Jobs['document.analyze'];
@@ -36,6 +37,10 @@ function DocumentRow(props: {
   const p = job.progress;
   const units = p?.units ?? 0;
   const done = job.unitsDone.length;
+  const failure =
+    job.state === 'failed' || job.state === 'dead_lettered'
+      ? describeFailure(job.jobError, job.reason)
+      : undefined;
   return (
     <tr data-doc={name} data-job={props.id} data-state={job.state ?? ''}>
       <td>
@@ -55,6 +60,13 @@ function DocumentRow(props: {
           {units > 0 ? `${done}/${units} units` : ''}
           {p && job.state === 'running' ? ` · ${p.label}: ${p.step}` : ''}
         </span>
+        {failure && (
+          <span className="cause" data-code={failure.code}>
+            {failure.units[0]
+              ? `${failure.units[0].unitKey}: ${failure.units[0].code} ${failure.units[0].message}`
+              : `${failure.code}: ${failure.message}`}
+          </span>
+        )}
       </td>
       <td>{new Date(props.createdAt).toLocaleTimeString()}</td>
     </tr>

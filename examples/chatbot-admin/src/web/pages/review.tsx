@@ -1,21 +1,59 @@
 // The review queue: jobs parked because a paid call's answer was lost (ambiguous). Approve with
 // a reason authorises exactly one more call; discard fails the job. Live: useJobs on the
-// needs_review state.
+// needs_review state; each job's evidence (the unit and provider its review named, the calls in
+// billing doubt) from the gateway's review list, read again whenever the queue changes.
+import type { ReviewItem as ReviewEvidence } from '@sluice/client';
 import { useJobs } from '@sluice/react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Jobs } from '../../jobs.js';
 import { useSession } from '../session.js';
+import { useDocumentName } from './documents.js';
+
+type Evidence = ReviewEvidence['review'];
+
+/** The evidence of each listed job by id; re-read when the set of ids changes. */
+function useEvidence(ids: readonly string[]): Map<string, Evidence> {
+  const { client } = useSession();
+  const [byId, setById] = useState(() => new Map<string, Evidence>());
+  const key = [...ids].sort().join(' ');
+  useEffect(() => {
+    if (!key) return;
+    let live = true;
+    void client.review.list({ kind: 'document.analyze', limit: 100 }).then(
+      (page) => live && setById(new Map(page.items.map((item) => [item.id, item.review]))),
+      () => undefined, // the list shows the jobs anyway; the evidence comes with the next change
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, key]);
+  return byId;
+}
+
+/** "classify (connection dropped)", one per call in doubt; a unit is named when it differs. */
+function describeCalls(evidence: Evidence): string {
+  if (evidence.calls.length === 0) return '—';
+  return evidence.calls
+    .map(
+      (c) =>
+        `${c.callName}${c.unitKey === evidence.unitKey ? '' : ` of ${c.unitKey}`} (${c.outcome.replaceAll('_', ' ')})`,
+    )
+    .join(', ');
+}
 
 function ReviewItem(props: {
   id: string;
   reason: string | null;
-  details: Record<string, unknown> | undefined;
+  fileId: string | undefined;
+  evidence: Evidence | undefined;
   attempts: number;
 }) {
   const { client } = useSession();
   const [note, setNote] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const ev = props.evidence;
+  const name = useDocumentName(props.fileId);
   const act = (what: 'approve' | 'discard') => {
     if (!note.trim()) return setError('Give a reason: it is recorded with the decision.');
     setBusy(true);
@@ -31,12 +69,11 @@ function ReviewItem(props: {
   return (
     <li className="review-item" data-job={props.id}>
       <div>
-        <a href={`#/documents/${encodeURIComponent(props.id)}`}>{props.id}</a>
+        <a href={`#/documents/${encodeURIComponent(props.id)}`}>{name}</a> <code>{props.id}</code>
         <div className="reason">{props.reason}</div>
-        <small>
-          provider {String(props.details?.provider ?? '—')} · unit{' '}
-          {String(props.details?.unitKey ?? '—')} · call {String(props.details?.callName ?? '—')} ·
-          attempts {props.attempts}
+        <small className="evidence" data-loaded={ev ? 'yes' : 'no'}>
+          provider {ev ? (ev.provider ?? '—') : '…'} · unit {ev ? (ev.unitKey ?? '—') : '…'} · call{' '}
+          {ev ? describeCalls(ev) : '…'} · attempts {props.attempts}
         </small>
       </div>
       <input
@@ -62,6 +99,7 @@ export function Review() {
     kind: 'document.analyze',
     states: ['needs_review'],
   });
+  const evidence = useEvidence(jobs.map(({ view }) => view.id));
   return (
     <section>
       <h2>Review queue</h2>
@@ -78,7 +116,8 @@ export function Review() {
               id={view.id}
               reason={view.reason}
               attempts={view.attempts}
-              details={view.error && 'details' in view.error ? view.error.details : undefined}
+              fileId={view.fileIds[0]}
+              evidence={evidence.get(view.id)}
             />
           ))}
         </ul>
