@@ -11,29 +11,28 @@
 // Transitions that end a delivery here (dead_letter, stale) are ONE `writeAttempts` call, each
 // fenced by the row as read; the transport calls follow, grouped.
 
-import type { Delivery, JobState, RuntimeConsumer } from '@sluice/contracts';
-import { routeByPrefix } from '@sluice/contracts';
+import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
   getUnitsOfJobs,
   loadSnapshots,
   missingFiles,
-  transitionEvent,
   writeAttempts,
   type JobSnapshot,
   type SluiceDatabase,
   type StoredEvent,
   type UnitCheckpoint,
 } from '@sluice/storage';
-import { newAttemptId } from '../attempt/attempt-id.js';
-import { createAttempt, type Attempt } from '../attempt/attempt.js';
+import type { Attempt } from '../attempt/attempt.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
+import type { WorkerHooks } from '../hooks.js';
 import type { WorkerLogger } from '../logger.js';
 import type { WorkerCounters } from '../metrics.js';
 import type { ClaimedDelivery } from '../runtimes/types.js';
 import type { AttemptWriter } from '../writers/attempt-writer.js';
-import { finishWriteOf, type StoredOutcome } from '../writers/finish-plan.js';
-import type { WorkerHooks } from '../hooks.js';
+import { finishWriteOf } from '../writers/finish-plan.js';
+import { attemptFor, claimedAttempt, claimedEnd, endingWrite } from './admitted-attempts.js';
 import { NOT_DISPATCHED_DELAY_MS, type DeliveryDecision } from './decide-delivery.js';
+import type { LocalJobs } from './holdings.js';
 import { releaseAfterDelay } from './release-later.js';
 
 export interface AdmitDeps<D extends Delivery> {
@@ -42,14 +41,14 @@ export interface AdmitDeps<D extends Delivery> {
   handlers: ResolvedHandlers;
   counters: WorkerCounters;
   logger: WorkerLogger;
+  /** The one writer of attempts: a claimed job's end, a reclaim's start. */
   writer: AttemptWriter;
   /** This worker's id: the lease owner it writes, and how it knows its own jobs. */
   workerId: string;
   /** Committed events, for runtimes that carry them to other processes. */
   publish?: ((events: StoredEvent[]) => void) | undefined;
-  /** A job this process is still running (its old attempt is fenced out by a reclaim). */
-  isLocal(jobId: string): boolean;
-  fenceLocal(jobId: string): void;
+  /** The jobs this process runs (a reclaim of one fences its old attempt out). */
+  local: LocalJobs;
   /** Test seams; `decideDelivery` decides each pointer. */
   hooks: WorkerHooks;
 }
@@ -59,109 +58,6 @@ type Transport<D> = {
   releases: Map<number, D[]>;
   deadLetters: { delivery: D; reason: string }[];
 };
-
-function attemptFor<D extends Delivery>(
-  delivery: D,
-  row: JobSnapshot,
-  reclaim: { own: boolean } | undefined,
-): Attempt<D> {
-  return createAttempt({
-    delivery,
-    job: {
-      id: row.id,
-      tenantId: row.tenantId,
-      kind: row.kind,
-      version: row.version,
-      input: row.input,
-      fileIds: row.fileIds,
-      maxAttempts: row.maxAttempts,
-      epoch: row.epoch + 1,
-      attempts: row.attempts + 1,
-      attemptId: newAttemptId(),
-      dueAt: row.runAfter ?? row.createdAt,
-      traceContext: row.traceContext,
-      apiKeyId: row.apiKeyId,
-      waiting: row.waiting,
-    },
-    fence: {
-      epoch: row.epoch,
-      lastSeq: row.lastSeq,
-      state: reclaim ? 'running' : 'queued',
-      leaseLapsed: reclaim ? !reclaim.own : undefined,
-    },
-    started: false,
-    startFrom: row.state,
-  });
-}
-
-function claimedAttempt<D extends Delivery>(delivery: D & ClaimedDelivery): Attempt<D> {
-  const { job, from } = delivery.claimed;
-  return createAttempt({
-    delivery,
-    job: {
-      ...job,
-      attemptId: job.attemptId ?? `epoch-${job.epoch}`,
-      dueAt: job.runAfter ?? job.createdAt,
-    },
-    fence: { epoch: job.epoch, lastSeq: job.lastSeq, state: 'running' },
-    started: true,
-    startFrom: from,
-  });
-}
-
-/** A claimed job that must not run: its version has no handler here, or a file is gone. */
-function claimedEnd<D extends Delivery>(
-  deps: AdmitDeps<D>,
-  attempt: Attempt<D>,
-  missing: ReadonlySet<string>,
-): StoredOutcome | undefined {
-  const { job } = attempt;
-  const route = routeByPrefix(job.id, deps.handlers.versionsOf(job.kind));
-  if (!route.ok) {
-    const error = {
-      kind: 'sluice' as const,
-      code: 'VERSION_NOT_ROUTABLE' as const,
-      message: route.detail,
-    };
-    return { kind: 'dead_letter', error, reason: route.reason, detail: route.detail };
-  }
-  const gone = job.fileIds.filter((f) => missing.has(f));
-  if (gone.length === 0) return undefined;
-  const message = `missing file(s): ${gone.join(', ')}`;
-  return {
-    kind: 'stale',
-    error: { kind: 'sluice', code: 'JOB_STALE', message },
-    reason: 'FILE_MISSING',
-  };
-}
-
-/** The transition that ends a delivery at admission, fenced by the row as read. */
-function endingWrite(
-  row: JobSnapshot,
-  to: JobState,
-  details: {
-    reason: string;
-    detail?: string;
-    error?: { kind: 'sluice'; code: 'JOB_STALE'; message: string };
-  },
-) {
-  const at = new Date().toISOString();
-  return {
-    id: row.id,
-    tenantId: row.tenantId,
-    kind: row.kind,
-    fence: { epoch: row.epoch, lastSeq: row.lastSeq, state: row.state as 'queued' | 'running' },
-    state: to,
-    epoch: row.epoch,
-    attempts: row.attempts,
-    attemptId: row.attemptId,
-    leaseUntil: null,
-    leaseOwner: null,
-    reason: details.reason,
-    ...(details.error ? { error: details.error } : {}),
-    events: [transitionEvent(row.id, row.lastSeq + 1, at, row.state, to, row.attempts, details)],
-  };
-}
 
 /**
  * The attempts to launch, and the batch's transport calls (acks, releases, dead letters) still
@@ -198,7 +94,7 @@ export async function admitBatch<D extends Delivery>(
 
   for (const d of claimed) {
     const attempt = claimedAttempt(d);
-    const outcome = claimedEnd(deps, attempt, missing);
+    const outcome = claimedEnd(deps.handlers, attempt, missing);
     if (!outcome) {
       launch.push(attempt);
       continue;
@@ -229,7 +125,7 @@ export async function admitBatch<D extends Delivery>(
         row !== undefined &&
         row.state === 'running' &&
         row.leaseOwner === deps.workerId &&
-        !deps.isLocal(row.id),
+        !deps.local.isLocal(row.id),
       now,
     });
     switch (decision.action) {
@@ -261,8 +157,8 @@ export async function admitBatch<D extends Delivery>(
         break;
       case 'reclaim': {
         const r = row as JobSnapshot;
-        const own = r.leaseOwner === deps.workerId && !deps.isLocal(r.id);
-        if (deps.isLocal(r.id)) deps.fenceLocal(r.id);
+        const own = r.leaseOwner === deps.workerId && !deps.local.isLocal(r.id);
+        if (deps.local.isLocal(r.id)) deps.local.fenceLocal(r.id);
         reclaims.push(attemptFor(delivery, r, { own }));
         break;
       }

@@ -7,11 +7,12 @@ import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/co
 import { isoNow, transitionJob, type SluiceDatabase } from '@sluice/storage';
 import { abortAttempt, type Attempt } from '../attempt/attempt.js';
 import type { WorkerLogger } from '../logger.js';
+import type { Holdings } from './holdings.js';
 import type { PublishEvents } from './publish-events.js';
 
 export interface DrainHeldOptions<D extends Delivery> {
-  held(): Attempt<D>[];
-  waitForChange(): Promise<void>;
+  /** The attempts held, and a wait that ends when they change. */
+  holdings: Pick<Holdings<D>, 'held' | 'waitForChange'>;
   /** Epoch ms by which everything is finished or given back. */
   deadline: number;
   database: SluiceDatabase;
@@ -32,12 +33,12 @@ async function settleUntil<D extends Delivery>(
   opts: DrainHeldOptions<D>,
   until: number,
 ): Promise<void> {
-  while (opts.held().length > 0) {
+  while (opts.holdings.held().length > 0) {
     const left = until - Date.now();
     if (left <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      opts.waitForChange(),
+      opts.holdings.waitForChange(),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, left))),
     ]);
     clearTimeout(timer);
@@ -51,11 +52,11 @@ export async function drainHeld<D extends Delivery>(
   // Leave a slice of the deadline for aborted attempts to write their retry.
   const grace = Math.min(1000, total / 4);
   await settleUntil(opts, opts.deadline - grace);
-  const running = opts.held().filter((a) => a.phase !== 'finishing' && !a.cause);
+  const running = opts.holdings.held().filter((a) => a.phase !== 'finishing' && !a.cause);
   for (const a of running) abortAttempt(a, 'drain');
   await settleUntil(opts, opts.deadline);
 
-  const left = opts.held();
+  const left = opts.holdings.held();
   if (left.length === 0) return { aborted: running.length, forced: 0 };
   opts.logger.warn('drain deadline passed; giving back attempts that ignored their signal', {
     jobIds: left.map((a) => a.job.id),

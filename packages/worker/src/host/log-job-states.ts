@@ -10,14 +10,15 @@ import type { WorkerLogger } from '../logger.js';
 
 export function createJobStateLog(
   logger: WorkerLogger,
-  jobOf: (jobId: string) => AttemptJob | undefined,
+  /** The jobs this worker holds: a line names the attempt's version and trace. */
+  held: { jobOf(jobId: string): AttemptJob | undefined },
 ): (events: readonly StoredEvent[]) => void {
   return (events) => {
     if (logger.isLevelEnabled?.('info') === false) return;
     for (const stored of events) {
       const e = stored.event;
       if (e.type !== 'state') continue;
-      logger.info('job state', jobStateFields(e, stored.kind, jobOf(e.jobId)));
+      logger.info('job state', jobStateFields(e, stored.kind, held.jobOf(e.jobId)));
     }
   };
 }

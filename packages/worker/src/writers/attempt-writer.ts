@@ -19,6 +19,16 @@ export interface FinishedWrite {
   applied: boolean;
 }
 
+/** What a flush reports, once its statement returned. */
+export interface FlushListener {
+  /** Writes refused by their fence (the host finds out whether the job was cancelled). */
+  fenced(attempts: readonly Attempt[]): void;
+  /** The events a flush committed (runtimes that carry events publish them). */
+  stored(events: StoredEvent[]): void;
+  /** The outcomes a flush stored or had refused: the host finishes their deliveries, grouped. */
+  finished(finished: readonly FinishedWrite[]): void;
+}
+
 export interface AttemptWriterOptions {
   database: SluiceDatabase;
   logger: WorkerLogger;
@@ -31,13 +41,8 @@ export interface AttemptWriterOptions {
   maxBatch?: number | undefined;
   /** Pauses before retrying a flush that failed (then the waiters get the error). */
   retryDelaysMs?: readonly number[] | undefined;
-  /** Writes refused by their fence (the host finds out whether the job was cancelled). */
-  onFenced(attempts: readonly Attempt[]): void;
-  /** The events a flush committed (runtimes that carry events publish them). */
-  onStored?(events: StoredEvent[]): void;
-  /** The outcomes a flush stored or had refused: the host finishes their deliveries, grouped. */
-  onFinished(finished: readonly FinishedWrite[]): void;
-  onFlushed?(stats: { attempts: number; events: number }): void;
+  /** Who hears what each flush did (the host's delivery finisher). */
+  listener: FlushListener;
   /** What a write holds (default `buildWrite`; a test seam). */
   build?: typeof buildWrite | undefined;
   /** Before each group write, with its attempts (default nothing; a test seam). */
@@ -75,7 +80,7 @@ export class AttemptWriter {
     this.enqueue(attempt, undefined);
   }
 
-  /** Stores the attempt's outcome with everything still pending; `onFinished` reports it. */
+  /** Stores the attempt's outcome with everything still pending; the listener hears of it. */
   finish(attempt: Attempt, finish: FinishWrite): Promise<void> {
     return new Promise<void>((resolve, reject) =>
       this.enqueue(attempt, { resolve, reject }, finish),
@@ -162,8 +167,7 @@ export class AttemptWriter {
         now,
       );
       this.settle(batch, built, result.applied);
-      this.opts.onStored?.(result.events);
-      this.opts.onFlushed?.({ attempts: batch.length, events: result.events.length });
+      this.opts.listener.stored(result.events);
     } catch (error) {
       this.failed(batch, error);
     } finally {
@@ -189,8 +193,8 @@ export class AttemptWriter {
         else w.reject(leaseLost());
       }
     });
-    if (fenced.length > 0) this.opts.onFenced(fenced);
-    if (finished.length > 0) this.opts.onFinished(finished);
+    if (fenced.length > 0) this.opts.listener.fenced(fenced);
+    if (finished.length > 0) this.opts.listener.finished(finished);
   }
 
   private failed(batch: [Attempt, Request][], error: unknown): void {

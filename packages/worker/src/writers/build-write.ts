@@ -13,7 +13,10 @@ import {
 } from '@sluice/contracts';
 import { isoIn, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage/d1';
 import type { Attempt } from '../attempt/attempt.js';
-import type { StoredOutcome } from './finish-plan.js';
+import type { Outcome } from '../attempt/decide-outcome.js';
+
+/** Outcomes that store something. */
+export type StoredOutcome = Exclude<Outcome, { kind: 'ack_only' } | { kind: 'none' }>;
 
 /** The end of an attempt, as stored. */
 export interface FinishWrite {

@@ -7,10 +7,7 @@
 import { TRANSITIONS, type Delivery, type JobState } from '@sluice/contracts';
 import { isoIn } from '@sluice/storage/d1';
 import type { Outcome } from '../attempt/decide-outcome.js';
-import type { FinishWrite } from './build-write.js';
-
-/** Outcomes that store something. */
-export type StoredOutcome = Exclude<Outcome, { kind: 'ack_only' } | { kind: 'none' }>;
+import type { FinishWrite, StoredOutcome } from './build-write.js';
 
 export interface SettledJob {
   jobId: string;
