@@ -169,7 +169,8 @@ function applies(
   if (group === 'cpuRedisMsPer1k')
     return adapter ? adapter.needs.some((n) => n === 'redis' || n === 'redis-aof') : true;
   if (group === 'cpuPostgresMsPer1k') return adapter?.needs.includes('postgres') ?? true;
-  if (group === 'cpuProducerMsPer1k') return scenario.scenario.startsWith('latency');
+  if (group === 'cpuProducerMsPer1k') return scenario.scenario.includes('latency');
+  if (group === 'cpuEngineMsPer1k') return adapter?.queue?.engineServer === true;
   return true;
 }
 
