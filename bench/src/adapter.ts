@@ -218,6 +218,11 @@ export interface BenchAdapter {
   packages: readonly string[];
   /** Set while the system cannot run; the report prints `n/a (<reason>)`. */
   unavailable?: string;
+  /**
+   * What the system keeps durable for one job and where, in a sentence (the report's table
+   * beside row 11's measured row writes, so the comparison says what each figure buys).
+   */
+  durableWork?: string;
   queue?: QueueSystemAdapter;
   gateway?: GatewayAdapter;
   /** Called once at the end of the suite: stop anything kept across runs (idempotent). */

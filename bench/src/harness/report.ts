@@ -125,10 +125,12 @@ function mainTable(
           `| ${scenario.row} | ${line.name} | ${def.label} | ${participantCell(find(line.subject), def)} | ` +
             `${anchorCells(main).join(' | ')} | ${ceilingCell} | ${ratioCell(vsCeiling)} |`,
         );
-        // Further anchors (rows 1–3: BullMQ on the AOF server) on lines of their own, ratios
-        // paired with the same Sluice runs.
-        for (const other of others)
-          lines.push(`| ${scenario.row} | | | | ${anchorCells(other).join(' | ')} | | |`);
+        // Further anchors (rows 1–3: BullMQ on the AOF server; row 11: the durable engines) on
+        // lines of their own, ratios paired with the same Sluice runs; none for a figure only
+        // Sluice measures (they would all be dashes).
+        if (!def.subjectOnly)
+          for (const other of others)
+            lines.push(`| ${scenario.row} | | | | ${anchorCells(other).join(' | ')} | | |`);
       }
     }
   });
@@ -232,6 +234,7 @@ export function renderMarkdown(
   summaries: readonly ScenarioSummary[],
   adapters: ReadonlyMap<string, BenchAdapter>,
   failures: readonly string[],
+  extra: readonly string[] = [],
 ): string {
   const out = [
     `## npm run bench (${header.mode}, ${header.rounds} interleaved rounds)`,
@@ -276,6 +279,7 @@ export function renderMarkdown(
         'bytes: pg_current_wal_lsn() difference, cluster-wide (other databases on this machine write ' +
         'WAL too, so it is an upper bound).',
     );
+  out.push(...extra);
   if (failures.length) out.push('', '### Failed runs', '', ...failures.map((f) => `- ${f}`));
   return out.join('\n');
 }
