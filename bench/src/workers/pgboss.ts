@@ -16,6 +16,9 @@ function childBoss(url: string, poolSize: number): PgBoss {
     // pg-boss names its connections itself; the cost probe waits for this name.
     application_name: CHILD_APPLICATION_NAME,
     max: poolSize,
+    // pg-boss waits 10 s for a pool connection by default; an open loop that outruns it on a
+    // loaded machine would fail the run instead of reporting the backlog it built.
+    connectionTimeoutMillis: 60_000,
     migrate: false,
     schedule: false,
     useListenNotify: true,
