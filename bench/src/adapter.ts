@@ -66,6 +66,18 @@ export interface PreparedRun {
    * goes into the run's `detail.verify`; `ok: false` is reported, not thrown.
    */
   verify?(expected: VerifyExpectation): Promise<{ ok: boolean } & Record<string, unknown>>;
+  /**
+   * Optional, untimed: called once the children are ready and before `go`. For a system whose
+   * server pushes work to the workers (Restate), the workers' endpoint exists only now: register
+   * it and fill the queue here (the children hold every delivery until `go`).
+   */
+  beforeGo?(): Promise<void>;
+  /**
+   * Processes of a server the system runs besides the database and Redis (restate-server): their
+   * CPU is the `engine` group, and their disk writes (`/proc/<pid>/io` write_bytes) are reported
+   * per job.
+   */
+  enginePids?: readonly number[];
   /** Untimed cleanup (drop keys, close the parent's connections). */
   cleanup(): Promise<void>;
 }
@@ -92,6 +104,8 @@ export interface QueueSystemAdapter {
    * parent polls its jobs table to settle, so it does not).
    */
   databaseCost?: boolean;
+  /** The system runs a server of its own (`PreparedRun.enginePids`): the report has its CPU column. */
+  engineServer?: boolean;
   /**
    * Optional (the fairness row): after `prepare`, a parent-side writer that adds jobs of a named
    * tenant while the consumers run. Adapters without tenants leave it out.
@@ -204,6 +218,11 @@ export interface BenchAdapter {
   packages: readonly string[];
   /** Set while the system cannot run; the report prints `n/a (<reason>)`. */
   unavailable?: string;
+  /**
+   * What the system keeps durable for one job and where, in a sentence (the report's table
+   * beside row 11's measured row writes, so the comparison says what each figure buys).
+   */
+  durableWork?: string;
   queue?: QueueSystemAdapter;
   gateway?: GatewayAdapter;
   /** Called once at the end of the suite: stop anything kept across runs (idempotent). */

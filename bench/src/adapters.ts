@@ -3,6 +3,10 @@ import type { BenchAdapter } from './adapter.js';
 import { bullmqAdapter, bullmqAofAdapter } from './anchors/bullmq.js';
 import { graphileAdapter } from './anchors/graphile.js';
 import { rawStreamsAdapter } from './anchors/raw-streams.js';
+import { absurdAdapter } from './durable/absurd.js';
+import { dbosAdapter } from './durable/dbos.js';
+import { pgBossAdapter } from './durable/pgboss.js';
+import { restateAdapter } from './durable/restate.js';
 import { sluiceEmbeddedPg, sluiceEmbeddedSqlite } from './sluice/embedded.js';
 import { sluiceGatewayPostgres, sluiceGatewaySqlite, trpcNoopAdapter } from './sluice/gateway.js';
 import { sluiceStreams } from './sluice/streams.js';
@@ -18,6 +22,10 @@ export const ADAPTERS: readonly BenchAdapter[] = [
   bullmqAofAdapter,
   rawStreamsAdapter,
   graphileAdapter,
+  pgBossAdapter,
+  dbosAdapter,
+  restateAdapter,
+  absurdAdapter,
 ];
 
 export function adapterMap(

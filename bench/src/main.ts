@@ -5,18 +5,25 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runBench } from './run-bench.js';
-import { FULL, QUICK } from './scenarios.js';
+import { DURABLE_ENGINES, FULL, QUICK } from './scenarios.js';
 
 const DEFAULT_OUT = fileURLToPath(new URL('../results/latest.json', import.meta.url));
 
 const HELP = `usage: npm run bench -- [--quick] [--only <ids>] [--rounds <n>] [--out <file>]
+                           [--durable | --no-durable] [--engines <ids>]
   --quick         reduced suite for development, under 3 minutes: one scenario per row, 5,000-job
                   drains capped at 2 s, 3 s latency runs, 2 s submit, 256 MiB upload, 3 rounds
                   (full: every scenario, 6 s / 3 s drain caps, 5 rounds, under 20 minutes)
   --only <ids>    comma-separated scenario ids or prefixes (drain, io, latency, embedded, submit,
-                  upload, watchers, drain.c64.p1, …), row numbers (1–8), or "ceiling"
+                  upload, watchers, fairness, limits, durable, drain.c64.p1, …), row numbers
+                  (1–11), or "ceiling"
   --rounds <n>    override the number of interleaved rounds (full: 5, quick: 3)
-  --out <file>    JSON output (default bench/results/latest.json)`;
+  --out <file>    JSON output (default bench/results/latest.json)
+  --durable       row 11, Sluice beside the durable engines (pg-boss, DBOS, Restate, Absurd):
+                  on by default in the full run (its first 3 rounds), off in --quick;
+                  --no-durable leaves it out; --only durable (or 11) runs it alone
+  --engines <ids> row 11's engines, comma-separated (default: ${DURABLE_ENGINES.join(',')});
+                  implies --durable`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -25,9 +32,12 @@ async function main(): Promise<number> {
       only: { type: 'string', multiple: true, default: [] },
       rounds: { type: 'string' },
       out: { type: 'string', default: DEFAULT_OUT },
+      durable: { type: 'boolean' },
+      engines: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
+    allowNegative: true,
   });
   if (values.help) {
     console.log(HELP);
@@ -41,9 +51,27 @@ async function main(): Promise<number> {
     .flatMap((o) => o.split(','))
     .map((o) => o.trim())
     .filter(Boolean);
+  const engines = values.engines
+    ?.split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const unknown = engines?.filter((e) => !(DURABLE_ENGINES as readonly string[]).includes(e));
+  if (unknown?.length)
+    throw new Error(
+      `--engines: unknown ${unknown.join(', ')} (known: ${DURABLE_ENGINES.join(', ')})`,
+    );
+  const asksForDurable = only.some(
+    (o) => o === 'durable' || o === '11' || o.startsWith('durable.'),
+  );
+  const durable = values.durable ?? (engines !== undefined || asksForDurable || base.durable);
   const { result, markdown } = await runBench({
     mode: values.quick ? 'quick' : 'full',
-    size: { ...base, rounds },
+    size: {
+      ...base,
+      rounds,
+      durable,
+      ...(engines ? { durableEngines: engines } : {}),
+    },
     only,
     log: (line) => process.stderr.write(`${line}\n`),
   });

@@ -12,6 +12,7 @@ import {
   type MachineDescription,
 } from './harness/machine.js';
 import { renderMarkdown } from './harness/report.js';
+import { durableWorkTables } from './harness/report-durable.js';
 import { runRounds, unsupported, type RoundRecord } from './harness/rounds.js';
 import { startServices } from './harness/services.js';
 import { summarizeScenario, type ScenarioSummary } from './harness/summarize.js';
@@ -158,6 +159,7 @@ export async function runBench(
     summary,
     adapters,
     failures,
+    durableWorkTables(records, new Map(scenarios.map((s) => [s.id, s.row])), adapters),
   );
   return { result, markdown };
 }

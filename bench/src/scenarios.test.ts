@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildScenarios, FULL, QUICK, selectScenarios } from './scenarios.js';
+import { buildScenarios, DURABLE_ENGINES, FULL, QUICK, selectScenarios } from './scenarios.js';
 
 describe('scenarios', () => {
   const all = buildScenarios(FULL);
 
-  it('covers the ten rows except 4, which is the ceiling column of rows 1–3 (9: fairness across tenants, 10: provider limits)', () => {
-    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10]);
+  it('covers the eleven rows except 4, which is the ceiling column of rows 1–3 (9: fairness across tenants, 10: provider limits, 11: the durable engines)', () => {
+    expect([...new Set(all.map((s) => s.row))]).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
     for (const s of all.filter((x) => x.row <= 3)) expect(s.ceiling).toBe('raw-streams');
   });
 
@@ -36,6 +36,34 @@ describe('scenarios', () => {
     ]);
     expect(all.find((s) => s.row === 7)?.id).toBe('upload.1g');
     expect(buildScenarios(QUICK).find((s) => s.row === 7)?.id).toBe('upload.256m');
+  });
+
+  it('puts Sluice beside every durable engine in row 11, BullMQ first, in the first 3 rounds', () => {
+    const row = all.filter((s) => s.row === 11);
+    expect(row.map((s) => s.id)).toEqual([
+      'durable.drain.c64',
+      'durable.latency.500',
+      'durable.latency.1000',
+    ]);
+    for (const s of row) {
+      expect(s.anchors, s.id).toEqual(['bullmq', ...DURABLE_ENGINES]);
+      expect(s.rounds, s.id).toBe(3);
+    }
+    const drain = row[0]?.spec;
+    expect(drain?.kind === 'drain' && [drain.jobs, drain.concurrency, drain.maxSeconds]).toEqual([
+      FULL.drainJobs,
+      64,
+      FULL.drainCapSeconds,
+    ]);
+    expect(row[0]?.subjects).toEqual(['sluice-streams', 'sluice-embedded-pg']);
+    expect(row.map((s) => s.spec.kind === 'latency' && s.spec.rate)).toEqual([false, 500, 1_000]);
+    // --engines picks a subset; --no-durable (or quick mode) leaves the row out.
+    const two = buildScenarios({ ...FULL, durableEngines: ['pgboss', 'restate'] });
+    expect(two.find((s) => s.row === 11)?.anchors).toEqual(['bullmq', 'pgboss', 'restate']);
+    expect(buildScenarios({ ...FULL, durable: false }).some((s) => s.row === 11)).toBe(false);
+    expect(buildScenarios(QUICK).some((s) => s.row === 11)).toBe(false);
+    expect(selectScenarios(all, ['durable']).map((s) => s.id)).toEqual(row.map((s) => s.id));
+    expect(selectScenarios(all, ['11'])).toHaveLength(3);
   });
 
   it('keeps quick mode smaller than full', () => {

@@ -1,5 +1,5 @@
-// What `npm run bench` measures: the issue's eight rows, and issue 15's rows 9 (fairness) and 10
-// (provider limits), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
+// What `npm run bench` measures: the issue's eight rows, issue 15's rows 9 (fairness) and 10
+// (provider limits), and row 11 (the durable engines users compare Sluice with), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
 // BullMQ without persistence and BullMQ on an AOF everysec server; row 5: graphile-worker) and
 // (where one exists) the ceiling; every participant runs in every round, interleaved, so
 // background noise hits all of them alike.
@@ -8,6 +8,9 @@ import type { DrainSpec } from './harness/run-drain.js';
 import type { FairnessSpec } from './harness/run-fairness.js';
 import type { LatencySpec } from './harness/run-latency.js';
 import type { LimitsSpec } from './harness/run-limits.js';
+import { DURABLE_ENGINES, durableScenarios } from './scenarios-durable.js';
+
+export { DURABLE_ENGINES };
 
 export type ScenarioSpec =
   | ({ kind: 'drain' } & DrainSpec)
@@ -38,6 +41,8 @@ export interface Scenario {
    */
   anchors: readonly string[];
   ceiling?: string;
+  /** Runs in the first `rounds` rounds only (row 11: fewer rounds keep the full run's time). */
+  rounds?: number;
 }
 
 export interface SuiteSize {
@@ -68,6 +73,11 @@ export interface SuiteSize {
   /** Row 10: jobs, each making one call to the limited provider (~callsPerSecond jobs/s). */
   limitsJobs: number;
   rounds: number;
+  /** Row 11 on or off, its engines, its latency windows (s, also their backlog cap), its rounds. */
+  durable: boolean;
+  durableEngines: readonly string[];
+  durableLatencySeconds: number;
+  durableRounds: number;
 }
 
 export const FULL: SuiteSize = {
@@ -97,6 +107,10 @@ export const FULL: SuiteSize = {
   fairnessLoadedJobs: 100,
   limitsJobs: 300,
   rounds: 5,
+  durable: true,
+  durableEngines: DURABLE_ENGINES,
+  durableLatencySeconds: 5,
+  durableRounds: 3,
 };
 
 /** For development: one scenario per row, shorter windows and caps, 3 rounds; under 3 minutes. */
@@ -116,6 +130,10 @@ export const QUICK: SuiteSize = {
   fairnessLoadedJobs: 30,
   limitsJobs: 150,
   rounds: 3,
+  durable: false,
+  durableEngines: DURABLE_ENGINES,
+  durableLatencySeconds: 3,
+  durableRounds: 3,
 };
 
 const STREAMS = {
@@ -285,6 +303,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     subjects: EMBEDDED.subjects,
     anchors: [],
   });
+  if (size.durable) out.push(...durableScenarios(size));
   return out;
 }
 

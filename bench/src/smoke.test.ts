@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { BenchAdapter } from './adapter.js';
 import { ADAPTERS } from './adapters.js';
 import { runBench } from './run-bench.js';
-import type { SuiteSize } from './scenarios.js';
+import { DURABLE_ENGINES, type SuiteSize } from './scenarios.js';
 
 // Only the harness is under test: the children load the Sluice packages' sources (as the test
 // itself does), so `npm test` needs no build on a fresh clone; `npm run bench` runs built dist.
@@ -33,6 +33,10 @@ function tiny(overrides: Partial<SuiteSize>): SuiteSize {
     fairnessLoadedJobs: 3,
     limitsJobs: 10,
     rounds: 1,
+    durable: false,
+    durableEngines: DURABLE_ENGINES,
+    durableLatencySeconds: 2,
+    durableRounds: 1,
     ...overrides,
   };
 }

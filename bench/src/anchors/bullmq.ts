@@ -30,6 +30,12 @@ function createBullmqAdapter(persistence: Persistence): BenchAdapter {
     label: persistence === 'aof' ? 'BullMQ (AOF everysec)' : 'BullMQ',
     needs: [persistence === 'aof' ? 'redis-aof' : 'redis'],
     packages: ['bullmq', 'iovalkey'],
+    durableWork:
+      'Redis: the job hash and its id moved wait → active, then removed on completion ' +
+      '(removeOnComplete); kept only as Redis keeps it: ' +
+      (persistence === 'aof'
+        ? 'AOF with fsync every second (a crash loses up to about 1 s).'
+        : 'no persistence (a crash loses everything).'),
     queue: {
       consumerModule: WORKER_MODULE,
       producerModule: WORKER_MODULE,

@@ -40,6 +40,19 @@ export function readProcStat(pid: number): ProcStat | undefined {
   return { cpuMs: ((utime + stime) * 1000) / CLK_TCK, startTicks };
 }
 
+/**
+ * Bytes the process caused to be sent to storage so far (`/proc/<pid>/io` write_bytes, counted
+ * when pages are dirtied, all threads); 0 when the process is gone or the kernel does not count.
+ */
+export function readWriteBytes(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/^write_bytes:\s*(\d+)/m.exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 function uptimeTicks(): number {
   const seconds = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
   return seconds * CLK_TCK;

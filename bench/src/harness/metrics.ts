@@ -135,6 +135,7 @@ export const CPU_DETAIL_KEYS = [
   ['cpuRedisMsPer1k', 'redis-server'],
   ['cpuPostgresMsPer1k', 'PostgreSQL backends'],
   ['cpuProducerMsPer1k', 'producer'],
+  ['cpuEngineMsPer1k', 'engine server'],
 ] as const;
 
 /**
@@ -147,6 +148,7 @@ export const COST_DETAIL_KEYS = [
   ['commitsPerJob', 'commits'],
   ['rowWritesPerJob', 'row writes'],
   ['walBytesPerJob', 'WAL bytes (cluster-wide)'],
+  ['engineWriteBytesPerJob', 'engine server storage bytes'],
   ['producerStatementsPerJob', 'producer statements'],
   ['producerRoundTripsPerJob', 'producer round trips'],
 ] as const;

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { createPgDatabase, pgAdminUrl, pgAvailable, type PgDatabase } from '@sluice/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHILD_APPLICATION_NAME, openPgCostProbe, parseLsn, runCost } from './pg-cost.js';
+import { tableWritesPerJob } from './pg-tables.js';
 import type { RunReport } from './protocol.js';
 
 const report = (jobs: number, pgStatements: number, pgRoundTrips: number): RunReport => ({
@@ -27,6 +28,7 @@ describe('per-job cost', () => {
       updated: rows,
       deleted: 0,
       walLsn: lsn,
+      tables: {},
     });
     const cost = runCost([report(60, 30, 20), report(40, 20, 10)], [report(100, 200, 100)], {
       before: counters(10, 5, 1_000n),
@@ -60,9 +62,9 @@ describe('per-job cost', () => {
       await setup.connect();
       await setup.query('create table t (x int)');
       await setup.end();
-      const probe = await openPgCostProbe(pgAdminUrl(), db.name);
+      const probe = await openPgCostProbe(pgAdminUrl(), db.name, db.url);
       try {
-        const before = await probe.sample();
+        const before = await probe.sample('before');
         const writer = new pg.Client({
           connectionString: db.url,
           application_name: CHILD_APPLICATION_NAME,
@@ -75,15 +77,29 @@ describe('per-job cost', () => {
         const gone = probe.childrenGone();
         void writer.end();
         expect(await gone).toBe(true);
-        await probe.sample(); // the probe's own reads are in another database
-        const after = await probe.sample();
+        const after = await probe.sample('after');
         expect(after.inserted - before.inserted).toBe(3);
         expect(after.updated - before.updated).toBe(2);
         expect(after.deleted - before.deleted).toBe(2);
         // 5 statements in autocommit; the session's start may add its own catalog transaction.
+        // The probe's per-table reads (a connection to this database) stay outside the window.
         expect(after.commits - before.commits).toBeGreaterThanOrEqual(5);
         expect(after.commits - before.commits).toBeLessThanOrEqual(6);
         expect(after.walLsn).toBeGreaterThan(before.walLsn);
+        // Per table, the same writes; two of the three inserted rows were updated once.
+        const perJob = tableWritesPerJob(before.tables, after.tables, 1);
+        expect(perJob).toEqual({
+          'public.t': {
+            inserted: 3,
+            updated: 2,
+            hotUpdated: perJob['public.t']?.hotUpdated,
+            deleted: 2,
+          },
+        });
+        expect(perJob['public.t']?.hotUpdated).toBeLessThanOrEqual(2);
+        // Those reads did commit: after the window (the "after" read) and before the next one.
+        const next = await probe.sample('before');
+        expect(next.commits - after.commits).toBeGreaterThanOrEqual(2);
       } finally {
         await probe.close();
       }

@@ -13,6 +13,12 @@
 // too.
 import pg from 'pg';
 import type { BenchAdapter, BenchServices } from '../adapter.js';
+import {
+  readTableCounters,
+  STATS_APPLICATION_NAME,
+  tableWritesPerJob,
+  type TableCounters,
+} from './pg-tables.js';
 import type { RunReport } from './protocol.js';
 
 export interface PgCounters {
@@ -23,6 +29,8 @@ export interface PgCounters {
   deleted: number;
   /** pg_current_wal_lsn() as a byte position (the whole cluster's WAL). */
   walLsn: bigint;
+  /** Per-table counters of the bench database (pg-tables.ts). */
+  tables: TableCounters;
 }
 
 /** PGAPPNAME of every forked child, so its backends can be told from the parent's. */
@@ -32,7 +40,8 @@ const GONE_POLL_MS = 10;
 const GONE_TIMEOUT_MS = 10_000;
 
 export interface PgCostProbe {
-  sample(): Promise<PgCounters>;
+  /** The counters at the window's start (`before`) or end (`after`). */
+  sample(when: 'before' | 'after'): Promise<PgCounters>;
   /**
    * True once no child's backend is connected to the database (all published their counters);
    * false if some are still there after 10 s (then the database figures are left out).
@@ -48,48 +57,62 @@ export function parseLsn(lsn: string): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
-export async function openPgCostProbe(adminUrl: string, database: string): Promise<PgCostProbe> {
+export async function openPgCostProbe(
+  adminUrl: string,
+  database: string,
+  url: string,
+): Promise<PgCostProbe> {
   const client = new pg.Client({ connectionString: adminUrl });
   client.on('error', () => undefined);
   await client.connect();
-  return {
-    async sample() {
-      const result = await client.query<{
-        commits: string;
-        rollbacks: string;
-        inserted: string;
-        updated: string;
-        deleted: string;
-        lsn: string;
-      }>(
-        `SELECT xact_commit AS commits, xact_rollback AS rollbacks, tup_inserted AS inserted,
+  const gone = async (applicationName: string) => {
+    const deadline = Date.now() + GONE_TIMEOUT_MS;
+    for (;;) {
+      const result = await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
+        [database, applicationName],
+      );
+      if (result.rows[0]?.n === '0') return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+    }
+  };
+  const counters = async (): Promise<Omit<PgCounters, 'tables'>> => {
+    const result = await client.query<{
+      commits: string;
+      rollbacks: string;
+      inserted: string;
+      updated: string;
+      deleted: string;
+      lsn: string;
+    }>(
+      `SELECT xact_commit AS commits, xact_rollback AS rollbacks, tup_inserted AS inserted,
                 tup_updated AS updated, tup_deleted AS deleted, pg_current_wal_lsn()::text AS lsn
          FROM pg_stat_database WHERE datname = $1`,
-        [database],
-      );
-      const row = result.rows[0];
-      if (!row) throw new Error(`pg_stat_database has no row for ${database}`);
-      return {
-        commits: Number(row.commits),
-        rollbacks: Number(row.rollbacks),
-        inserted: Number(row.inserted),
-        updated: Number(row.updated),
-        deleted: Number(row.deleted),
-        walLsn: parseLsn(row.lsn),
-      };
+      [database],
+    );
+    const row = result.rows[0];
+    if (!row) throw new Error(`pg_stat_database has no row for ${database}`);
+    return {
+      commits: Number(row.commits),
+      rollbacks: Number(row.rollbacks),
+      inserted: Number(row.inserted),
+      updated: Number(row.updated),
+      deleted: Number(row.deleted),
+      walLsn: parseLsn(row.lsn),
+    };
+  };
+  return {
+    async sample(when) {
+      // The stats connection's one commit must fall outside the window: before it, read the
+      // tables first and wait for that backend to exit (publishing its counters); after it, read
+      // the database counters first.
+      if (when === 'after') return { ...(await counters()), tables: await readTableCounters(url) };
+      const tables = await readTableCounters(url);
+      await gone(STATS_APPLICATION_NAME);
+      return { ...(await counters()), tables };
     },
-    async childrenGone() {
-      const deadline = Date.now() + GONE_TIMEOUT_MS;
-      for (;;) {
-        const result = await client.query<{ n: string }>(
-          'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
-          [database, CHILD_APPLICATION_NAME],
-        );
-        if (result.rows[0]?.n === '0') return true;
-        if (Date.now() > deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
-      }
-    },
+    childrenGone: () => gone(CHILD_APPLICATION_NAME),
     close: () => client.end().catch(() => undefined),
   };
 }
@@ -172,6 +195,7 @@ export function runCost(
       updated: after.updated - before.updated,
       deleted: after.deleted - before.deleted,
       walBytesClusterWide: walBytes,
+      tablesPerJob: tableWritesPerJob(before.tables, after.tables, c.jobs),
     };
   }
   return { metrics, detail };
@@ -189,7 +213,7 @@ export async function databaseAfter(
   if (!probe || !before) return undefined;
   if (!(await probe.childrenGone()))
     return { missing: 'left out: child backends still connected 10 s after the run ended' };
-  return { before, after: await probe.sample() };
+  return { before, after: await probe.sample('after') };
 }
 
 export async function costProbeFor(
@@ -198,5 +222,5 @@ export async function costProbeFor(
 ): Promise<PgCostProbe | undefined> {
   if (!adapter.queue?.databaseCost || !adapter.needs.includes('postgres') || !services.pg)
     return undefined;
-  return openPgCostProbe(services.pg.adminUrl, services.pg.name);
+  return openPgCostProbe(services.pg.adminUrl, services.pg.name, services.pg.url);
 }

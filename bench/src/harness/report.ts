@@ -125,10 +125,12 @@ function mainTable(
           `| ${scenario.row} | ${line.name} | ${def.label} | ${participantCell(find(line.subject), def)} | ` +
             `${anchorCells(main).join(' | ')} | ${ceilingCell} | ${ratioCell(vsCeiling)} |`,
         );
-        // Further anchors (rows 1–3: BullMQ on the AOF server) on lines of their own, ratios
-        // paired with the same Sluice runs.
-        for (const other of others)
-          lines.push(`| ${scenario.row} | | | | ${anchorCells(other).join(' | ')} | | |`);
+        // Further anchors (rows 1–3: BullMQ on the AOF server; row 11: the durable engines) on
+        // lines of their own, ratios paired with the same Sluice runs; none for a figure only
+        // Sluice measures (they would all be dashes).
+        if (!def.subjectOnly)
+          for (const other of others)
+            lines.push(`| ${scenario.row} | | | | ${anchorCells(other).join(' | ')} | | |`);
       }
     }
   });
@@ -169,7 +171,8 @@ function applies(
   if (group === 'cpuRedisMsPer1k')
     return adapter ? adapter.needs.some((n) => n === 'redis' || n === 'redis-aof') : true;
   if (group === 'cpuPostgresMsPer1k') return adapter?.needs.includes('postgres') ?? true;
-  if (group === 'cpuProducerMsPer1k') return scenario.scenario.startsWith('latency');
+  if (group === 'cpuProducerMsPer1k') return scenario.scenario.includes('latency');
+  if (group === 'cpuEngineMsPer1k') return adapter?.queue?.engineServer === true;
   return true;
 }
 
@@ -231,6 +234,7 @@ export function renderMarkdown(
   summaries: readonly ScenarioSummary[],
   adapters: ReadonlyMap<string, BenchAdapter>,
   failures: readonly string[],
+  extra: readonly string[] = [],
 ): string {
   const out = [
     `## npm run bench (${header.mode}, ${header.rounds} interleaved rounds)`,
@@ -275,6 +279,7 @@ export function renderMarkdown(
         'bytes: pg_current_wal_lsn() difference, cluster-wide (other databases on this machine write ' +
         'WAL too, so it is an upper bound).',
     );
+  out.push(...extra);
   if (failures.length) out.push('', '### Failed runs', '', ...failures.map((f) => `- ${f}`));
   return out.join('\n');
 }

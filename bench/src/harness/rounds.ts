@@ -126,6 +126,7 @@ export async function runRounds(opts: RoundsOptions): Promise<RoundRecord[]> {
   const records: RoundRecord[] = [];
   for (let round = 1; round <= opts.rounds; round++) {
     for (const scenario of opts.scenarios) {
+      if (scenario.rounds !== undefined && round > scenario.rounds) continue;
       for (const { role, adapter: id } of participants(scenario)) {
         const adapter = opts.adapters.get(id);
         if (!adapter || unsupported(adapter, scenario.spec)) continue;

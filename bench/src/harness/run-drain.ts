@@ -96,11 +96,16 @@ export async function runDrain(
       warmupJobs: 0,
     });
     children = acquired.children;
+    clock.mark('children');
+    // A push-based engine's queue can only be filled once its workers' endpoint exists.
+    await prepared.beforeGo?.();
+    clock.mark('prepare');
     const watch = completionWatch(children, spec.jobs);
     const accounting = await startAccounting(services, adapter.needs, {
       workers: children.map((c) => c.pid),
+      ...(prepared.enginePids ? { engine: prepared.enginePids } : {}),
     });
-    const dbBefore: PgCounters | undefined = await probe?.sample();
+    const dbBefore: PgCounters | undefined = await probe?.sample('before');
     clock.mark('children');
     const limit = timeout(ctx.timeoutMs, `${adapter.id} drain of ${spec.jobs}`);
     const start = monoMs();
@@ -153,7 +158,7 @@ export async function runDrain(
       metrics: {
         jobsPerSec,
         ...(capacity > 0 ? { capShare: (100 * jobsPerSec) / capacity } : {}),
-        ...perThousand(cpu, completed),
+        ...perThousand(cpu, completed, queue.engineServer === true),
         ...cost?.metrics,
       },
       detail: {

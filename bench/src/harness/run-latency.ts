@@ -109,12 +109,15 @@ export async function runLatency(
     const producer = producers[0] as ChildHandle;
     const watch = completionWatch(consumers, jobs);
     clock.mark('children');
-    const dbBefore = await probe?.sample();
+    await prepared.beforeGo?.();
+    clock.mark('prepare');
+    const dbBefore = await probe?.sample('before');
     for (const child of consumers) child.send({ type: 'go' });
     await new Promise((resolve) => setTimeout(resolve, CONSUMER_SETTLE_MS));
     const accounting = await startAccounting(services, adapter.needs, {
       workers: consumers.map((c) => c.pid),
       producer: [producer.pid],
+      ...(prepared.enginePids ? { engine: prepared.enginePids } : {}),
     });
     const failures = [producer.failed, ...consumers.map((c) => c.failed)];
     const drainCapMs = spec.drainCapSeconds * 1000;
@@ -163,7 +166,7 @@ export async function runLatency(
         p99: summary.p99,
         max: summary.max,
         ...seriesMetrics,
-        ...perThousand(cpu, completed),
+        ...perThousand(cpu, completed, queue.engineServer === true),
         ...cost?.metrics,
       },
       detail: {

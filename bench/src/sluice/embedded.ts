@@ -40,6 +40,10 @@ function embeddedAdapter(storage: Storage): BenchAdapter {
     label: `Sluice embedded (${storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
     needs: storage === 'sqlite' ? [] : ['postgres'],
     packages: ['@sluice/worker', '@sluice/storage', storage === 'sqlite' ? 'better-sqlite3' : 'pg'],
+    durableWork:
+      'The job row is its own queue entry (inserted at accept with one event row), claimed with ' +
+      'one UPDATE and finished with ONE fenced UPDATE and ONE job_events row holding running, the ' +
+      'unit and the end; a no-op unit that made no provider call stores no checkpoint.',
     queue: {
       consumerModule: WORKER_MODULE,
       prepare: (services, spec) => prepare(storage, services, spec),

@@ -138,6 +138,12 @@ export const sluiceStreams: BenchAdapter = {
   label: 'Sluice Streams (state in PostgreSQL)',
   needs: ['redis', 'postgres'],
   packages: ['@sluice/worker', '@sluice/storage', 'iovalkey', 'pg'],
+  durableWork:
+    'PostgreSQL, synchronous commit: the job row (inserted at accept with its outbox row and one ' +
+    'event row), then ONE fenced UPDATE to succeeded and ONE job_events row holding running, the ' +
+    'unit and the end; a no-op unit that made no provider call stores no checkpoint (it costs ' +
+    'nothing to run again). Redis (no persistence): the dispatch pointer and the live status ' +
+    'events, a transport rebuilt from PostgreSQL.',
   queue: {
     consumerModule: WORKER_MODULE,
     producerModule: WORKER_MODULE,
