@@ -1,4 +1,4 @@
-// deploy/Dockerfile and the app manifest it installs: node:20-slim, a non-root user, the sluice
+// deploy/Dockerfile and the app manifest it installs: node:24-slim, a non-root user, the sluice
 // bin as the exec-form entrypoint, every publishable package built and packed, tarball names that
 // `npm pack` really produces, drivers pinned to the versions the workspace tests run against;
 // and README's settings table lists exactly the variables sluice reads. (No Docker here: the
@@ -39,8 +39,8 @@ const publishable = readdirSync(join(ROOT, 'packages'))
 const app = readJson(join(DEPLOY, 'image', 'package.json'));
 
 describe('deploy/Dockerfile', () => {
-  it('builds on node:20-slim and runs as a non-root user', () => {
-    expect(instructions('ARG')).toContain('NODE_IMAGE=node:20-slim');
+  it('builds on node:24-slim and runs as a non-root user', () => {
+    expect(instructions('ARG')).toContain('NODE_IMAGE=node:24-slim');
     for (const from of instructions('FROM')) expect(from).toMatch(/^\$\{NODE_IMAGE\}( AS \w+)?$/);
     const users = instructions('USER');
     expect(users.length).toBeGreaterThan(0);
