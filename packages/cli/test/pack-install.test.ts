@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
 import { runCommand, startCommand, type RunningCommand } from './run-command.js';
 import { APP_FILES } from './fixtures/pack-app.js';
+import { withBuildLock } from './registry/workspace-packages.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -70,15 +71,17 @@ beforeAll(async () => {
   // Each package's prepack is `npm run build` (asserted below); run those builds here, a level
   // of the dependency graph at a time (the two cores build side by side), then pack all six in
   // one npm call without running them again.
-  await timed('build (the prepack scripts)', async () => {
-    for (const level of BUILD_LEVELS) {
-      await Promise.all(
-        level.map((name) =>
-          run('npm', ['run', 'build', '-w', `@sluice/${name}`], { cwd: ROOT, env }),
-        ),
-      );
-    }
-  });
+  await timed('build (the prepack scripts)', () =>
+    withBuildLock(ROOT, async () => {
+      for (const level of BUILD_LEVELS) {
+        await Promise.all(
+          level.map((name) =>
+            run('npm', ['run', 'build', '-w', `@sluice/${name}`], { cwd: ROOT, env }),
+          ),
+        );
+      }
+    }),
+  );
   await timed('npm pack', async () => {
     const { stdout } = await run(
       'npm',
