@@ -1,6 +1,7 @@
 // The wire: tRPC's untyped client over HTTP batching (queries, mutations) and a WebSocket or
 // Server-Sent Events (subscriptions), split by operation type. Types come from the registry, never from the
-// gateway's router, so the untyped client is all we need (STACK.md).
+// gateway's router (whose inferred types would pull server code into the app), so the untyped
+// client is all we need.
 
 import {
   createTRPCUntypedClient,

@@ -1,6 +1,7 @@
 // Opens the job database: SQLite (better-sqlite3, WAL, busy_timeout) by default, PostgreSQL when
 // given a postgres:// URL. Write transactions on SQLite begin IMMEDIATE, so two processes that
-// read then write never hit SQLITE_BUSY in the middle of a transaction (STACK.md).
+// read then write never hit SQLITE_BUSY in the middle of a transaction (kysely's own SQLite
+// transactions begin DEFERRED, and the upgrade to a write lock is what fails).
 
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

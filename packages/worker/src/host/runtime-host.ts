@@ -1,5 +1,5 @@
-// The runtime host: the lifecycle around any `RuntimeConsumer` (STYLE.md rule 3). It owns init
-// with retry, readiness, the read loop (read batch size apart from the execution limit), batch
+// The runtime host: the lifecycle around any `RuntimeConsumer`, so no adapter repeats it. It owns
+// init with retry, readiness, the read loop (read batch size apart from the execution limit), batch
 // admission, lease renewal (which also carries cancellation), the unroutable-version sweep and
 // drain; the attempts themselves run in the `AttemptRunner`. Runtimes differ only through their
 // capability flags; nothing here knows a runtime by name.

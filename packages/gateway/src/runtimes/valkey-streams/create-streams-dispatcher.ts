@@ -25,7 +25,7 @@ import type { RedisClient } from './redis-client.js';
 /** Stated once in contracts for both halves of the runtime. */
 export const STREAMS_CAPABILITIES: RuntimeCapabilities = VALKEY_STREAMS_CAPABILITIES;
 
-/** The commands the dispatcher uses (STYLE.md: depend on the narrowest client shape). */
+/** The commands the dispatcher uses: the narrowest client shape, so tests and other clients fit. */
 export type StreamsDispatchClient = Pick<RedisClient, 'pipeline' | 'zrangebyscore' | 'on' | 'eval'>;
 
 export interface StreamsDispatcherOptions {
