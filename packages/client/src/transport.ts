@@ -73,7 +73,7 @@ export interface Transport {
   authorization(): Promise<string>;
   /** Calls `listener` every time the WebSocket opens (first connect and every reconnect). */
   onSocketOpen(listener: () => void): () => void;
-  /** Throws INVALID_CONFIG when no WebSocket class is available (Node 20 without `ws`). */
+  /** Throws INVALID_CONFIG when no WebSocket class is available (a runtime without a global one). */
   assertWebSocket(): void;
   close(): Promise<void>;
 }
@@ -87,8 +87,8 @@ export function createTransport(options: TransportOptions): Transport {
     options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
   const fetchImpl: FetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  // createWSClient throws at construction when there is no WebSocket (Node 20): build it on the
-  // first subscription, so HTTP-only use works without `ws`.
+  // createWSClient throws at construction when there is no WebSocket (a runtime without a global
+  // one): build it on the first subscription, so HTTP-only use works without one.
   let wsClient: ReturnType<typeof createWSClient> | undefined;
   const openListeners = new Set<() => void>();
   const getWsClient = () =>
@@ -177,7 +177,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (!WebSocketImpl) {
         throw new SluiceError(
           'INVALID_CONFIG',
-          'no WebSocket class: on Node 20 pass `WebSocket` from the `ws` package to createSluiceClient',
+          "no WebSocket class: this runtime has no global WebSocket; pass one (for example the `ws` package's) as `WebSocket` to createSluiceClient",
         );
       }
     },
