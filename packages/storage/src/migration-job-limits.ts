@@ -3,7 +3,8 @@
 // `JobWaiting` a limit hold writes with its attempt-refunding outcome and every later write of the
 // job clears. Both additive and nullable: rows of older gateways simply have no key and no wait.
 
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;

@@ -1,6 +1,7 @@
 // One migration set for SQLite and PostgreSQL, inline (FileMigrationProvider fails under vitest).
 
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { DialectName, SluiceDatabase } from './database.js';
 import { fairLimits } from './migration-fair-limits.js';
 import { jobLimits } from './migration-job-limits.js';
