@@ -8,15 +8,7 @@
 // optional peer the app did not install (TS2307), and a README whose first job does not run.
 
 import { execFile } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,9 +39,8 @@ const env: Record<string, string | undefined> = Object.fromEntries(
     ([k]) => !k.toLowerCase().startsWith('npm_') || k.toLowerCase() === 'npm_config_nodedir',
   ),
 );
-// Config, not command: the README's commands run as written. Tarballs npm already cached are
-// reused; better-sqlite3's native build (minutes on 2 cores) is replaced by the workspace's
-// binary of the same version below, or rebuilt when the versions differ.
+// Config, not command: the README's commands run as written, reusing tarballs npm already cached.
+// No install script is needed: better-sqlite3 13 ships N-API binaries for every platform.
 const installEnv = {
   ...env,
   npm_config_ignore_scripts: 'true',
@@ -73,13 +64,6 @@ const work = mkdtempSync(join(tmpdir(), 'sluice-by-name-'));
 const app = join(work, 'app');
 let registry: LocalRegistry | undefined;
 const running: RunningCommand[] = [];
-
-const versionOf = (dir: string, name: string) =>
-  (
-    JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as {
-      version: string;
-    }
-  ).version;
 
 beforeAll(async () => {
   mkdirSync(app, { recursive: true });
@@ -109,15 +93,6 @@ beforeAll(async () => {
       maxBuffer: 64 << 20,
     }),
   );
-  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  if (versionOf(app, 'better-sqlite3') === versionOf(ROOT, 'better-sqlite3')) {
-    mkdirSync(dirname(join(app, addon)), { recursive: true });
-    copyFileSync(join(ROOT, addon), join(app, addon));
-  } else {
-    await timed('better-sqlite3 build', () =>
-      run('npm', ['rebuild', 'better-sqlite3'], { cwd: app, env, maxBuffer: 64 << 20 }),
-    );
-  }
   for (const [file, text] of Object.entries(readme.files)) {
     mkdirSync(dirname(join(app, file)), { recursive: true });
     writeFileSync(join(app, file), text);

@@ -6,15 +6,7 @@
 // dependency on an optional driver, and a bin that needs the repository to run.
 
 import { execFile } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,11 +116,6 @@ beforeAll(async () => {
       { cwd: app, env, maxBuffer: 64 << 20 },
     ),
   );
-  // --ignore-scripts skips better-sqlite3's native build (minutes on 2 cores); the workspace
-  // built the same version for the same Node, so its binary is the one that build would produce.
-  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  mkdirSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
-  copyFileSync(join(ROOT, addon), join(app, addon));
 }, 600_000);
 
 afterAll(async () => {
