@@ -1,8 +1,8 @@
 // The Node range is one promise, kept everywhere: every workspace package.json declares the root's
-// `engines.node`, and `npm start` / `npm test` on an older Node stop before doing anything, with
-// one line that names the version and `scripts/node24.sh`. Without the check an old Node fails
-// deep inside a dependency (a native addon that crashes, a syntax error in a test runner) with an
-// error that names neither the cause nor the fix.
+// `engines.node`, and `npm start` / `npm test` / `npm run demo:client` on an older Node stop before
+// doing anything, with one line that names the version and `scripts/node24.sh`. Without the check
+// an old Node fails deep inside a dependency (a native addon that crashes, a syntax error in a test
+// runner) with an error that names neither the cause nor the fix.
 //
 // An older Node is emulated with a preload that overwrites `process.version` in every process of
 // the command (npm's and the check's), injected through NODE_OPTIONS from here.
@@ -83,15 +83,15 @@ describe('the supported Node range', () => {
   );
 });
 
-describe('npm start and npm test on a Node below engines', () => {
-  it.each([['start'], ['test']])(
-    'npm %s refuses at once, before any service or server starts',
+describe('npm start, npm test and npm run demo:client on a Node below engines', () => {
+  it.each([['start'], ['test'], ['demo:client']])(
+    'npm %s refuses at once, before any service, server or client starts',
     async (script) => {
-      const r = await runAs('v20.20.2', 'npm', [script]);
+      const r = await runAs('v20.20.2', 'npm', ['run', script]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(refusal('v20.20.2'));
-      // Nothing after the check ran: no services script, no gateway.
-      expect(r.stdout).not.toMatch(/services\.sh:|listening/);
+      // Nothing after the check ran: no services script, no gateway, no client.
+      expect(r.stdout).not.toMatch(/services\.sh:|listening|submitted/);
       expect(r.stdout).toMatch(new RegExp(`> pre${script}\\n> node scripts/check-node\\.mjs`));
     },
   );
