@@ -44,7 +44,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },
-  // The worker's runtime adapters see only the public seam (STYLE.md, rule 1): @sluice/contracts
+  // The worker's runtime adapters see only the public seam: @sluice/contracts
   // and the worker's runtime types (`runtimes/types.ts`); never worker internals, storage or a
   // driver, so a fourth runtime could be written outside the repo.
   ...[

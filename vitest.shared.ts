@@ -1,5 +1,6 @@
 // One vitest base for every package: resolve workspace packages to their sources through the
-// `@sluice/source` export condition, so tests need no build (see STACK.md).
+// `@sluice/source` export condition, so tests need no build (the packages' `exports` name it
+// first; `types`/`import` point at dist for everyone else).
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 const conditions = ['@sluice/source', 'module', 'node', 'development|production'];

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium for the browser tests (never a downloaded browser, see STACK.md) and
+# Installs Debian's chromium for the browser tests (never a downloaded browser: the closed network
+# cannot fetch one, and apt's is patched and signed) and
 # prints its path. Idempotent: does nothing when /usr/bin/chromium exists.
 set -euo pipefail
 

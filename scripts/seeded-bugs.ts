@@ -1,11 +1,10 @@
-// `npm run seeded-bugs`: proves the tests catch the known-dangerous changes (issue 5,
-// reliability-anchors 5.8). Each seeded bug is a known-dangerous variant of one decision,
-// injected into the worker as hooks by test code only (packages/worker/src/testing/seeded-bugs.ts,
-// chosen by SLUICE_SEEDED_BUG in test processes; production modules hold no switch). For each one
-// this runs only the test files that must catch it, with the bug on, and counts it caught when at
-// least one test fails. First, every run is made once WITHOUT any switch: it must pass, or a
-// "catch" would prove nothing. Prints one line per bug and `N/N caught`; exits 1 on any miss.
-// Not part of `npm test`. `-- <bug> …` runs only those bugs.
+// `npm run seeded-bugs`: proves the tests catch the known-dangerous changes. Each seeded bug is a
+// known-dangerous variant of one decision, injected into the worker as hooks by test code only
+// (packages/worker/src/testing/seeded-bugs.ts, chosen by SLUICE_SEEDED_BUG in test processes;
+// production modules hold no switch). For each one this runs only the test files that must catch
+// it, with the bug on, and counts it caught when at least one test fails. First, every run is made
+// once WITHOUT any switch: it must pass, or a "catch" would prove nothing. Prints one line per bug
+// and `N/N caught`; exits 1 on any miss. Not part of `npm test`. `-- <bug> …` runs only those bugs.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -83,7 +83,7 @@ describe('scenarios', () => {
     ).toEqual(['fairness.embedded', 'fairness.streams']);
   });
 
-  it('runs row 10 on both embedded storages with the limits the README quotes', () => {
+  it('runs row 10 on both embedded storages with the limits docs/performance.md quotes', () => {
     for (const size of [FULL, QUICK]) {
       const row = buildScenarios(size).filter((s) => s.row === 10);
       expect(row.map((s) => [s.id, s.subjects])).toEqual([

@@ -1,5 +1,5 @@
-// What `npm run bench` measures: the issue's eight rows, issue 15's rows 9 (fairness) and 10
-// (provider limits), and row 11 (the durable engines users compare Sluice with), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
+// What `npm run bench` measures: the eight original rows, rows 9 (fairness) and 10 (provider
+// limits), and row 11 (the durable engines users compare Sluice with), as scenarios. Each scenario names its Sluice subjects, its anchors (rows 1–3:
 // BullMQ without persistence and BullMQ on an AOF everysec server; row 5: graphile-worker) and
 // (where one exists) the ceiling; every participant runs in every round, interleaved, so
 // background noise hits all of them alike.
@@ -27,8 +27,8 @@ export interface Scenario {
   /** Dotted id; `--only drain` selects every id starting with `drain`. */
   id: string;
   /**
-   * The issue's row number (1–8; 9: fairness across tenants, 10: shared provider limits, both
-   * issue 15).
+   * The row number in bench/README.md (1–8; 9: fairness across tenants, 10: shared provider
+   * limits).
    */
   row: number;
   title: string;
@@ -148,7 +148,7 @@ const EMBEDDED = {
 
 const GATEWAYS = ['sluice-gateway-sqlite', 'sluice-gateway-postgres'];
 
-/** The latency rows' worker shape; the issue fixes the load, not the concurrency. */
+/** The latency rows' worker shape; the row fixes the load, not the concurrency. */
 export const LATENCY_CONCURRENCY = 64;
 
 export function buildScenarios(size: SuiteSize): Scenario[] {
@@ -252,7 +252,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     subjects: GATEWAYS,
     anchors: [],
   });
-  // Issue 15: one tenant's backlog must not starve another tenant's new job. Embedded: the fair
+  // Row 9: one tenant's backlog must not starve another tenant's new job. Embedded: the fair
   // claim; Streams: bounded-depth dispatch, A's backlog held in the database, the fair feeder.
   const fairness = {
     kind: 'fairness',
@@ -282,7 +282,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
     subjects: ['sluice-streams'],
     anchors: [],
   });
-  // Issue 15: three workers share one provider's limits through the job database; the provider
+  // Row 10: three workers share one provider's limits through the job database; the provider
   // (50 ms per request) counts what arrives. 4 × 50 ms allows 80 calls/s, so the rate binds.
   out.push({
     id: 'limits.provider',

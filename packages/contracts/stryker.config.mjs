@@ -1,5 +1,6 @@
-// Mutation testing for the pure decision modules of @sluice/contracts (reliability-anchors.md
-// 4.1 and 5.8). Run with `npm run mutation -w @sluice/contracts`; not part of `npm test`.
+// Mutation testing for the pure decision modules of @sluice/contracts (a decision no test pins
+// down is one a refactor can break silently). Run with `npm run mutation -w @sluice/contracts`;
+// not part of `npm test`.
 //
 // Score rule: killed (timeouts NOT counted) / (all mutants - mutants ignored with a written
 // reason) must be >= 90 %. Stryker's own score counts timeouts as killed, so this file also

@@ -1,4 +1,5 @@
-// Mutation testing for the worker's decision modules (issue 5, reliability-anchors 4.1 and 5.8):
+// Mutation testing for the worker's decision modules (a decision no test pins down is one a
+// refactor can break silently):
 // the provider guard's decisions, the recovery → outcome mapping, delivery routing, the unit
 // pool, unit checkpoints and the asset protocol's decisions. Run with
 // `npm run mutation -w @sluice/worker`; not part of `npm test`. MUTATION.md has the last figures.

@@ -1,4 +1,4 @@
-// The provider-limits row (issue 15): worker processes on one job database drain jobs whose one
+// The provider-limits row (10): worker processes on one job database drain jobs whose one
 // unit makes a guarded call to a provider declared with `maxConcurrent` and `callsPerSecond`.
 // The provider is a real HTTP server in this (parent) process that answers after `delayMs` and
 // records, on its own clock, every arrival and how many requests were in flight. The figures are

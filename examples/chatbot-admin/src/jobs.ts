@@ -29,7 +29,7 @@ export const Intent = z.object({
 });
 export type Intent = z.infer<typeof Intent>;
 
-/** The handler versions of `document.analyze`: v2 adds keywords per unit (see README, rollout). */
+/** The handler versions of `document.analyze`: v2 adds keywords per unit (see this example's README, rollout). */
 export const ANALYZERS = ['v1', 'v2'] as const;
 export type Analyzer = (typeof ANALYZERS)[number];
 

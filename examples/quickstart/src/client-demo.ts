@@ -1,6 +1,6 @@
-// The README's client script: submit demo.summarize, print live events, print the typed result.
+// `npm run demo:client`: submit demo.summarize, print live events, print the typed result. Node
+// 22+ has a WebSocket of its own, so the client needs no `ws` here.
 import { createSluiceClient } from '@sluice/client';
-import WebSocket from 'ws';
 import type { Jobs } from './jobs.js';
 
 const apiKey = process.env.SLUICE_API_KEY;
@@ -9,7 +9,6 @@ if (!apiKey) throw new Error('set SLUICE_API_KEY to the key `npm start` printed'
 const client = createSluiceClient<Jobs>({
   url: process.env.SLUICE_URL ?? 'http://127.0.0.1:3000',
   apiKey,
-  WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
 });
 try {
   const job = await client.submit('demo.summarize', {

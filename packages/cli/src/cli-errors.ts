@@ -4,7 +4,7 @@
 
 import { isMissingDependencyError, isSluiceError, type ErrorCode } from '@sluice/contracts';
 
-/** Documented in the README's operations section; scripts branch on these. */
+/** Documented in docs/configuration.md (Exit codes); scripts branch on these. */
 export const EXIT_CODES = {
   /** Done. */
   ok: 0,

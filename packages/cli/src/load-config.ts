@@ -1,5 +1,6 @@
-// Loads `sluice.config.ts` with tsx's `tsImport`: Node 20 cannot run TypeScript by itself, and
-// this works from the compiled `dist` too (STACK.md).
+// Loads `sluice.config.ts` with tsx's `tsImport`: Node 22.12 does not run TypeScript by itself
+// (type stripping is on by default only from 22.18), and tsImport works from the compiled `dist`
+// too.
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -98,6 +98,12 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
+  it('runs plain-Node services on the Node 24 LTS image, like deploy/Dockerfile', () => {
+    const nodeImages = services.map(([, s]) => s.image).filter((i) => i.startsWith('node:'));
+    expect(nodeImages.length).toBeGreaterThan(0);
+    for (const image of nodeImages) expect(image).toBe('node:24-slim');
+  });
+
   it('every command is a sluice command; dependencies exist; waited-on services have healthchecks', () => {
     const names = commandsOf(sluiceProgram()).map((c) => c.name());
     for (const [, s] of sluice) expect(names).toContain(s.command?.[0]);

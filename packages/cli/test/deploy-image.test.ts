@@ -1,7 +1,7 @@
-// deploy/Dockerfile and the app manifest it installs: node:20-slim, a non-root user, the sluice
+// deploy/Dockerfile and the app manifest it installs: node:24-slim, a non-root user, the sluice
 // bin as the exec-form entrypoint, every publishable package built and packed, tarball names that
 // `npm pack` really produces, drivers pinned to the versions the workspace tests run against;
-// and README's settings table lists exactly the variables sluice reads. (No Docker here: the
+// and the settings table of docs/configuration.md lists exactly the variables sluice reads. (No Docker here: the
 // install path itself is what pack-install.test.ts runs.)
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,8 +39,8 @@ const publishable = readdirSync(join(ROOT, 'packages'))
 const app = readJson(join(DEPLOY, 'image', 'package.json'));
 
 describe('deploy/Dockerfile', () => {
-  it('builds on node:20-slim and runs as a non-root user', () => {
-    expect(instructions('ARG')).toContain('NODE_IMAGE=node:20-slim');
+  it('builds on node:24-slim and runs as a non-root user', () => {
+    expect(instructions('ARG')).toContain('NODE_IMAGE=node:24-slim');
     for (const from of instructions('FROM')) expect(from).toMatch(/^\$\{NODE_IMAGE\}( AS \w+)?$/);
     const users = instructions('USER');
     expect(users.length).toBeGreaterThan(0);
@@ -103,10 +103,10 @@ describe('deploy/image/package.json (what the image installs)', () => {
   });
 });
 
-describe("README's settings table", () => {
+describe("docs/configuration.md's settings table", () => {
   it('lists exactly the environment variables sluice reads', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Settings'));
+    const doc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## Settings\n'));
     const table = section.slice(0, section.indexOf('\n\n', section.indexOf('\n|')));
     const listed = new Set(
       [...table.matchAll(/`([A-Z][A-Z0-9_]*(?:<KIND>)?)`/g)].map((m) => m[1] as string),

@@ -1,5 +1,6 @@
-// Issue 3's end-to-end promises, with the gateway and workers as separate OS processes and the
-// typed client in the test process, on SQLite and on PostgreSQL.
+// The end-to-end promises (typed submit → watch → result, idempotent submits, typed errors, tenant
+// isolation, cancel, no loss when a gateway or worker dies), with the gateway and workers as
+// separate OS processes and the typed client in the test process, on SQLite and on PostgreSQL.
 
 import { createApiKey, listEvents } from '@sluice/storage';
 import { sql } from 'kysely';

@@ -6,15 +6,7 @@
 // dependency on an optional driver, and a bin that needs the repository to run.
 
 import { execFile } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
 import { runCommand, startCommand, type RunningCommand } from './run-command.js';
 import { APP_FILES } from './fixtures/pack-app.js';
+import { withBuildLock } from './registry/workspace-packages.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -70,15 +63,17 @@ beforeAll(async () => {
   // Each package's prepack is `npm run build` (asserted below); run those builds here, a level
   // of the dependency graph at a time (the two cores build side by side), then pack all six in
   // one npm call without running them again.
-  await timed('build (the prepack scripts)', async () => {
-    for (const level of BUILD_LEVELS) {
-      await Promise.all(
-        level.map((name) =>
-          run('npm', ['run', 'build', '-w', `@sluice/${name}`], { cwd: ROOT, env }),
-        ),
-      );
-    }
-  });
+  await timed('build (the prepack scripts)', () =>
+    withBuildLock(ROOT, async () => {
+      for (const level of BUILD_LEVELS) {
+        await Promise.all(
+          level.map((name) =>
+            run('npm', ['run', 'build', '-w', `@sluice/${name}`], { cwd: ROOT, env }),
+          ),
+        );
+      }
+    }),
+  );
   await timed('npm pack', async () => {
     const { stdout } = await run(
       'npm',
@@ -121,11 +116,6 @@ beforeAll(async () => {
       { cwd: app, env, maxBuffer: 64 << 20 },
     ),
   );
-  // --ignore-scripts skips better-sqlite3's native build (minutes on 2 cores); the workspace
-  // built the same version for the same Node, so its binary is the one that build would produce.
-  const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  mkdirSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release'), { recursive: true });
-  copyFileSync(join(ROOT, addon), join(app, addon));
 }, 600_000);
 
 afterAll(async () => {

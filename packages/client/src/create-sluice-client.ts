@@ -52,8 +52,8 @@ export interface SluiceClientOptions {
   /** Sent as `Authorization: Bearer …` over HTTP and as `connectionParams` on the WebSocket. */
   apiKey: ApiKey;
   /**
-   * The WebSocket class for subscriptions. Browsers have one; Node 20 does not: pass
-   * `WebSocket` from the `ws` package (`import { WebSocket } from 'ws'`).
+   * The WebSocket class for subscriptions. Default: the global one (browsers, Node 22+); pass
+   * another, such as the `ws` package's, to use it instead.
    */
   WebSocket?: WebSocketClass | undefined;
   /**

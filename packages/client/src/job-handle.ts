@@ -1,5 +1,5 @@
 // A handle on one job: what `submit` returns and `client.job(id)` rebuilds. Its types ride on
-// the job definition (STYLE.md rule 10); at run time it only knows the id.
+// the job definition (typed handles, not typed calls); at run time it only knows the id.
 
 import {
   API_PATHS,

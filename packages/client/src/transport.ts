@@ -1,6 +1,7 @@
 // The wire: tRPC's untyped client over HTTP batching (queries, mutations) and a WebSocket or
 // Server-Sent Events (subscriptions), split by operation type. Types come from the registry, never from the
-// gateway's router, so the untyped client is all we need (STACK.md).
+// gateway's router (whose inferred types would pull server code into the app), so the untyped
+// client is all we need.
 
 import {
   createTRPCUntypedClient,
@@ -79,7 +80,7 @@ export interface Transport {
   authorization(): Promise<string>;
   /** Calls `listener` every time the WebSocket opens (first connect and every reconnect). */
   onSocketOpen(listener: () => void): () => void;
-  /** Throws INVALID_CONFIG when no WebSocket class is available (Node 20 without `ws`). */
+  /** Throws INVALID_CONFIG when no WebSocket class is available (a runtime without a global one). */
   assertWebSocket(): void;
   close(): Promise<void>;
 }
@@ -93,8 +94,8 @@ export function createTransport(options: TransportOptions): Transport {
     options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
   const fetchImpl: FetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  // createWSClient throws at construction when there is no WebSocket (Node 20): build it on the
-  // first subscription, so HTTP-only use works without `ws`.
+  // createWSClient throws at construction when there is no WebSocket (a runtime without a global
+  // one): build it on the first subscription, so HTTP-only use works without one.
   let wsClient: ReturnType<typeof createWSClient> | undefined;
   const openListeners = new Set<() => void>();
   const getWsClient = () =>
@@ -184,7 +185,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (!WebSocketImpl) {
         throw new SluiceError(
           'INVALID_CONFIG',
-          'no WebSocket class: on Node 20 pass `WebSocket` from the `ws` package to createSluiceClient',
+          "no WebSocket class: this runtime has no global WebSocket; pass one (for example the `ws` package's) as `WebSocket` to createSluiceClient",
         );
       }
     },

@@ -1,6 +1,7 @@
 // The client's public types. Everything is derived from the job registry, imported as a type:
 // the client never sees the gateway's router type, so product apps need no gateway code and
-// nothing silently widens to `any` (STACK.md, "End-to-end typed handles").
+// nothing silently widens to `any` (a router type crossing package boundaries degrades to `any`
+// wherever a declaration cannot name it).
 
 import type {
   AnyJobDefinition,

@@ -62,7 +62,7 @@ export const UnitDoneEvent = z.object({
   reused: z.boolean().optional(),
 });
 /**
- * A running job waits for a shared limit (issue 15): `by` names it (`provider:<name>`,
+ * A running job waits for a shared limit: `by` names it (`provider:<name>`,
  * `tenant:<id>`, `kind:<kind>`). Written once per wait; the next event of the job ends it.
  */
 export const WaitingEvent = z.object({

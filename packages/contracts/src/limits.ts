@@ -1,4 +1,4 @@
-// Shared limits (issue 15): what a provider declaration, and the deployment's config, may cap.
+// Shared limits: what a provider declaration, and the deployment's config, may cap.
 // Every replica shares them (the job database holds the counters), and a call over a limit
 // waits rather than fails.
 
@@ -36,7 +36,7 @@ export const StartLimit = z
 export type StartLimit = z.infer<typeof StartLimit>;
 
 /**
- * A job kind's start limits (issue 15): the top-level caps count every job of the kind across
+ * A job kind's start limits: the top-level caps count every job of the kind across
  * tenants; `perTenant` counts each tenant's jobs of the kind apart; `perKey` each submitting API
  * key's (jobs submitted without a key — schedules, internal callers — are not key-limited).
  * A job held by a limit waits `queued` (its attempt refunded) and never fails for it.

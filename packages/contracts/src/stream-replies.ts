@@ -1,6 +1,6 @@
 // Typed readers for Valkey/Redis stream replies. iovalkey hands them back as raw arrays typed
-// `unknown` (STACK.md): these are the one place they are interpreted, shared by the gateway's
-// dispatch half and the worker's consume half. Pure; a malformed reply throws.
+// `unknown` (no reply parsing in the client): these are the one place they are interpreted, shared
+// by the gateway's dispatch half and the worker's consume half. Pure; a malformed reply throws.
 
 import { SluiceError } from './errors.js';
 

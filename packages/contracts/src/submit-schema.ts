@@ -53,7 +53,8 @@ export function createSubmitSchema<R extends JobRegistry>(registry: R): z.ZodTyp
   const members = Object.values(registry).map((def) => member(def.kind, def.input));
   const [first, ...rest] = members;
   if (!first) throw new Error('createSubmitSchema: the registry has no job kinds');
-  // zod 4 wants a non-empty tuple; the mapped members are one (STACK.md).
+  // zod 4's discriminatedUnion wants a non-empty tuple; the mapped members are one, which the
+  // type of `.map()` cannot say, hence the cast.
   return z.discriminatedUnion('kind', [first, ...rest]) as unknown as z.ZodType<SubmitInput<R>>;
 }
 

@@ -9,7 +9,8 @@
 // `limit_buckets` one token bucket per key. Times are epoch milliseconds (numbers, not ISO text):
 // the bucket's refill is arithmetic on them.
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema

@@ -1,9 +1,10 @@
-// Start limits per API key and the job's waiting reason (issue 15). `api_key_id` records the key
+// Start limits per API key and the job's waiting reason. `api_key_id` records the key
 // that submitted the job (the per-key start limits count by it); `waiting` is the JSON
 // `JobWaiting` a limit hold writes with its attempt-refunding outcome and every later write of the
 // job clears. Both additive and nullable: rows of older gateways simply have no key and no wait.
 
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;

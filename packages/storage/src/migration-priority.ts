@@ -4,7 +4,8 @@
 // in claim order — served (kind, version), then priority, then age — so a claim still walks one
 // index range per version and stops at its limit.
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;

@@ -3,7 +3,8 @@
 // moves `next_fire_at` forward with a compare-and-set on its old value, so two gateways never
 // both advance one tick.
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema

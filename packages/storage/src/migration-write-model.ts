@@ -15,7 +15,8 @@
 //   attempt's `running`, progress, unit and terminal events in one row): `seq` is the first
 //   sequence number, `seq_end` the last (null: a single event), `payload` a JSON array then.
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema

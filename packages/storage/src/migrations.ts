@@ -2,7 +2,8 @@
 // differs is read from the dialect: column types, the identity column, and the triggers a
 // database with LISTEN/NOTIFY gets.
 
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { SluiceDatabase } from './database.js';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 import { fairLimits } from './migration-fair-limits.js';

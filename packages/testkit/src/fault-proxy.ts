@@ -1,5 +1,5 @@
 // Loopback TCP proxy that injects network faults between a client and a real server (pg-boss's
-// halfOpenProxy idea applied to Redis, reliability-anchors.md Appendix A). Blackhole keeps both
+// halfOpenProxy idea applied to Redis). Blackhole keeps both
 // sockets open and drops bytes: the half-open connection that makes blocked reads hang, which a
 // plain server kill never reproduces.
 import net from 'node:net';

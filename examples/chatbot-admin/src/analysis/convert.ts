@@ -24,13 +24,15 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 async function pdfUnits(bytes: Uint8Array): Promise<DocUnit[]> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({
+  const task = pdfjs.getDocument({
     // pdfjs refuses a Buffer: a plain Uint8Array view over the same bytes.
     data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     useSystemFonts: false,
     verbosity: 0,
-  }).promise;
+  });
+  // The loading task owns the document and its worker: destroying it releases both.
   try {
+    const doc = await task.promise;
     const units: DocUnit[] = [];
     for (let n = 1; n <= Math.min(doc.numPages, MAX_UNITS); n++) {
       const page = await doc.getPage(n);
@@ -45,7 +47,7 @@ async function pdfUnits(bytes: Uint8Array): Promise<DocUnit[]> {
     }
     return units;
   } finally {
-    await doc.destroy();
+    await task.destroy();
   }
 }
 

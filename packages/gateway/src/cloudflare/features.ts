@@ -1,4 +1,4 @@
-// What the Workers gateway serves, as flags (README "Runtimes" has the same table), and the
+// What the Workers gateway serves, as flags (docs/runtimes.md lists the same), and the
 // procedures it refuses because it cannot honour them here. A refusal is a typed BAD_REQUEST
 // naming the missing feature, after admission and before any read or write.
 //

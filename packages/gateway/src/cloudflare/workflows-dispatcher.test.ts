@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowsDispatcher } from './workflows-dispatcher.js';
 import type { WorkflowBindingLike } from './platform.js';
 
-/** What a production binding does with ids (workers-sdk issue 14836: local accepts duplicates). */
+/** What a production binding does with ids: it refuses a duplicate (the local one accepts it). */
 function productionLikeBinding() {
   const instances = new Map<string, { status: string }>();
   const calls = { create: 0, createBatch: 0, terminated: [] as string[] };

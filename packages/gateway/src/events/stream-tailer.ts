@@ -19,14 +19,14 @@ import {
   type PublishedEvent,
 } from '@sluice/contracts';
 import type { StoredEvent } from '@sluice/storage';
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from '../runtimes/valkey-streams/redis-client.js';
 import type { EventTailer, TailerSink } from './event-hub.js';
 
 export interface StreamTailerOptions {
   /** A dedicated connection for the blocking read (no offline queue, no resend); closed by `close`. */
-  reader: Pick<Redis, 'xread' | 'xrevrange' | 'ping' | 'disconnect' | 'status' | 'once'>;
+  reader: Pick<RedisClient, 'xread' | 'xrevrange' | 'ping' | 'disconnect' | 'status' | 'once'>;
   /** A command connection, for relaying this process's own events. */
-  writer: Pick<Redis, 'pipeline'>;
+  writer: Pick<RedisClient, 'pipeline'>;
   /** The events stream (`createStreamKeys().events`). */
   key: string;
   /** Default 1000 ms. */

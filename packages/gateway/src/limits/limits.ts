@@ -1,4 +1,4 @@
-// Every request limit of the gateway, with its default, in one place. README "Operations"
+// Every request limit of the gateway, with its default, in one place. docs/security.md
 // documents the same table; `createGateway({ limits })` overrides any of them.
 
 import type { Rate } from './token-bucket.js';

@@ -1,4 +1,4 @@
-// Start limits at the gateway (issue 15): a submit records the API key that made it (per-key
+// Start limits at the gateway: a submit records the API key that made it (per-key
 // limits count by it); a runtime that cannot enforce start limits refuses a kind that has them —
 // declared or set by the config — writing nothing, and still takes other kinds; a queued job held
 // by a limit shows why through `get` and `list`, and a job that is not queued shows no wait.

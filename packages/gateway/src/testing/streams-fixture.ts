@@ -26,8 +26,14 @@ import {
 } from '../runtimes/valkey-streams/create-streams-gateway-runtime.js';
 import { startGateway, type GatewayFixture, type TestJobs } from './fixture.js';
 
+/**
+ * The runtime with its command connection as what it is, an iovalkey `Redis`: the public type
+ * shows only the commands the gateway calls, and tests call more (XREADGROUP, XTRIM, DEL, …).
+ */
+export type TestStreamsRuntime = StreamsGatewayRuntime & { readonly redis: Redis };
+
 export interface StreamsGatewayFixture extends GatewayFixture {
-  readonly rt: StreamsGatewayRuntime;
+  readonly rt: TestStreamsRuntime;
 }
 
 export async function startStreamsGateway(
@@ -44,7 +50,7 @@ export async function startStreamsGateway(
     reconciler: false,
     tailer: { blockMs: 200, watchdogMarginMs: 1000 },
     ...opts,
-  });
+  }) as TestStreamsRuntime;
   const f = await startGateway(db, {
     runtime: rt.dispatcher,
     eventTailer: rt.tailer,

@@ -15,7 +15,7 @@ import { toTRPCError } from './errors.js';
 
 export { UNAUTHORIZED_MESSAGE };
 
-/** A `type`, not an `interface`: @hono/trpc-server wants a Record (STACK.md). */
+/** A `type`, not an `interface`: @hono/trpc-server's context must be assignable to a Record. */
 export type GatewayContext = {
   /** The credential as presented; resolved to a tenant by the `admit` middleware. */
   apiKey: string | null;

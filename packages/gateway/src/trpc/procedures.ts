@@ -1,4 +1,4 @@
-// Base procedures, with named middleware (STYLE.md 9):
+// Base procedures in one file, with named middleware (a stack trace names the check that failed):
 //
 //   publicProcedure  maps every SluiceError a resolver throws to its tRPC code (errors.ts) and
 //                    refuses unstorable or too deeply nested input (input-hygiene.ts)

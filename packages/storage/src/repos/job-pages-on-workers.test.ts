@@ -64,10 +64,22 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   mf = new Miniflare({
-    modules: true,
-    script: built.outputFiles[0]?.text ?? '',
-    compatibilityDate: '2026-04-01',
-    d1Databases: { DB: 'job-pages' },
+    workers: [
+      {
+        config: {
+          name: 'job-pages',
+          type: 'worker',
+          compatibilityDate: '2026-08-01',
+          manifest: {
+            mainModule: 'pages-worker.js',
+            modules: {
+              'pages-worker.js': { type: 'esm', contents: built.outputFiles[0]?.text ?? '' },
+            },
+          },
+          env: { DB: { type: 'd1', name: 'job-pages' } },
+        },
+      },
+    ],
   });
 }, 60_000);
 

@@ -1,7 +1,8 @@
 // What a tenant keeps in the blob store, for its storage quota: uploaded files plus the assets
 // its jobs published. One statement (two indexed sums) on every dialect, D1 included.
 
-import { sql, type Migration } from 'kysely';
+import { sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { Db } from '../database.js';
 
 export interface TenantStoredBytes {

@@ -1,4 +1,5 @@
-// The asset protocol's decisions, pure and exhaustive (STYLE.md rules 6 and 7): what an attempt
+// The asset protocol's decisions, pure and exhaustive (owner compared before anything is
+// deleted or published): what an attempt
 // does after each conditional step of the write, and what the staging sweeper does with one key.
 // The I/O around them (asset-writer.ts, staging-sweeper.ts) only follows these answers, so the
 // rules "a published key is reused, never rewritten" and "an attempt deletes only its own staging

@@ -1,12 +1,12 @@
 // `step(name, fn)`: the one checkpoint seam of the stage runner. Where the platform memoizes
 // steps (`capabilities.memoizesSteps`, Workflows' `step.do`) the platform's step runs it; else a
-// checkpoint store backs it (the units table, issue 5) and, until one is given, `fn` simply
-// runs. The runner reads the capability, never the runtime's name (STYLE.md rule 4).
+// checkpoint store backs it (the units table) and, until one is given, `fn` simply runs. The
+// runner reads the capability, never the runtime's name, so a new runtime needs no edit here.
 
 import { SluiceError, type RuntimeCapabilities } from '@sluice/contracts';
 import type { StepFn } from './define-handler.js';
 
-/** A store of step results for runtimes that do not memoize (the units table comes in issue 5). */
+/** A store of step results for runtimes that do not memoize (the units table). */
 export interface CheckpointStore {
   run<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }

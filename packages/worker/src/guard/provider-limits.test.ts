@@ -1,4 +1,4 @@
-// Shared provider limits across workers (issue 15), on SQLite and PostgreSQL: three embedded
+// Shared provider limits across workers, on SQLite and PostgreSQL: three embedded
 // workers on their own database handles call one provider through the guard. The provider (a
 // real HTTP server here) counts what arrives: never more than `maxConcurrent` requests in
 // flight, and never more than `burst + callsPerSecond × window` requests in any window of its

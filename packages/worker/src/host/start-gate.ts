@@ -1,4 +1,4 @@
-// Start limits (issue 15): before an attempt runs its handler it enters the gate, which takes the
+// Start limits: before an attempt runs its handler it enters the gate, which takes the
 // job's room under every start limit of its kind — a slot of each `maxRunning` semaphore (held
 // until the attempt ends, renewed while it runs) and a token of each `startsPerSecond` bucket —
 // in the job database, so every worker of every runtime shares the same counters (storage

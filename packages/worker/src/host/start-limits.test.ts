@@ -1,4 +1,4 @@
-// Start limits per tenant, API key and kind (issue 15), on SQLite and PostgreSQL, on the embedded
+// Start limits per tenant, API key and kind, on SQLite and PostgreSQL, on the embedded
 // runtime and on Valkey Streams: two workers on their own database handles run one kind whose
 // starts are capped. The handler counts what runs at once (one process, so one count) and when
 // each job starts. A job over a limit waits — it is never failed, and it never spends an attempt

@@ -1,7 +1,7 @@
 // Catches double submission of an ASYNC provider job (class pollable) around a worker crash:
 // once the external job id is recorded, recovery polls it and never submits again; a crash
 // before the id was recorded leaves a job the provider may have started, so it goes to review.
-// Rows of issue 5's crash-point table; the shared runner is crash-matrix.case.ts.
+// Its rows of the crash-point table; the shared runner is crash-matrix.case.ts.
 import { commonRows, describeCrashMatrix } from '../testing/crash-matrix.case.js';
 
 describeCrashMatrix('async', [

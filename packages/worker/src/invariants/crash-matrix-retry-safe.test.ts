@@ -1,6 +1,6 @@
 // Catches a retry-safe call that is not really retried safely around a worker crash: every
 // resend carries the same idempotency key, so the provider deduplicates it (one bill), and a
-// crash anywhere ends in success without a person. Rows of issue 5's crash-point table; the
+// crash anywhere ends in success without a person. Its rows of the crash-point table; the
 // shared runner is crash-matrix.case.ts.
 import { commonRows, describeCrashMatrix } from '../testing/crash-matrix.case.js';
 

@@ -1,7 +1,7 @@
 // Catches double billing and lost work around a worker crash, for a SYNC provider call (class
 // ambiguous): a crash that leaves it open whether the provider billed parks the job for a
 // person; one that provably happened before sending, or after the answer was kept, recovers by
-// itself. Rows of issue 5's crash-point table; the shared runner is crash-matrix.case.ts.
+// itself. Its rows of the crash-point table; the shared runner is crash-matrix.case.ts.
 import { commonRows, describeCrashMatrix } from '../testing/crash-matrix.case.js';
 
 describeCrashMatrix('sync', [

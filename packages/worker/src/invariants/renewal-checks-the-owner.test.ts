@@ -1,4 +1,4 @@
-// Catches a renewal that does not compare the owner (BullMQ's removeLock shape, STYLE.md rule 7):
+// Catches a renewal that does not compare the owner (BullMQ's removeLock shape: compare, then act):
 // a holder paused past its lease renews after another consumer took the delivery over. The
 // renewal must answer `lost` and leave the delivery with the new holder — an unconditional
 // renewal (`XCLAIM … 0` without the owner check, an embedded lease renewed by job id alone)

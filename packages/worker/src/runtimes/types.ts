@@ -1,5 +1,6 @@
 // The worker's public runtime types: what an adapter under `runtimes/` may depend on besides
-// `@sluice/contracts` (STYLE.md rule 1). Each adapter states the narrowest store or client shape
+// `@sluice/contracts` (an eslint rule keeps it so: a runtime could be written outside the repo).
+// Each adapter states the narrowest store or client shape
 // it needs here; the implementation over `@sluice/storage` or a Redis client lives outside.
 
 import type { Delivery, JobState } from '@sluice/contracts';

@@ -1,4 +1,4 @@
-// The one conformance suite every runtime passes (issue 4): call `runtimeConformance(name,
+// The one conformance suite every runtime passes: call `runtimeConformance(name,
 // makeHarness)` with a harness for ONE runtime. Delivery cases live here; lifecycle cases
 // (cancellation, drain, readiness) in `conformance-lifecycle.case.ts`. No case is skipped.
 

@@ -1,4 +1,4 @@
-// The crash-point matrix (issue 5, reliability-anchors 5.2) for provider calls, shared by one
+// The crash-point matrix for provider calls (every crash point × every call class), shared by one
 // test file per declaration class. Each scenario: one `xp.paid` job; worker A (its own process)
 // SIGKILLs itself at the crash point; worker B (loaded and waiting) takes over after the lease
 // and finishes. Then the end state must be the table's, with zero double bills read from the fake

@@ -1,7 +1,7 @@
-// A worker as its own OS process for the crash-point matrix: the embedded runtime over DB_URL
-// (or RUNTIME=streams over REDIS_URL), serving `xp.paid` against the fake provider at
-// PROVIDER_URL, with assets in BLOB_DIR when given. `CRASHPOINTS=name@n` (read by
-// src/crashpoint.ts) makes it SIGKILL itself at that point. Prints `READY`, and the job's
+// A worker as its own OS process for the crash-point matrix: the embedded runtime over DB_URL (or
+// RUNTIME=streams over REDIS_URL), serving `xp.paid` against the fake provider at PROVIDER_URL,
+// with assets in BLOB_DIR when given. `CRASHPOINTS=name@n` (read by hooksFromEnv() in
+// seeded-bugs.ts) makes it SIGKILL itself at that point. Prints `READY`, and the job's
 // `EXECUTE`/`FINALIZE` lines, plus `SETTLED <jobId> <outcome>`. With GO_FILE it loads, prints
 // `LOADED`, and starts only once that file exists (warm before the crashing worker dies). With
 // ROUNDS_DIR it runs one worker per round (the matrix's taker-over, loaded once for a suite).

@@ -4,7 +4,7 @@
 // stays in the database (held outbox rows) and the fair feeder hands it out round-robin across
 // tenants as workers make room, so one tenant's backlog waits in the database, not in the stream.
 
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from './redis-client.js';
 
 /**
  * Undelivered entries of `group` (XINFO GROUPS `lag`; when the server cannot tell, the entries
@@ -60,7 +60,7 @@ for i, stream in ipairs(KEYS) do
 end
 return out`;
 
-export type RoomClient = Pick<Redis, 'eval'>;
+export type RoomClient = Pick<RedisClient, 'eval'>;
 
 /** Room left in each stream (same order). */
 export async function roomIn(

@@ -20,13 +20,13 @@ import {
 import type { MessagePointer } from '@sluice/contracts';
 import type { Db } from '@sluice/storage';
 import { ADD_WITHIN_DEPTH } from './bounded-add.js';
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from './redis-client.js';
 
 /** Stated once in contracts for both halves of the runtime. */
 export const STREAMS_CAPABILITIES: RuntimeCapabilities = VALKEY_STREAMS_CAPABILITIES;
 
-/** The commands the dispatcher uses (STYLE.md: depend on the narrowest client shape). */
-export type StreamsDispatchClient = Pick<Redis, 'pipeline' | 'zrangebyscore' | 'on' | 'eval'>;
+/** The commands the dispatcher uses: the narrowest client shape, so tests and other clients fit. */
+export type StreamsDispatchClient = Pick<RedisClient, 'pipeline' | 'zrangebyscore' | 'on' | 'eval'>;
 
 export interface StreamsDispatcherOptions {
   redis: StreamsDispatchClient;

@@ -10,7 +10,7 @@
 
 import { createStreamKeys, type StreamKeys } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from './redis-client.js';
 import { createStreamTailer, type StreamTailer } from '../../events/stream-tailer.js';
 import type { RuntimeProbes } from '../../health.js';
 import type { GatewayLogger } from '../../logger.js';
@@ -70,8 +70,8 @@ export interface StreamsGatewayRuntime {
   /** The fair feeder (undefined with `fairness: false`). */
   readonly feeder: FairFeeder | undefined;
   readonly probes: RuntimeProbes;
-  /** The command connection (tests and tools). */
-  readonly redis: Redis;
+  /** The command connection (tests and tools), typed by the commands the gateway calls. */
+  readonly redis: RedisClient;
   /** Stops the reconciler and the tailer, closes both connections. After the gateway's close. */
   close(): Promise<void>;
 }

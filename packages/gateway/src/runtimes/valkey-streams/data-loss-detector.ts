@@ -7,7 +7,7 @@
 // the next check repeats the work.
 
 import { isBusyGroupError, randomToken, type StreamKeys } from '@sluice/contracts';
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from './redis-client.js';
 
 export interface DataLossDetector {
   /** True when data is gone (also on first contact with a server that never saw the marker). */
@@ -22,7 +22,7 @@ export function generationKey(keys: StreamKeys): string {
 }
 
 export function createStreamsDataLossDetector(
-  redis: Pick<Redis, 'pipeline'>,
+  redis: Pick<RedisClient, 'pipeline'>,
   keys: StreamKeys,
   knownStreams: () => readonly string[],
 ): DataLossDetector {

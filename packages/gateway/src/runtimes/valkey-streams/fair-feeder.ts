@@ -7,7 +7,7 @@
 // replica's dispatch took the room) stays held. A crash between the XADD and the unmark only
 // dispatches that job once more (harmless: the worker reloads the row).
 //
-// The bound this gives (README): a tenant's new job waits behind at most `maxUndelivered`
+// The bound this gives (docs/scheduling.md): a tenant's new job waits behind at most `maxUndelivered`
 // entries already in its stream, plus one feed period, plus one job of every other tenant with
 // held jobs in that stream ahead of it — whatever the size of another tenant's backlog.
 

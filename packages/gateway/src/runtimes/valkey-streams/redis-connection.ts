@@ -2,7 +2,8 @@
 // wait for a reconnect only briefly: a dispatch that fails leaves its outbox row, so failing fast
 // beats holding a submit for long. A blocking read gets its own connection with no offline queue
 // and no resend of interrupted commands: a blocking command re-sent on reconnect can hang for
-// good (bullmq PR #4484, STACK.md); the tailer's loop retries it instead, under a watchdog.
+// good after a reconnect (seen in the ioredis family of clients, iovalkey's ancestry); the
+// tailer's loop retries it instead, under a watchdog.
 
 import { createRequire } from 'node:module';
 import { requireOptional } from '@sluice/storage';

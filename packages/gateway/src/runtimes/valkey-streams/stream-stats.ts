@@ -12,7 +12,7 @@ import {
   streamIdTime,
   type StreamKeys,
 } from '@sluice/contracts';
-import type { Redis } from 'iovalkey';
+import type { RedisClient } from './redis-client.js';
 import { Gauge, type Registry } from 'prom-client';
 
 export interface ConsumerStats {
@@ -43,7 +43,7 @@ export interface StreamsSnapshot {
 const MAX_STREAMS = 200;
 const PENDING_SAMPLE = 1000;
 
-type StatsClient = Pick<Redis, 'scan' | 'pipeline' | 'xlen'>;
+type StatsClient = Pick<RedisClient, 'scan' | 'pipeline'>;
 
 async function scanKeys(redis: StatsClient, pattern: string): Promise<string[]> {
   const found = new Set<string>();

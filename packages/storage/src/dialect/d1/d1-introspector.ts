@@ -3,16 +3,14 @@
 // Migrator only asks whether its tables exist, so this answers names without columns and leaves
 // D1's tables out.
 import {
-  DEFAULT_MIGRATION_LOCK_TABLE,
-  DEFAULT_MIGRATION_TABLE,
   sql,
   type DatabaseIntrospector,
-  type DatabaseMetadata,
   type DatabaseMetadataOptions,
   type Kysely,
   type SchemaMetadata,
   type TableMetadata,
 } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/migration';
 
 export class D1Introspector implements DatabaseIntrospector {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- introspection sees any schema
@@ -31,10 +29,6 @@ export class D1Introspector implements DatabaseIntrospector {
       order by name`.execute(this.db);
     return rows.rows
       .filter((r) => options.withInternalKyselyTables || !internal.includes(r.name))
-      .map((r) => ({ name: r.name, isView: r.type === 'view', columns: [] }));
-  }
-
-  async getMetadata(options?: DatabaseMetadataOptions): Promise<DatabaseMetadata> {
-    return { tables: await this.getTables(options) };
+      .map((r) => ({ name: r.name, isView: r.type === 'view', isForeign: false, columns: [] }));
   }
 }

@@ -97,7 +97,7 @@ export class ManagedConnection {
   private make(): Redis {
     const redis = new (loadRedis())(this.opts.url, this.opts.options);
     const handshake = this.opts.handshake ?? echoHandshake;
-    // Without a listener an 'error' event would crash the process (STACK.md).
+    // Without a listener an 'error' event would crash the process (EventEmitter semantics).
     redis.on('error', (error: unknown) => this.opts.onError(error));
     redis.on('ready', () => {
       this.wasReady.add(redis);

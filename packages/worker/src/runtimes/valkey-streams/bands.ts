@@ -5,7 +5,7 @@
 //
 // Aging: every `lowBandEvery`-th read tries the bands lowest first instead, so a steady flow of
 // higher work can delay the head of the lowest non-empty band by at most `lowBandEvery` reads
-// of each worker (the bound the README states and the conformance case checks).
+// of each worker (the bound docs/scheduling.md states and the conformance case checks).
 
 import {
   PRIORITY_BANDS,

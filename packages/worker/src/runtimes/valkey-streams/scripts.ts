@@ -1,4 +1,4 @@
-// Owner-checked Lua scripts (STYLE.md rule 7, BullMQ's removeLock shape): each one reads the
+// Owner-checked Lua scripts (BullMQ's removeLock shape): each one reads the
 // entry's owner from the pending list and acts only if it is still this consumer, atomically.
 // `XACK` and `XCLAIM` themselves check no owner: a consumer that was paused past the idle
 // threshold would otherwise take its entry back from the consumer that claimed it, or finish it
@@ -84,7 +84,8 @@ return 1`,
 
 /**
  * Trims a job stream strictly below min(oldest pending id, last-delivered id) over every group,
- * so no pending or undelivered entry is ever removed (Redis 7.0 has no KEEPREF; STACK.md).
+ * so no pending or undelivered entry is ever removed (XTRIM's KEEPREF, which would keep them,
+ * exists only from Redis 8.2).
  * KEYS[1] stream → entries removed.
  */
 export const TRIM_BELOW_WORK: StreamsScript = {

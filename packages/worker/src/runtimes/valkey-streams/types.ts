@@ -1,5 +1,5 @@
-// The narrow Redis/Valkey surface the Streams consumer uses (STYLE.md rule 2): only these
-// commands, replies left raw (`unknown`) and read with the contracts parsers. The iovalkey
+// The narrow Redis/Valkey surface the Streams consumer uses (a fake or another client fits): only
+// these commands, replies left raw (`unknown`) and read with the contracts parsers. The iovalkey
 // adapter lives outside `runtimes/` (`src/valkey/`), so this runtime depends on no client library.
 
 import type { Delivery } from '@sluice/contracts';
