@@ -45,7 +45,7 @@ export interface RetentionSweepOptions {
   now?: number | undefined;
   hooks?: RetentionHooks | undefined;
   /** Asked before each batch: true ends the pass (shutdown, a lost lock). */
-  stop?: (() => boolean) | undefined;
+  stop?: (() => boolean | Promise<boolean>) | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
@@ -130,7 +130,7 @@ export async function sweepRetention(opts: RetentionSweepOptions): Promise<Reten
   for (const state of policy.states) {
     const groups = await expiredGroups(database.db, policy, state, now);
     while (groups.length > 0) {
-      if (result.batches >= maxBatches || opts.stop?.()) {
+      if (result.batches >= maxBatches || (await opts.stop?.())) {
         result.complete = false;
         return result;
       }
