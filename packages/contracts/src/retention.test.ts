@@ -39,6 +39,11 @@ describe('retention durations', () => {
     });
   });
 
+  it('parsed settings parse again to themselves (a gateway may be handed either)', () => {
+    const parsed = parseRetentionSettings({ default: { succeeded: '1d', stale: 'forever' } });
+    expect(parseRetentionSettings(parsed)).toEqual(parsed);
+  });
+
   it('refuses bad values with a typed error naming the field, and unknown fields', () => {
     for (const [value, field] of [
       [{ succeeded: '7 days' }, 'retention.succeeded'],

@@ -97,11 +97,14 @@ export function parseDurationMs(text: string): number | undefined {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
-/** One retention: milliseconds, a duration text, or `'forever'` (parsed: ms, or null for forever). */
+/**
+ * One retention: milliseconds, a duration text, or `'forever'` (parsed: ms, or null for forever;
+ * null is taken as forever too, so parsed settings parse again to themselves).
+ */
 export const RetentionDuration = z
-  .union([z.number(), z.string()], { error: DURATION_HELP })
+  .union([z.number(), z.string(), z.null()], { error: DURATION_HELP })
   .transform((value, ctx): number | null => {
-    if (value === 'forever') return null;
+    if (value === 'forever' || value === null) return null;
     const ms = typeof value === 'number' ? value : parseDurationMs(value);
     if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0 || ms > MAX_RETENTION_MS) {
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not ${DURATION_HELP}` });
