@@ -111,7 +111,11 @@ export const fenceSql = (sweep: string, states: readonly string[]) =>
       and j.updated_at = retention_marks.updated_at and j.hold = 0
       and ${sql.raw(statesList(states, 'j'))})`;
 
-/** Files whose every referencing job is in the batch: they go with it. */
+/**
+ * Files whose every referencing job is in the batch: they go with it. A submit naming one that
+ * commits after this read (its file check read the row before) makes a job that ends stale with
+ * FILE_MISSING when it runs, as after a `files.delete`: never a job run without its file.
+ */
 const ownFiles = (sweep: string) =>
   sql`select f.id from files f where f.id in (select file_id from job_files where job_id in ${marked(sweep)})
     and not exists (select 1 from job_files o where o.file_id = f.id
