@@ -87,6 +87,8 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'sse-skips-scope': [gateway(['auth/authz-matrix.test.ts'])],
   // A revoked key's SSE feed keeps delivering; the WebSocket one still ends.
   'revocation-keeps-sse': [gateway(['auth/streams-end-on-revocation.test.ts'])],
+  // Retention's filter lets running and needs_review jobs through: their rows and blobs go.
+  'retention-removes-live-jobs': [gateway(['retention/retention-never-removes-live-jobs.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

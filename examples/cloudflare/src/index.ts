@@ -1,6 +1,6 @@
 // The quickstart's `demo.summarize` on Cloudflare: ONE Worker that is both halves. The gateway
-// (`createWorkersGateway`) answers the typed client on `fetch` and re-dispatches owed jobs on its
-// cron trigger; the job runs as a Workflow instance of `SummarizeV1` (`createSluiceWorkflow`),
+// (`createWorkersGateway`) answers the typed client on `fetch`, and on its cron trigger
+// re-dispatches owed jobs and removes ended jobs past their retention; the job runs as a Workflow instance of `SummarizeV1` (`createSluiceWorkflow`),
 // with state in D1 and blobs in R2; dead letters arrive on the DLQ queue. The job definitions and
 // handlers are the quickstart's, imported unchanged.
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';

@@ -97,6 +97,28 @@ describe('resolveSettings', () => {
       );
     }
   });
+  it('checks retention at start: parsed durations, and INVALID_CONFIG naming a wrong field', () => {
+    expect(resolveSettings({ jobs }, {}).retention).toEqual({});
+    const s = resolveSettings(
+      {
+        jobs,
+        retention: { tenants: { acme: { succeeded: '1d', stale: 'forever' } }, archive: true },
+      },
+      {},
+    );
+    expect(s.retention).toEqual({
+      tenants: { acme: { succeeded: 86_400_000, stale: null } },
+      archive: true,
+    });
+    expect(() =>
+      resolveSettings({ jobs, retention: { default: { failed: 'one month' } } as never }, {}),
+    ).toThrowError(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        details: { field: 'retention.default.failed' },
+      }),
+    );
+  });
   it('refuses a rollout for an unknown kind', () => {
     expect(() => resolveSettings({ jobs, rollout: { 'a.b': 1 } }, {})).toThrowError(
       /unknown kind "a.b"/,

@@ -5,8 +5,11 @@ import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
 import {
   SluiceError,
   assertRolloutPercent,
+  parseRetentionSettings,
   type KindLimits,
   type ProviderLimits,
+  type RetentionSettings,
+  type RetentionSettingsInput,
 } from '@sluice/contracts';
 import type { LimitOverrides } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
@@ -95,6 +98,13 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
    * the runtime's capabilities by the gateway.
    */
   limits?: LimitOverrides & { providers?: ProviderLimits; kinds?: KindLimits };
+  /**
+   * How long ended jobs are kept, and the gateway's sweeper (docs/operations/retention.md):
+   * `default`, `kinds`, `tenants` (per state: succeeded, failed, deadLettered, cancelled, stale;
+   * tenant > kind > default > built-in), `archive`, `batchSize`, `pauseMs`, `maxBatches`,
+   * `everyMs`, `enabled`. Checked at start (INVALID_CONFIG naming the field).
+   */
+  retention?: RetentionSettingsInput;
 }
 
 /** Declares `sluice.config.ts`; the handler map is type-checked against the job registry. */
@@ -143,6 +153,8 @@ export interface Settings {
   devApiKey: string | undefined;
   /** Key for signed download links; every gateway behind one load balancer needs the same. */
   signingSecret: string | undefined;
+  /** `retention` of the config, checked. */
+  retention: RetentionSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -222,6 +234,7 @@ export function resolveSettings(
     rollout,
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
+    retention: parseRetentionSettings(config.retention),
   };
   // What this runtime needs from the settings, asked of the runtime itself.
   const missing = runtime.check(settings);

@@ -6,6 +6,7 @@ import {
   API_PATHS,
   type FileView,
   type JobRegistry,
+  type HoldResult,
   type JobView,
   type ListResult,
   type ReviewListResult,
@@ -95,6 +96,8 @@ export interface SluiceClient<R extends JobRegistry> {
   jobs: {
     get(id: string): Promise<JobView>;
     list(opts?: ListOptions<R>): Promise<ListResult>;
+    /** Sets or lifts a job's legal hold (a key with `jobs:manage` or `admin`). */
+    hold(id: string, hold: boolean): Promise<HoldResult>;
   };
   files: {
     get(id: string): Promise<FileView>;
@@ -182,6 +185,7 @@ export function createSluiceClient<R extends JobRegistry>(
           : {}),
         ...(opts.delayMs !== undefined ? { delayMs: opts.delayMs } : {}),
         ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+        ...(opts.hold !== undefined ? { hold: opts.hold } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,
@@ -201,6 +205,7 @@ export function createSluiceClient<R extends JobRegistry>(
     jobs: {
       get: (id) => query(transport, API_PATHS.get, { id }),
       list: (opts) => query(transport, API_PATHS.list, page(opts)),
+      hold: (id, hold) => mutate(transport, API_PATHS.hold, { id, hold }),
     },
     files: {
       get: (id) => query(transport, API_PATHS.fileGet, { id }),

@@ -96,6 +96,8 @@ export interface SubmitOptions {
    * level per aging period, so a low one still runs. Refused by runtimes that cannot order.
    */
   priority?: number | undefined;
+  /** A legal hold from the start: retention never removes the job while it is set. */
+  hold?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 

@@ -1,6 +1,7 @@
 // The typed client against the real gateway and an embedded worker, on SQLite and PostgreSQL:
 // what a product app does (submit, watch, result, cancel), and how every way a job can end
 // without an output reaches it as a typed error.
+import { createApiKey } from '@sluice/storage';
 import { WebSocket } from 'ws';
 import { expect, it } from 'vitest';
 import {
@@ -232,6 +233,19 @@ describeStack('client end to end', (stack) => {
     expect(await rejection(stranger.jobs.list())).toMatchObject({ code: 'UNAUTHORIZED' });
     const watched = await rejection(collect(stranger.job('v1-aaaaaaaaaaaaaaaaaaaaaaaaaa').watch()));
     expect(watched).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('a legal hold: set at submit, lifted by a key with jobs:manage, refused without it', async () => {
+    await using client = disposable(clientOf(stack()));
+    const handle = await client.submit('test.echo', { text: 'keep', steps: 1 }, { hold: true });
+    expect((await client.jobs.get(handle.id)).hold).toBe(true);
+    expect(await rejection(client.jobs.hold(handle.id, false))).toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    const { key } = await createApiKey(stack().db.database.db, 'acme', { scopes: ['jobs:manage'] });
+    await using manager = disposable(clientOf(stack(), key));
+    expect(await manager.jobs.hold(handle.id, false)).toEqual({ id: handle.id, hold: false });
+    expect((await client.jobs.get(handle.id)).hold).toBe(false);
   });
 });
 

@@ -9,6 +9,7 @@ export const API_PATHS = {
   result: 'jobs.result',
   watch: 'jobs.watch',
   watchAll: 'jobs.watchAll',
+  hold: 'jobs.hold',
   fileGet: 'files.get',
   fileList: 'files.list',
   fileDelete: 'files.delete',

@@ -29,6 +29,8 @@ export const JobView = z.object({
   priority: z.number().int(),
   /** Why a queued job is not running: the start or provider limit that holds it (null: none). */
   waiting: JobWaiting.nullable().optional(),
+  /** Under a legal hold: retention never removes the job while it is set (`jobs.hold`). */
+  hold: z.boolean().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
@@ -51,6 +53,11 @@ export const ListResult = z.object({ items: z.array(JobView), nextCursor: z.stri
 export type ListResult = z.infer<typeof ListResult>;
 
 export const CancelResult = z.object({ id: z.string(), state });
+
+/** `jobs.hold`: set or lift a job's legal hold (scope `jobs:manage`). */
+export const HoldInput = z.object({ id: JobIdInput, hold: z.boolean() }).strict();
+export const HoldResult = z.object({ id: z.string(), hold: z.boolean() });
+export type HoldResult = z.infer<typeof HoldResult>;
 
 /** `output` is the job's typed output once it succeeded, else null; `error` once it failed. */
 export const JobResult = z.object({

@@ -5,6 +5,7 @@ export * from './names.js';
 export * from './message-pointer.js';
 export * from './idempotency.js';
 export * from './limits.js';
+export * from './retention.js';
 export * from './recovery.js';
 export * from './version-routing.js';
 export * from './events.js';

@@ -10,6 +10,8 @@ export const API_KEY_SCOPES = [
   'jobs:read',
   'review:decide',
   'dead-letters:manage',
+  /** Operator actions on jobs that are not the submitter's: the legal hold (`jobs.hold`). */
+  'jobs:manage',
   'metrics:read',
   'admin',
 ] as const;

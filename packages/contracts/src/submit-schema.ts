@@ -28,6 +28,8 @@ export type SubmitInput<R extends JobRegistry> = {
     delayMs?: number | undefined;
     /** Overrides the kind's default priority (higher runs first). */
     priority?: number | undefined;
+    /** A legal hold from the start: retention never removes the job while it is set. */
+    hold?: boolean | undefined;
   };
 }[Extract<keyof R, string>];
 
@@ -41,6 +43,7 @@ function member(kind: string, input: z.core.$ZodType) {
       runAt: RunAt.optional(),
       delayMs: DelayMs.optional(),
       priority: Priority.optional(),
+      hold: z.boolean().optional(),
     })
     .strict()
     .refine((v) => v.runAt === undefined || v.delayMs === undefined, {

@@ -19,6 +19,7 @@ export type {
   AssetView,
   FeedItem,
   FileView,
+  HoldResult,
   JobAssetsResult,
   JobResult,
   JobView,

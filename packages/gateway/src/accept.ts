@@ -43,6 +43,8 @@ export interface SubmitRequest {
   delayMs?: number | undefined;
   /** Overrides the kind's default priority. */
   priority?: number | undefined;
+  /** A legal hold from the start: retention never removes the job while it is set. */
+  hold?: boolean | undefined;
 }
 
 /** The figures the accept path moves (a prom-client registry on Node, plain fields on Workers). */
@@ -181,6 +183,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         priority,
         traceContext,
         apiKeyId,
+        hold: request.hold === true,
         outcome: !route.ok
           ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }
           : due === undefined

@@ -17,6 +17,7 @@ it('types jobs.submit from the registry', () => {
         runAt?: string | undefined;
         delayMs?: number | undefined;
         priority?: number | undefined;
+        hold?: boolean | undefined;
       }
     | {
         kind: 'demo.copy';
@@ -26,6 +27,7 @@ it('types jobs.submit from the registry', () => {
         runAt?: string | undefined;
         delayMs?: number | undefined;
         priority?: number | undefined;
+        hold?: boolean | undefined;
       }
     | {
         kind: 'demo.rollout';
@@ -35,6 +37,7 @@ it('types jobs.submit from the registry', () => {
         runAt?: string | undefined;
         delayMs?: number | undefined;
         priority?: number | undefined;
+        hold?: boolean | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{

@@ -34,6 +34,8 @@ import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
 import { registerStateCallback } from './runtimes/cloudflare-workflows/state-callback-route.js';
 import { createOrphanSweeper } from './orphan-sweeper.js';
+import { createRetentionSweeper } from './retention/retention-sweeper.js';
+import { resolveRetention } from './retention/run-retention-pass.js';
 import { trpcHttpHandler } from './trpc/http-handler.js';
 import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads.js';
 import { createWebSocketEndpoint } from './websocket.js';
@@ -63,13 +65,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
   const limits = resolveLimits(options.limits);
-  const gate = createGatekeeper({
-    db: database.db,
-    auth,
-    limits,
-    logger,
-    hooks: resolveGatewayHooks(options.hooks),
-  });
+  const hooks = resolveGatewayHooks(options.hooks);
+  // Checked before anything starts: a wrong retention setting fails here, naming the field.
+  const retention = resolveRetention(options.jobs, options.retention, hooks.retentionKey);
+  const gate = createGatekeeper({ db: database.db, auth, limits, logger, hooks });
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer
@@ -224,6 +223,15 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     logger,
   );
 
+  // Ended jobs past their retention, one replica at a time (the `retention` lock).
+  const retentionSweeper = createRetentionSweeper({
+    database,
+    blobs,
+    retention,
+    registry: metrics.registry,
+    logger,
+  });
+  retentionSweeper.start();
   scheduler.start();
 
   return {
@@ -236,12 +244,14 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     gate,
     sweepUploads,
     sweepOrphans,
+    sweepRetention: (now) => retentionSweeper.sweep(now),
     async close() {
       if (closing) return;
       closing = true;
       stopSweeper();
       await scheduler.close();
       stopOrphanSweeper();
+      await retentionSweeper.close();
       await websocket.close();
       await gate.close();
       await accept.flush();

@@ -1,7 +1,12 @@
 // What `createGateway` takes and returns. Kept apart from the wiring so both stay readable.
 
-import type { JobRegistry, KindLimits, RuntimeDispatcher } from '@sluice/contracts';
-import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
+import type {
+  JobRegistry,
+  KindLimits,
+  RetentionSettingsInput,
+  RuntimeDispatcher,
+} from '@sluice/contracts';
+import type { BlobStore, Db, RetentionPassResult, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
 import type { AcceptBatchOptions } from './accept-batcher.js';
@@ -91,6 +96,14 @@ export interface GatewayOptions<R extends JobRegistry> {
   /** How long the served-versions registry is cached (default 1000 ms). */
   servedVersionsCacheMs?: number;
   /**
+   * Retention of ended jobs (docs/operations/retention.md): rules per state over the kinds'
+   * declarations (`default`, `kinds`, `tenants`: tenant > kind > default), the JSONL `archive`,
+   * and the sweeper's `batchSize`, `pauseMs`, `maxBatches`, `everyMs`; `enabled: false` turns it
+   * off. Checked at construction (INVALID_CONFIG naming the field). Default: on, with the
+   * built-in rules (succeeded 7 d; failed, dead-lettered, cancelled, stale 30 d).
+   */
+  retention?: RetentionSettingsInput | undefined;
+  /**
    * The due-job scheduler of delayed jobs (runtimes with `delaysJobs`; one replica at a time).
    * `maxSleepMs` (default 1000) bounds how late a job scheduled through another replica starts.
    */
@@ -111,6 +124,11 @@ export interface Gateway<R extends JobRegistry = JobRegistry> {
   sweepUploads(now?: number): Promise<number>;
   /** Removes crash leftovers of uploads now: stale temporary files and row-less upload blobs. */
   sweepOrphans(now?: number): Promise<OrphanSweepResult>;
+  /**
+   * A retention pass now, as of `now` (the sweeper runs one every `retention.everyMs`); undefined
+   * when another replica holds the lock or retention is off.
+   */
+  sweepRetention(now?: number): Promise<RetentionPassResult | undefined>;
   /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
   close(): Promise<void>;
 }

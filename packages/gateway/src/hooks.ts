@@ -3,7 +3,13 @@
 // Production passes nothing and gets the real decisions; no environment variable or test name
 // is read here, and the dangerous variants live under `src/testing/` only.
 
-import { hasScope, type ApiKeyScope } from '@sluice/contracts';
+import {
+  hasScope,
+  retentionKeyOf,
+  type ApiKeyScope,
+  type JobState,
+  type RetentionKey,
+} from '@sluice/contracts';
 
 /** How a call arrived: plain HTTP (queries, mutations, SSE subscriptions) or a WebSocket. */
 export type Transport = 'http' | 'ws';
@@ -20,11 +26,14 @@ export interface GatewayHooks {
   ): boolean;
   /** Whether an open stream ends when its key is found revoked or expired. */
   endsStream(transport: Transport): boolean;
+  /** Which retention setting removes a job in `state` (null: never removed). */
+  retentionKey(state: JobState): RetentionKey | null;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   scopeHeld: (granted, required) => hasScope(granted, required),
   endsStream: () => true,
+  retentionKey: retentionKeyOf,
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

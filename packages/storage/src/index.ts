@@ -49,3 +49,8 @@ export * from './repos/asset-orphans.js';
 export * from './blobs/asset-key-web.js';
 export * from './require-optional.js';
 export * from './repos/api-keys-web.js';
+export * from './repos/job-hold.js';
+export * from './retention/retention-sweep.js';
+export { retentionOverview, type RetentionOverview } from './retention/retention-groups.js';
+export { RETENTION_TABLES } from './retention/retention-sql.js';
+export { archiveKey } from './retention/retention-archive.js';

@@ -9,6 +9,7 @@ import type { SqlDialect } from './dialect/storage-dialect.js';
 import { fairLimits } from './migration-fair-limits.js';
 import { jobLimits } from './migration-job-limits.js';
 import { priority } from './migration-priority.js';
+import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
 import { writeModel } from './migration-write-model.js';
 import { assetsTenantIndex } from './repos/tenant-storage.js';
@@ -329,6 +330,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0010_fair_limits': fairLimits(dialect),
     '0014_assets_tenant': assetsTenantIndex(),
     '0015_job_limits': jobLimits(),
+    '0016_retention': retention(dialect),
   };
 }
 

@@ -57,3 +57,8 @@ export * from './repos/schedules.js';
 export * from './write-model/age-queued.js';
 export * from './repos/api-key-rows.js';
 export * from './repos/api-keys-web.js';
+export * from './repos/job-hold.js';
+export * from './retention/retention-sweep.js';
+export { retentionOverview, type RetentionOverview } from './retention/retention-groups.js';
+export { RETENTION_TABLES } from './retention/retention-sql.js';
+export { archiveKey } from './retention/retention-archive.js';

@@ -50,6 +50,8 @@ export interface JobsTable {
   api_key_id: string | null;
   /** JSON `JobWaiting` while a start or provider limit holds the queued job; null otherwise. */
   waiting: string | null;
+  /** 1: a legal hold — retention never removes the job while it is set. */
+  hold: number;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
@@ -213,6 +215,27 @@ export interface SchedulesTable {
   updated_at: string;
 }
 
+/** Which jobs reference which uploads (kept by a trigger on `jobs` from its `file_ids`). */
+export interface JobFilesTable {
+  job_id: string;
+  file_id: string;
+}
+
+/** The jobs one retention batch removes, inside that batch's transaction only. */
+export interface RetentionMarksTable {
+  sweep: string;
+  job_id: string;
+  state: string;
+  updated_at: string;
+}
+
+/** Blob keys whose rows retention removed and whose bytes are still to delete. */
+export interface RetentionBlobsTable {
+  key: string;
+  size: number;
+  created_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   schedules: SchedulesTable;
@@ -226,4 +249,7 @@ export interface Database {
   provider_calls: ProviderCallsTable;
   asset_owners: AssetOwnersTable;
   assets: AssetsTable;
+  job_files: JobFilesTable;
+  retention_marks: RetentionMarksTable;
+  retention_blobs: RetentionBlobsTable;
 }

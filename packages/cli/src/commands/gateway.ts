@@ -28,6 +28,7 @@ export async function startGateway(
     rollout: settings.rollout,
     kindLimits: settings.kindLimits,
     limits: settings.limits,
+    retention: settings.retention,
     ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
     metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',
   });

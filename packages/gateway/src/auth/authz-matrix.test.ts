@@ -35,6 +35,7 @@ function sampleInput(path: string, jobId: string): unknown {
     'jobs.list': {},
     'jobs.watchAll': {},
     'jobs.assetUrl': { id: jobId, name: 'out.txt', expiresInSeconds: 60 },
+    'jobs.hold': { id: jobId, hold: true },
     'files.list': {},
     'files.get': { id: 'f_aaaaaaaaaaaaaaaaaaaaaaaaaa' },
     'files.delete': { id: 'f_aaaaaaaaaaaaaaaaaaaaaaaaaa' },

@@ -11,7 +11,13 @@
 //   const gateway = createWorkersGateway({ jobs, workflows: { v1: 'WF_V1', v2: 'WF_V2' } });
 //   export default { fetch: gateway.fetch, scheduled: gateway.scheduled };
 
-import { SluiceError, type JobRegistry, type MessagePointer } from '@sluice/contracts';
+import {
+  randomToken,
+  SluiceError,
+  type JobRegistry,
+  type MessagePointer,
+  type RetentionSettingsInput,
+} from '@sluice/contracts';
 import {
   createR2BlobStore,
   openD1Database,
@@ -28,6 +34,7 @@ import { resolveGatewayHooks, type GatewayHooks } from '../hooks.js';
 import { resolveLimits, type LimitOverrides } from '../limits/limits.js';
 import type { GatewayLogger } from '../logger.js';
 import { createAppRouter } from '../routers/index.js';
+import { resolveRetention, runRetentionPass } from '../retention/run-retention-pass.js';
 import { createServedVersionCheck } from '../served-versions.js';
 import { trpcHttpHandler } from '../trpc/http-handler.js';
 import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
@@ -58,12 +65,20 @@ export interface WorkersGatewayOptions<R extends JobRegistry> {
   logger?: GatewayLogger | undefined;
   /** Test seams (hooks.ts); production passes nothing. */
   hooks?: Partial<GatewayHooks> | undefined;
+  /**
+   * Retention, as on the Node gateway; its pass runs from `scheduled` (a cron trigger), smaller
+   * by default so one invocation stays within a Worker's limits: 200 jobs a batch, 10 batches.
+   */
+  retention?: RetentionSettingsInput | undefined;
 }
 
 export interface WorkersGateway {
   /** The Worker's `fetch` handler. */
   fetch(request: Request, env: object, ctx: ExecutionContextLike): Promise<Response>;
-  /** The Worker's `scheduled` handler (a cron trigger): re-dispatches what the outbox still owes. */
+  /**
+   * The Worker's `scheduled` handler (a cron trigger): re-dispatches what the outbox still owes,
+   * and runs a retention pass (one Worker at a time, under the same lock as Node gateways).
+   */
   scheduled(controller: unknown, env: object, ctx: ExecutionContextLike): Promise<void>;
   readonly features: typeof WORKERS_GATEWAY_FEATURES;
 }
@@ -94,6 +109,12 @@ export function createWorkersGateway<R extends JobRegistry>(
   const logger = options.logger ?? consoleLogger;
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const names = { database: 'DB', blobs: 'BLOBS', deadLetters: 'DLQ', ...options.bindings };
+  // Checked when the Worker loads: a wrong setting fails the deploy's first request, named.
+  const retention = resolveRetention(
+    options.jobs,
+    options.retention,
+    resolveGatewayHooks(options.hooks).retentionKey,
+  );
   // One gateway per isolate and env (bindings are the same objects for every request).
   const built = new WeakMap<object, ReturnType<typeof build>>();
 
@@ -188,7 +209,7 @@ export function createWorkersGateway<R extends JobRegistry>(
       logger.error('request failed', { path: c.req.path, error });
       return c.json({ error: { code: 'INTERNAL', message: 'Internal server error' } }, 500);
     });
-    return { app, clock, dispatcher, database };
+    return { app, clock, dispatcher, database, blobs };
   }
 
   function gatewayFor(env: object) {
@@ -211,6 +232,15 @@ export function createWorkersGateway<R extends JobRegistry>(
         reconcileOutbox(g.dispatcher, g.database, { graceMs: options.reconcileGraceMs }).catch(
           onError('outbox reconcile'),
         ),
+      );
+      ctx.waitUntil(
+        runRetentionPass({
+          database: g.database,
+          blobs: g.blobs,
+          retention,
+          owner: `cron-${randomToken().slice(0, 12)}`,
+          defaults: { batchSize: 200, maxBatches: 10 },
+        }).catch(onError('retention pass')),
       );
     },
   };

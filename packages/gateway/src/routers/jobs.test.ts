@@ -10,6 +10,7 @@ const JOB_VIEW_KEYS = [
   'error',
   'fileIds',
   'finishedAt',
+  'hold',
   'id',
   'kind',
   'maxAttempts',

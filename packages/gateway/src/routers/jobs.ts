@@ -6,6 +6,8 @@ import {
   createSubmitSchema,
   FeedItem,
   GetInput,
+  HoldInput,
+  HoldResult,
   JobEvent,
   JobResult,
   JobView,
@@ -19,7 +21,7 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import { getJob, listJobs, transitionJob } from '@sluice/storage/portable';
+import { getJob, listJobs, setJobHold, transitionJob } from '@sluice/storage/portable';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -99,6 +101,18 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         // It moved meanwhile (a worker finished it, another cancel won).
         if (r.job?.state === 'cancelled') return { id: job.id, state: r.job.state };
         throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
+      }),
+
+    // A legal hold: retention never removes the job while it is set (an operator's call).
+    hold: p
+      .scoped('jobs:manage')
+      .input(HoldInput)
+      .output(HoldResult)
+      .mutation(async ({ ctx, input }) => {
+        const held = await setJobHold(db, ctx.tenantId, input.id, input.hold);
+        if (!held) throw notFound();
+        deps.logger.info?.('job hold set', { jobId: held.id, hold: held.hold, keyId: ctx.keyId });
+        return held;
       }),
 
     result: p

@@ -4,6 +4,7 @@
 // `SLUICE_SEEDED_BUG=<name>` and proves they turn red. Only the test fixture calls
 // `gatewayHooksFromEnv()`; production code never reads the variable.
 
+import { retentionKeyOf } from '@sluice/contracts';
 import type { GatewayHooks } from '../hooks.js';
 
 export const GATEWAY_SEEDED_BUGS = [
@@ -11,6 +12,8 @@ export const GATEWAY_SEEDED_BUGS = [
   'sse-skips-scope',
   /** Revocation and expiry end WebSocket streams only; SSE streams keep delivering. */
   'revocation-keeps-sse',
+  /** Retention's filter counts a running or needs_review job as failed, and removes it. */
+  'retention-removes-live-jobs',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -25,6 +28,11 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
       };
     case 'revocation-keeps-sse':
       return { endsStream: (transport) => transport !== 'http' };
+    case 'retention-removes-live-jobs':
+      return {
+        retentionKey: (state) =>
+          state === 'running' || state === 'needs_review' ? 'failed' : retentionKeyOf(state),
+      };
   }
 }
 

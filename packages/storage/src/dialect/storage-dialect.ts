@@ -64,6 +64,22 @@ export interface AtomicBatch {
   run<R = Record<string, unknown>>(queries: readonly CompiledQuery[]): Promise<QueryResult<R>[]>;
 }
 
+/** Rows of a table, and its bytes (indexes included) where the database can tell them cheaply. */
+export interface TableStats {
+  table: string;
+  rows: number;
+  /** Undefined where the database cannot tell (D1; a SQLite built without `dbstat`). */
+  bytes: number | undefined;
+}
+
+/** An AFTER INSERT trigger, per row, running `statement` when `when` holds (`new.` is the row). */
+export interface InsertTrigger {
+  name: string;
+  table: string;
+  when: string;
+  statement: string;
+}
+
 /** The dialect as far as SQL written on a kysely handle needs it (no connection of its own). */
 export interface SqlDialect {
   readonly name: StorageDialectName;
@@ -91,6 +107,16 @@ export interface SqlDialect {
   ): Promise<EventIdRow[]>;
   /** Present exactly where `capabilities.atomicBatch` holds. */
   readonly atomicBatch?: AtomicBatch | undefined;
+  /** A FROM item: one row per element of the JSON array `expr`, its text in column `value`. */
+  jsonArrayElements(expr: string, alias: string): string;
+  /** The statements that create `trigger` (migrations). */
+  insertTrigger(trigger: InsertTrigger): string[];
+  /**
+   * Rows and bytes of `tables` (retention metrics). PostgreSQL: the statistics collector's live
+   * row estimate and `pg_total_relation_size`, both O(1). SQLite: `count(*)` and `dbstat`'s
+   * page sizes, both O(table): read at the sweeper's pace, never per scrape.
+   */
+  tableStats(db: Db, tables: readonly string[]): Promise<TableStats[]>;
 }
 
 /** A job the exhausted sweep dead-letters (running, lease lapsed, no attempt left). */

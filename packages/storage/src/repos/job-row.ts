@@ -36,6 +36,8 @@ export interface JobRow {
   apiKeyId: string | null;
   /** The limit holding the queued job (null: none). */
   waiting: JobWaiting | null;
+  /** A legal hold: retention never removes the job while it is set. */
+  hold: boolean;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -60,6 +62,7 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     priority: Number(row.priority ?? 0),
     apiKeyId: row.api_key_id ?? null,
     waiting: row.waiting ? (fromJson<JobWaiting>(row.waiting) ?? null) : null,
+    hold: Number(row.hold ?? 0) === 1,
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,
@@ -85,6 +88,8 @@ export interface NewJob {
   priority?: number | undefined;
   /** The API key id that submitted the job (per-key start limits). */
   apiKeyId?: string | null | undefined;
+  /** Under a legal hold from the start (retention never removes it while set). */
+  hold?: boolean | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -117,5 +122,6 @@ export function newJobRow(job: NewJob, at: string) {
     priority_at: null,
     api_key_id: job.apiKeyId ?? null,
     waiting: null,
+    hold: job.hold ? 1 : 0,
   };
 }

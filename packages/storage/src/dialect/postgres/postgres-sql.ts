@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
 import { insertAcceptedPg } from './accept-insert.js';
+import { pgInsertTrigger, pgJsonArrayElements, pgTableStats } from './postgres-retention-sql.js';
 
 const CAPABILITIES: StorageCapabilities = {
   interactiveTransactions: true,
@@ -23,4 +24,7 @@ export const POSTGRES_SQL: SqlDialect = {
   // `update … from v returning *` would return v's columns too.
   returningAll: (table) => sql.raw(`${table}.*`),
   insertAccepted: insertAcceptedPg,
+  jsonArrayElements: pgJsonArrayElements,
+  insertTrigger: pgInsertTrigger,
+  tableStats: pgTableStats,
 };

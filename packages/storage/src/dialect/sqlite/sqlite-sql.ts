@@ -5,6 +5,11 @@ import { sql } from 'kysely';
 import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
 import { SNAPSHOT_COLUMNS } from '../../write-model/snapshot-row.js';
 import { insertAcceptedSqlite } from './accept-insert.js';
+import {
+  sqliteInsertTrigger,
+  sqliteJsonArrayElements,
+  sqliteTableStats,
+} from './sqlite-retention-sql.js';
 
 const CAPABILITIES: StorageCapabilities = {
   interactiveTransactions: true,
@@ -26,6 +31,9 @@ export const SQLITE_SQL: SqlDialect = {
   // SQLite's RETURNING takes no `table.*`, and its `update … from` returns the target's columns.
   returningAll: () => sql`*`,
   insertAccepted: insertAcceptedSqlite,
+  jsonArrayElements: sqliteJsonArrayElements,
+  insertTrigger: sqliteInsertTrigger,
+  tableStats: sqliteTableStats,
 };
 
 /** The snapshots of a read batch: one JSON array parameter, so one text fits every batch size. */
