@@ -50,7 +50,7 @@ describe('the Workers gateway entry bundles without Node', () => {
       'src/auth/gatekeeper.ts',
       'src/accept.ts',
       'src/events/watch-job.ts',
-      'storage/src/d1/open-d1.ts',
+      'storage/src/dialect/d1/open-d1.ts',
       '@hono/trpc-server',
     ]) {
       expect(b.inputs.some((p) => p.includes(part))).toBe(true);

@@ -21,7 +21,8 @@
 //   two leaves the keys here for the next sweep, never a row without its bytes or bytes nobody
 //   knows of.
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 import { JOB_STATES, RETENTION_STATES, type JobState } from '@sluice/contracts';
 

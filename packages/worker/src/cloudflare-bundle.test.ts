@@ -54,7 +54,7 @@ describe('the Workers entries bundle without Node', () => {
       'cloudflare/workflow-run.ts',
       'attempt/stage-runner.ts',
       'guard/send-fetch.ts',
-      'storage/src/d1/open-d1.ts',
+      'storage/src/dialect/d1/open-d1.ts',
     ]) {
       expect(b.inputs.some((p) => p.includes(part))).toBe(true);
     }
