@@ -43,7 +43,7 @@ export interface ApiKeyInfo {
 
 export interface CreateApiKeyOptions {
   label?: string | undefined;
-  /** Default: `LEGACY_KEY_SCOPES` (every scope but `admin`). */
+  /** Default: `LEGACY_KEY_SCOPES` (the four job scopes: not `metrics:read`, `jobs:manage` or `admin`). */
   scopes?: readonly ApiKeyScope[] | undefined;
   /** When the key stops verifying; default never. */
   expiresAt?: Date | undefined;
