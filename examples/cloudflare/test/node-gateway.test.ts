@@ -10,7 +10,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
 import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
-import { createGateway, createWorkflowsRestDispatcher, serve } from '@sluice/gateway';
+import {
+  createGateway,
+  createWorkflowsRestDispatcher,
+  serve,
+  stateCallbackRoutes,
+} from '@sluice/gateway';
 import {
   callsForJob,
   callsForUnit,
@@ -107,7 +112,7 @@ describeEachDialect('a Node gateway running jobs on a workerd Workflow', (ctx) =
         apiBase: fake.url,
         workflows: { v1: 'sluice-remote-v1' },
       }),
-      stateCallback: { secret: SECRET },
+      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
       logger: { warn() {}, error() {} },
       eventPollMs: 50,
     });

@@ -19,6 +19,7 @@ export * from './api.js';
 export * from './stream-events.js';
 export * from './stream-replies.js';
 export * from './runtime-capabilities.js';
+export * from './define-runtime.js';
 export * from './sleep.js';
 export * from './logging.js';
 export * from './trace-context.js';

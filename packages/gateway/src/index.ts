@@ -15,6 +15,13 @@ export type {
 export { createStreamTailer } from './events/stream-tailer.js';
 export type { StreamTailer, StreamTailerOptions } from './events/stream-tailer.js';
 export type { RuntimeProbes } from './health.js';
+export type {
+  GatewayRuntimeHalf,
+  NodeRuntime,
+  RuntimeResources,
+  RuntimeRouteDeps,
+  RuntimeRoutes,
+} from './runtimes/runtime-half.js';
 export type { DispatchBatchOptions } from './dispatch-batcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { Gatekeeper } from './auth/gatekeeper.js';

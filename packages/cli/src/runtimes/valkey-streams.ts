@@ -1,36 +1,67 @@
-// Valkey Streams: one consumer group per job version on Valkey/Redis; state in the job database.
-import { VALKEY_STREAMS_CAPABILITIES } from '@sluice/contracts';
-import { createStreamsGatewayRuntime } from '@sluice/gateway';
+// Valkey Streams: one consumer group per job stream on Valkey/Redis; state in the job database.
+//
+//   runtime: valkeyStreams({ url: 'redis://…', fairness: { maxUndelivered: 256 } })
+import { defineRuntime, valkeyStreamsCapabilities } from '@sluice/contracts';
+import {
+  createStreamsGatewayRuntime,
+  type GatewayRuntimeHalf,
+  type RuntimeResources,
+} from '@sluice/gateway';
 import { createStreamsRuntime } from '@sluice/worker';
-import type { SluiceRuntime } from './types.js';
+import { z } from 'zod';
 
-export const valkeyStreamsRuntime: SluiceRuntime<'valkey-streams'> = {
+const Fairness = z
+  .object({
+    /** Undelivered entries per job stream at most (default 256). */
+    maxUndelivered: z.number().int().min(1).max(100_000).optional(),
+    /** The fair feeder's period in ms (default 25). */
+    feedEveryMs: z.number().int().min(1).max(60_000).optional(),
+  })
+  .strict();
+
+export const ValkeyStreamsOptions = z
+  .object({
+    /** `redis://host:port[/db]`. Env REDIS_URL (--redis-url) wins. */
+    url: z.string().min(1).optional(),
+    /**
+     * Fairness across tenants, on by default: at most `maxUndelivered` undelivered entries per
+     * job stream, the rest wait in the database and the fair feeder (every `feedEveryMs`) hands
+     * them out round-robin across tenants. Keep `maxUndelivered` above the workers' total
+     * concurrency. `false`: unbounded, arrival order (and `fairAcrossTenants` false).
+     */
+    fairness: z.union([z.literal(false), Fairness]).optional(),
+  })
+  .strict();
+export type ValkeyStreamsOptions = z.input<typeof ValkeyStreamsOptions>;
+
+export const valkeyStreams = defineRuntime({
   name: 'valkey-streams',
-  capabilities: VALKEY_STREAMS_CAPABILITIES,
-  check: (s) => (s.redisUrl ? undefined : 'needs REDIS_URL (--redis-url)'),
-  gateway(settings, resources) {
+  options: ValkeyStreamsOptions,
+  env: {
+    url: {
+      name: 'REDIS_URL',
+      flag: '--redis-url <url>',
+      description: 'Valkey/Redis for the valkey-streams runtime',
+    },
+  },
+  capabilities: (o) => valkeyStreamsCapabilities(o.fairness !== false),
+  check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
+  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
     const rt = createStreamsGatewayRuntime({
-      redisUrl: settings.redisUrl as string,
-      database: resources.database,
-      // `streams.fairness` of sluice.config (absent: the gateway's defaults).
-      ...(settings.streams.fairness !== undefined && { fairness: settings.streams.fairness }),
+      redisUrl: o.url as string,
+      database,
+      ...(o.fairness !== undefined && { fairness: o.fairness }),
     });
     return {
-      runtime: rt.dispatcher,
+      dispatcher: rt.dispatcher,
       eventTailer: rt.tailer,
-      runtimeProbes: rt.probes,
+      probes: rt.probes,
       close: () => rt.close(),
     };
   },
-  worker: {
+  worker: (o) => ({
     kind: 'pull',
-    create: (settings) => (ctx) =>
-      createStreamsRuntime({
-        redisUrl: settings.redisUrl,
-        versions: ctx.versions,
-        workerId: ctx.workerId,
-        leaseMs: ctx.leaseMs,
-        onError: ctx.onError,
-      }),
-  },
-};
+    consumer: (_resources: RuntimeResources) => (ctx) =>
+      createStreamsRuntime({ redisUrl: o.url, ...ctx }),
+  }),
+});

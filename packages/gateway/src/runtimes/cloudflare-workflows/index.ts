@@ -18,7 +18,7 @@ export type {
 } from './workflows-rest-client.js';
 export { createTokenBucket, systemClock } from './token-bucket.js';
 export type { Clock, TokenBucket } from './token-bucket.js';
-export { registerStateCallback } from './state-callback-route.js';
+export { registerStateCallback, stateCallbackRoutes } from './state-callback-route.js';
 export type { StateCallbackDeps, StateCallbackOptions } from './state-callback-route.js';
 export { registerRuntimeStore } from './runtime-store-route.js';
 export type { RuntimeStoreDeps } from './runtime-store-route.js';

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../../testing/fake-workflows-api.js';
 import { startGateway, type GatewayFixture } from '../../testing/fixture.js';
 import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
+import { stateCallbackRoutes } from './state-callback-route.js';
 
 const SECRET = 'a-shared-secret-of-at-least-32-chars!';
 
@@ -30,7 +31,10 @@ describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
       apiBase: fake.url,
       workflows: { v1: 'echo-v1' },
     });
-    f = await startGateway(ctx(), { runtime, stateCallback: { secret: SECRET } });
+    f = await startGateway(ctx(), {
+      runtime,
+      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
+    });
   });
   afterAll(async () => {
     await f.close();

@@ -11,6 +11,7 @@
 import { STATE_CALLBACK_PATH, StateReport, type ErrorCode } from '@sluice/contracts';
 import { getJobById, writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
+import type { RuntimeRoutes } from '../runtime-half.js';
 import { registerRuntimeStore } from './runtime-store-route.js';
 import { signedRoute, type SignedRouteOptions } from './signed-request.js';
 
@@ -62,4 +63,9 @@ export function registerStateCallback(
     deps.publish?.(result.events);
     return c.json({ applied: true, events: result.events.length });
   });
+}
+
+/** The state callback and its store route, as the routes a runtime adds to the gateway. */
+export function stateCallbackRoutes(opts: StateCallbackOptions): RuntimeRoutes {
+  return (app, deps) => registerStateCallback(app, deps, opts);
 }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../../testing/fake-workflows-api.js';
 import { startGateway, type GatewayFixture } from '../../testing/fixture.js';
 import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
+import { stateCallbackRoutes } from './state-callback-route.js';
 
 const SECRET = 'a-shared-secret-of-at-least-32-chars!';
 
@@ -28,7 +29,10 @@ describeEachDialect('the state callback from Workers', (ctx) => {
       apiBase: fake.url,
       workflows: { v1: 'echo-v1' },
     });
-    f = await startGateway(ctx(), { runtime, stateCallback: { secret: SECRET } });
+    f = await startGateway(ctx(), {
+      runtime,
+      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
+    });
   });
   afterAll(async () => {
     await f.close();

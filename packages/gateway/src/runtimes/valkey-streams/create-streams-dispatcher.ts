@@ -15,15 +15,15 @@ import {
   type RuntimeCapabilities,
   type RuntimeDispatcher,
   type StreamKeys,
-  VALKEY_STREAMS_CAPABILITIES,
+  valkeyStreamsCapabilities,
 } from '@sluice/contracts';
 import type { MessagePointer } from '@sluice/contracts';
 import type { Db } from '@sluice/storage';
 import { ADD_WITHIN_DEPTH } from './bounded-add.js';
 import type { RedisClient } from './redis-client.js';
 
-/** Stated once in contracts for both halves of the runtime. */
-export const STREAMS_CAPABILITIES: RuntimeCapabilities = VALKEY_STREAMS_CAPABILITIES;
+/** Stated once in contracts for both halves of the runtime (the default, bounded dispatch). */
+export const STREAMS_CAPABILITIES: RuntimeCapabilities = valkeyStreamsCapabilities(true);
 
 /** The commands the dispatcher uses: the narrowest client shape, so tests and other clients fit. */
 export type StreamsDispatchClient = Pick<RedisClient, 'pipeline' | 'zrangebyscore' | 'on' | 'eval'>;
@@ -154,10 +154,7 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
   return {
     name: 'valkey-streams',
     // Fair across tenants only when the depth is bounded (the fair feeder picks the order).
-    capabilities:
-      bound === undefined
-        ? { ...STREAMS_CAPABILITIES, fairAcrossTenants: false }
-        : STREAMS_CAPABILITIES,
+    capabilities: valkeyStreamsCapabilities(bound !== undefined),
     keys,
     maxUndelivered: bound,
     stats,

@@ -7,25 +7,16 @@ import {
   type RuntimeCapabilities,
   type StreamKeys,
   type VersionKey,
+  valkeyStreamsCapabilities,
 } from '@sluice/contracts';
 import { RENEW_OWNED } from './scripts.js';
 import type { StreamsConnections, StreamsDelivery, StreamsScript } from './types.js';
 
-export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
-  memoizesSteps: false,
-  reclaimsAbandoned: true,
-  dispatchesInTransaction: false,
-  carriesEvents: true,
-  pullsDeliveries: true,
-  startsOnClaim: false,
-  acksWithOutcome: false,
-  delaysJobs: true,
-  delaysInRun: false,
-  prioritizes: true,
-  fairAcrossTenants: false,
-  limitsStarts: true,
-  limitsProviders: true,
-});
+/**
+ * Stated once in contracts for both halves. The consumer reads no dispatch-side flag
+ * (`fairAcrossTenants` is the gateway's bounded dispatch), so it states the default dispatch.
+ */
+export const STREAMS_CAPABILITIES: RuntimeCapabilities = valkeyStreamsCapabilities(true);
 
 export interface StreamsConsumerOptions {
   connections: StreamsConnections;
