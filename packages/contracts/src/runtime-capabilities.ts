@@ -23,32 +23,6 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
 });
 
 /**
- * Consumer groups on Valkey/Redis Streams; status events travel on an events stream.
- * `fairAcrossTenants` follows the gateway's dispatch: with bounded depth (the default) at most a
- * few entries per stream are undelivered and the fair feeder hands the rest out round-robin
- * across tenants; unbounded (`fairness: false`) a stream is read in arrival order.
- */
-export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
-  return Object.freeze({
-    memoizesSteps: false,
-    reclaimsAbandoned: true,
-    dispatchesInTransaction: false,
-    carriesEvents: true,
-    pullsDeliveries: true,
-    startsOnClaim: false,
-    acksWithOutcome: false,
-    delaysJobs: true,
-    delaysInRun: false,
-    // A stream per priority band (high 1…10, normal 0, low −10…−1) per (kind, version), read
-    // highest band first with every 8th read lowest first (aging). Order is by band, not by value.
-    prioritizes: true,
-    fairAcrossTenants: fair,
-    limitsStarts: true,
-    limitsProviders: true,
-  });
-}
-
-/**
  * Cloudflare Workflows: the platform pushes each job into its own Workflow instance (no pull
  * consumer), memoizes `step.do` results so a replay re-runs no finished step, and resumes an
  * interrupted instance by itself. State and events live in D1 and reach watchers through the

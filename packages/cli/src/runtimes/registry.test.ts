@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { resolveSettings } from '../define-config.js';
 import { cloudflareWorkflows } from './cloudflare-workflows.js';
 import { RUNTIME_FACTORIES, RUNTIME_NAMES, runtimeByName } from './registry.js';
-import { valkeyStreams } from './valkey-streams.js';
+import { valkeyStreams } from '@sluice/runtime-valkey-streams';
 
 const jobs = defineJobs(
   defineJob({ kind: 'demo.a', versions: { current: 'v1' }, input: z.object({}), output: z.null() }),

@@ -6,7 +6,7 @@ import { SluiceError } from '@sluice/contracts';
 import type { NodeRuntime } from '@sluice/gateway';
 import { cloudflareWorkflows } from './cloudflare-workflows.js';
 import { embedded } from './embedded.js';
-import { valkeyStreams } from './valkey-streams.js';
+import { valkeyStreams } from '@sluice/runtime-valkey-streams';
 
 export const RUNTIME_FACTORIES = {
   embedded,
