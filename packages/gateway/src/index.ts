@@ -4,7 +4,6 @@ export { serve, serveMetrics } from './serve.js';
 export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
-export * from './runtimes/cloudflare-workflows/index.js';
 export { createReconciler, RECONCILER_LOCK } from './reconciler/create-reconciler.js';
 export type {
   DataLossDetector,

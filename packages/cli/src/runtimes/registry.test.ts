@@ -4,7 +4,7 @@ import { defineJob, defineJobs } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveSettings } from '../define-config.js';
-import { cloudflareWorkflows } from './cloudflare-workflows.js';
+import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
 import { RUNTIME_FACTORIES, RUNTIME_NAMES, runtimeByName } from './registry.js';
 import { valkeyStreams } from '@sluice/runtime-valkey-streams';
 
@@ -105,7 +105,10 @@ describe('cloudflareWorkflows()', () => {
       apiToken: 'tok',
       callbackSecret: 's'.repeat(32),
     });
-    expect(rt.worker()).toMatchObject({ kind: 'push', entry: '@sluice/worker/cloudflare' });
+    expect(rt.worker()).toMatchObject({
+      kind: 'push',
+      entry: '@sluice/runtime-cloudflare-workflows/worker',
+    });
     const half = rt.gateway({ database: {} as never });
     expect(half.dispatcher.name).toBe('cloudflare-workflows');
     expect(half.dispatcher.capabilities.pullsDeliveries).toBe(false);

@@ -4,7 +4,7 @@
 // (`runtime: valkeyStreams({ url })`); the environment's variables are written over its options.
 import { SluiceError } from '@sluice/contracts';
 import type { NodeRuntime } from '@sluice/gateway';
-import { cloudflareWorkflows } from './cloudflare-workflows.js';
+import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
 import { embedded } from './embedded.js';
 import { valkeyStreams } from '@sluice/runtime-valkey-streams';
 

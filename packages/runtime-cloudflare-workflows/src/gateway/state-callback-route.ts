@@ -11,7 +11,7 @@
 import { STATE_CALLBACK_PATH, StateReport, type ErrorCode } from '@sluice/contracts';
 import { getJobById, writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
-import type { RuntimeRoutes } from '../runtime-half.js';
+import type { RuntimeRoutes } from '@sluice/gateway';
 import { registerRuntimeStore } from './runtime-store-route.js';
 import { signedRoute, type SignedRouteOptions } from './signed-request.js';
 

@@ -5,8 +5,8 @@ import { formatJobId, type MessagePointer } from '@sluice/contracts';
 import { dueOutbox, getJobById } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../../testing/fake-workflows-api.js';
-import { startGateway, type GatewayFixture } from '../../testing/fixture.js';
+import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../testing/fake-workflows-api.js';
+import { startGateway, type GatewayFixture } from '@sluice/gateway/conformance';
 import type { Clock } from './token-bucket.js';
 import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
 

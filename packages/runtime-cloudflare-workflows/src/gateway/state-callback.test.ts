@@ -10,8 +10,8 @@ import {
 import { dueOutbox, getJobById, listEvents } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../../testing/fake-workflows-api.js';
-import { startGateway, type GatewayFixture } from '../../testing/fixture.js';
+import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../testing/fake-workflows-api.js';
+import { startGateway, type GatewayFixture } from '@sluice/gateway/conformance';
 import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
 import { stateCallbackRoutes } from './state-callback-route.js';
 

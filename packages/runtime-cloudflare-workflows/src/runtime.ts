@@ -3,17 +3,15 @@
 // version), and the Workflow reads its job and writes its attempt, events and ledger rows through
 // the signed callbacks (`/v1/runtime/store`, `/v1/runtime/state`; the class is built with
 // `store: gatewayStoreFromEnv()`).
-// The worker half is not started here: the Workflow classes (`createSluiceWorkflow`) are
-// deployed to Cloudflare, which pushes each job into them.
+// The worker half is not started here: the Workflow classes (`createSluiceWorkflow`, from
+// `@sluice/runtime-cloudflare-workflows/worker`) are deployed to Cloudflare, which pushes each
+// job into them.
 //
 //   runtime: cloudflareWorkflows({ workflows: { v1: 'summarize-v1' }, accountId: '…' })
 import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES, defineRuntime } from '@sluice/contracts';
-import {
-  createWorkflowsRestDispatcher,
-  stateCallbackRoutes,
-  type GatewayRuntimeHalf,
-  type RuntimeResources,
-} from '@sluice/gateway';
+import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
+import { createWorkflowsRestDispatcher } from './gateway/create-workflows-rest-dispatcher.js';
+import { stateCallbackRoutes } from './gateway/state-callback-route.js';
 import { z } from 'zod';
 
 export const CloudflareWorkflowsOptions = z
@@ -68,7 +66,7 @@ export const cloudflareWorkflows = defineRuntime({
   },
   worker: () => ({
     kind: 'push',
-    entry: '@sluice/worker/cloudflare',
+    entry: '@sluice/runtime-cloudflare-workflows/worker',
     instructions:
       'the cloudflare-workflows runtime has no worker process: export createSluiceWorkflow({ jobs, handlers, version, store: gatewayStoreFromEnv() }) from a Worker and deploy it (examples/cloudflare/README.md)',
   }),
