@@ -1,12 +1,12 @@
 // One object per runtime, as Kysely has one Dialect object: its name, its capabilities, its
 // options (a zod schema, with the environment variables that may override them) and the
-// factories of its two halves. The config takes the object (`runtime: valkeyStreams({ url })`);
+// factories of its two halves. The config takes the object (`runtime: myQueue({ url })`);
 // the gateway and the worker read its halves and its flags, never its name.
 //
-//   export const valkeyStreams = defineRuntime({
-//     name: 'valkey-streams',
+//   export const myQueue = defineRuntime({
+//     name: 'my-queue',
 //     options: z.object({ url: z.string().optional() }),
-//     env: { url: { name: 'REDIS_URL', flag: '--redis-url <url>', description: 'Valkey/Redis' } },
+//     env: { url: { name: 'MY_QUEUE_URL', flag: '--my-queue-url <url>', description: 'the queue' } },
 //     capabilities: () => CAPABILITIES,
 //     check: (o) => (o.url ? undefined : 'needs url (REDIS_URL)'),
 //     gateway: (o, resources) => ({ dispatcher: …, close: async () => {} }),

@@ -15,7 +15,6 @@ export * from './submit-schema.js';
 export * from './schedules.js';
 export * from './runtime.js';
 export * from './api.js';
-export * from './stream-events.js';
 export * from './runtime-capabilities.js';
 export * from './define-runtime.js';
 export * from './sleep.js';

@@ -36,7 +36,7 @@ export interface GatewayOptions<R extends JobRegistry> {
    * own events to the other replicas.
    */
   eventTailer?: EventTailer;
-  /** Readiness and metrics of the runtime (Valkey Streams: Redis reachable, stream figures). */
+  /** Readiness and metrics of the runtime's transport (its server reachable, its queue figures). */
   runtimeProbes?: RuntimeProbes;
   /**
    * Group commit of concurrent submits (accept-batcher.ts). Default: one batch transaction at a

@@ -5,6 +5,7 @@ export { valkeyStreams, ValkeyStreamsOptions } from './runtime.js';
 export { valkeyStreamsCapabilities } from './capabilities.js';
 export * from './keys.js';
 export * from './replies.js';
+export * from './events.js';
 export * from './gateway/index.js';
 export { createStreamTailer } from './gateway/stream-tailer.js';
 export type { StreamTailer, StreamTailerOptions } from './gateway/stream-tailer.js';

@@ -2,7 +2,7 @@
 // stream would never see a job finish) or hides its transport from `/metrics` (no stream
 // length, pending count or claims to alert on). One worker over the conformance harness.
 
-import { decodeStreamEvents } from '@sluice/contracts';
+import { decodeStreamEvents } from './events.js';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { defineHandler } from '@sluice/worker';

@@ -188,7 +188,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
     unroutableGraceMs: opts.unroutableGraceMs,
     sweepEveryMs: opts.sweepEveryMs,
-    // A runtime with its own served-versions registry (the Streams ZSET) feeds the sweep.
+    // A runtime with its own served-versions registry (outside the database) feeds the sweep.
     servedVersions: opts.servedVersions ?? runtimeServedVersions(consumer),
     checkpoints: opts.checkpoints,
     stagingSweepEveryMs: opts.stagingSweepEveryMs,

@@ -3,7 +3,7 @@
 // PostgreSQL, through the real accept path. Cases a runtime cannot honour are skipped by its
 // capability flags, never by its name, and the skip says which flag.
 //
-//   dispatcherConformance('valkey-streams', { open: (database) => openStreamsDispatcher(database) });
+//   dispatcherConformance('my-queue', { open: (database) => openMyDispatcher(database) });
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import { dueOutbox, getJobById, isoNow, type Db, type SluiceDatabase } from '@sluice/storage';

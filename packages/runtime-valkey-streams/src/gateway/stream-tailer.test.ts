@@ -7,7 +7,7 @@ import { appendAttemptEvents, type StoredEvent } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { faultProxy, startRedisServer, waitFor, type RedisServer } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { encodeStreamEvent } from '@sluice/contracts';
+import { encodeStreamEvent } from '../events.js';
 import {
   closeConnection,
   createBlockingConnection,

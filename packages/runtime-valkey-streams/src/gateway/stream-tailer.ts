@@ -11,12 +11,8 @@
 // restart that lost the stream and whatever nobody had read yet) subscribers are told to resync
 // from the database as soon as the server answers again, so no watcher misses a terminal event.
 
-import {
-  decodeStreamEvents,
-  encodeStreamEvents,
-  groupStreamEvents,
-  type PublishedEvent,
-} from '@sluice/contracts';
+import { type PublishedEvent } from '@sluice/contracts';
+import { decodeStreamEvents, encodeStreamEvents, groupStreamEvents } from '../events.js';
 import { parseXRead } from '../replies.js';
 import type { StoredEvent } from '@sluice/storage';
 import type { RedisClient } from './redis-client.js';

@@ -3,7 +3,8 @@
 // redis-server. Timings are short so the suites stay fast; the reconciler is off unless asked
 // (tests drive `tick()` themselves or start it).
 
-import { decodePointer, encodeStreamEvent } from '@sluice/contracts';
+import { decodePointer } from '@sluice/contracts';
+import { encodeStreamEvent } from '../events.js';
 import { type PriorityBand, type StreamKeys } from '../keys.js';
 import { parseEntries } from '../replies.js';
 import {

@@ -5,12 +5,8 @@
 // new), `finisher` (owner-checked renew/ack/release/dead-letter), `groups` (create, NOGROUP),
 // `maintenance` (heartbeat, trim, stats).
 
-import {
-  encodeStreamEvents,
-  groupStreamEvents,
-  type RuntimeConsumer,
-  type RuntimeStats,
-} from '@sluice/contracts';
+import { type RuntimeConsumer, type RuntimeStats } from '@sluice/contracts';
+import { encodeStreamEvents, groupStreamEvents } from '../events.js';
 import { createContext, STREAMS_CAPABILITIES, type StreamsConsumerOptions } from './context.js';
 import { StreamsFinisher } from './finisher.js';
 import { GroupKeeper, rateLimited } from './groups.js';

@@ -23,7 +23,7 @@ export const SEEDED_BUGS = [
   'pool-swallow-error',
   /** An attempt's progress is written after its terminal event instead of before it. */
   'progress-after-terminal',
-  /** Claim renewal checks no owner (Streams: unconditional XCLAIM … 0; job rows: no epoch). */
+  /** Claim renewal checks no owner (job rows: no epoch; a runtime package seeds its transport's variant). */
   'renew-unowned',
   /** A checkpoint is looked up by job only, ignoring the unit key. */
   'checkpoint-without-unit-key',

@@ -1,18 +1,10 @@
-// Status events on the Valkey events stream: every gateway replica tails it and fans events out
+// Status events on the events stream (`carriesEvents`): every gateway replica tails it and fans events out
 // to its watchers. An entry names tenant and kind (for tenant-scoped feeds) and carries one event
 // as JSON, or a job's consecutive events written together as a JSON array (one entry, as in the
 // database they are one row); entries are small (a progress payload is bounded by the job's
 // progress schema).
 
-import { SluiceError } from './errors.js';
-import { JobEvent } from './events.js';
-import { TENANT_ID_PATTERN } from './names.js';
-
-export interface PublishedEvent {
-  tenantId: string;
-  kind: string;
-  event: JobEvent;
-}
+import { JobEvent, SluiceError, TENANT_ID_PATTERN, type PublishedEvent } from '@sluice/contracts';
 
 /** Flat XADD field list of one event: `t <tenant> k <kind> e <event json>`. */
 export function encodeStreamEvent(e: PublishedEvent): string[] {

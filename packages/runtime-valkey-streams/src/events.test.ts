@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatJobId } from './job-id.js';
+import { formatJobId } from '@sluice/contracts';
 import {
   decodeStreamEvents,
   encodeStreamEvent,
   encodeStreamEvents,
   groupStreamEvents,
-} from './stream-events.js';
+} from './events.js';
 
 describe('events stream entries', () => {
   const jobId = formatJobId('v1');
