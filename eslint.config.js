@@ -137,8 +137,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../*', '!../keys.js', '!../replies.js', '!../capabilities.js'],
-              message: 'The consumer room imports contracts, its own room, keys and replies.',
+              group: [
+                '../*',
+                '!../keys.js',
+                '!../replies.js',
+                '!../events.js',
+                '!../capabilities.js',
+              ],
+              message:
+                'The consumer room imports contracts, its own room, keys, replies and events.',
             },
             {
               group: ['@sluice/*', '!@sluice/contracts', 'iovalkey', 'node:*'],
