@@ -44,17 +44,55 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },
-  // The worker's runtime adapters see only the public seam: @sluice/contracts
-  // and the worker's runtime types (`runtimes/types.ts`); never worker internals, storage or a
-  // driver, so a fourth runtime could be written outside the repo.
-  ...[
-    { files: ['packages/worker/src/runtimes/*.ts'], internal: ['../*'] },
-    {
-      files: ['packages/worker/src/runtimes/*/**/*.ts'],
-      internal: ['../../*', '../*', '!../types.js'],
+  // The core names no runtime: gateway, worker, contracts and storage never import a runtime
+  // package; the CLI only in its name -> factory map. A runtime package reaches the core through
+  // its public entries (and `…/conformance` in tests), never through another package's files.
+  {
+    files: [
+      'packages/{contracts,storage,gateway,worker,client,react}/**/*.ts',
+      'packages/cli/**/*.ts',
+    ],
+    ignores: [
+      'packages/cli/src/runtimes/registry.ts',
+      'packages/cli/src/runtimes/registry.test.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@sluice/runtime-*'],
+              message:
+                'The core names no runtime: take the runtime object (only the CLI name map imports runtime packages).',
+            },
+          ],
+        },
+      ],
     },
-  ].map(({ files, internal }) => ({
-    files,
+  },
+  {
+    files: ['packages/runtime-*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@sluice/*/src/*', '../../*/src/*', '../../../*/src/*'],
+              message: 'A runtime package uses the public entries of gateway, worker and storage.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // (Flat config replaces a rule's options per file: the narrower rooms come after the wide rules
+  // and repeat what they must still forbid.)
+  // The worker's embedded adapter sees only the public seam: @sluice/contracts and the worker's
+  // runtime types (`runtimes/types.ts`); never worker internals, storage or a driver.
+  {
+    files: ['packages/worker/src/runtimes/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
@@ -62,7 +100,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: internal,
+              group: ['../*'],
               message:
                 'Runtime adapters import only @sluice/contracts and the worker runtime types.',
             },
@@ -70,7 +108,7 @@ export default tseslint.config(
               group: [
                 '@sluice/storage',
                 '@sluice/storage/*',
-                'iovalkey',
+                '@sluice/runtime-*',
                 'better-sqlite3',
                 'pg',
                 'node:*',
@@ -82,7 +120,42 @@ export default tseslint.config(
         },
       ],
     },
-  })),
+  },
+  // A runtime package's consumer room (the Streams consumer) sees contracts, its own room and the
+  // package's keys, replies and capabilities; its client is the narrow `StreamsClient`, built
+  // outside the room (create-*.ts, managed-connection.ts), so it could run over another client.
+  {
+    files: ['packages/runtime-valkey-streams/src/worker/*.ts'],
+    ignores: [
+      '**/*.test.ts',
+      'packages/runtime-valkey-streams/src/worker/create-*.ts',
+      'packages/runtime-valkey-streams/src/worker/managed-connection.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '../*',
+                '!../keys.js',
+                '!../replies.js',
+                '!../events.js',
+                '!../capabilities.js',
+              ],
+              message:
+                'The consumer room imports contracts, its own room, keys, replies and events.',
+            },
+            {
+              group: ['@sluice/*', '!@sluice/contracts', 'iovalkey', 'node:*'],
+              message: 'The consumer takes its client as a narrow interface (types.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

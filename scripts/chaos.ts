@@ -1,5 +1,5 @@
 // `npm run chaos`: the chaos soak at full size (10,000 jobs; `-- --jobs N` for another size).
-// It is the worker package's chaos-soak test run with CHAOS_JOBS set, so the PR tier that
+// It is the Valkey Streams runtime package's chaos-soak test run with CHAOS_JOBS set, so the PR tier that
 // `npm test` runs (500 jobs) and this run are the same code; the test prints the table and fails,
 // so this exits non-zero, when a required zero is not zero.
 
@@ -17,9 +17,9 @@ if (!Number.isInteger(jobs) || jobs < 1) {
 }
 const run = spawnSync(
   'npx',
-  ['vitest', 'run', 'src/invariants/chaos-soak-loses-and-double-bills-nothing.test.ts'],
+  ['vitest', 'run', 'src/chaos-soak-loses-and-double-bills-nothing.test.ts'],
   {
-    cwd: join(root, 'packages/worker'),
+    cwd: join(root, 'packages/runtime-valkey-streams'),
     env: { ...process.env, CHAOS_JOBS: String(jobs) },
     stdio: 'inherit',
   },

@@ -28,7 +28,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One vitest invocation: files of a package, optionally narrowed to matching test names. */
 interface Run {
-  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway';
+  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway' | 'packages/runtime-valkey-streams';
   files: string[];
   testNamePattern?: string;
   /** Extra environment for the run (e.g. a smaller chaos soak). */
@@ -41,6 +41,12 @@ const worker = (files: string[], testNamePattern?: string): Run => ({
   ...(testNamePattern ? { testNamePattern } : {}),
 });
 
+const streams = (files: string[], testNamePattern?: string): Run => ({
+  pkg: 'packages/runtime-valkey-streams',
+  files: files.map((f) => `src/${f}`),
+  ...(testNamePattern ? { testNamePattern } : {}),
+});
+
 const gateway = (files: string[], testNamePattern?: string): Run => ({
   pkg: 'packages/gateway',
   files: files.map((f) => `src/${f}`),
@@ -49,7 +55,7 @@ const gateway = (files: string[], testNamePattern?: string): Run => ({
 
 /** The chaos soak at 300 jobs: faults that meet, audited by the provider's ledger and the events. */
 const chaosSoak: Run = {
-  ...worker(['invariants/chaos-soak-loses-and-double-bills-nothing.test.ts']),
+  ...streams(['chaos-soak-loses-and-double-bills-nothing.test.ts']),
   env: { CHAOS_JOBS: '300' },
 };
 
@@ -57,7 +63,7 @@ const chaosSoak: Run = {
 const CATCHERS: Record<SeededBug, Run[]> = {
   // A crash between the early ack and the outcome write loses the job: nobody gets it again.
   // (On Streams: the embedded runtime's ack is the outcome write itself, nothing to reorder.)
-  'ack-before-terminal': [worker(['invariants/streams-crash-before-outcome-loses-no-job.test.ts'])],
+  'ack-before-terminal': [streams(['streams-crash-before-outcome-loses-no-job.test.ts'])],
   'asset-skip-owner-check': [
     worker(['assets/asset-writer.test.ts', 'assets/staging-sweeper.test.ts']),
     worker(['invariants/zombie-publishes-nothing.test.ts'], 'embedded'),
@@ -68,21 +74,17 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   ],
   'version-fallback': [
     worker(['host/decide-delivery.test.ts', 'invariants/no-silent-version-fallback.test.ts']),
+    streams(['no-silent-version-fallback.test.ts']),
   ],
   'pool-swallow-error': [worker(['attempt/pool.test.ts', 'invariants/no-swallowed-error.test.ts'])],
   'progress-after-terminal': [worker(['invariants/progress-before-terminal.test.ts'])],
-  'admit-out-of-order': [worker(['host/admission-order.test.ts'])],
+  'admit-out-of-order': [streams(['worker/admission-order.test.ts'])],
   'renew-unowned': [
-    worker([
-      'invariants/renewal-checks-the-owner.test.ts',
-      'invariants/streams-zombie-writes-fenced.test.ts',
-    ]),
+    worker(['invariants/renewal-checks-the-owner.test.ts']),
+    streams(['renewal-checks-the-owner.test.ts', 'streams-zombie-writes-fenced.test.ts']),
   ],
   // A zombie's start + outcome taking the row as it is now lands over the worker that took over.
-  'unfenced-write': [
-    worker(['runtimes/valkey-streams.test.ts'], 'a zombie that never wrote'),
-    chaosSoak,
-  ],
+  'unfenced-write': [streams(['conformance.test.ts'], 'a zombie that never wrote'), chaosSoak],
   // A key without the scope watches a tenant's feed over SSE; the matrix covers every transport.
   'sse-skips-scope': [gateway(['auth/authz-matrix.test.ts'])],
   // A revoked key's SSE feed keeps delivering; the WebSocket one still ends.

@@ -8,10 +8,10 @@
 //   gateway's tailer reads it, stamping each terminal event's arrival. It runs in the worker's
 //   process (one clock, one map), so in latency runs its CPU is in the workers' figure.
 import { Redis } from 'iovalkey';
-import { createStreamKeys, type JobEvent } from '@sluice/contracts';
-import type { StreamsConsumer } from '@sluice/worker';
+import { type JobEvent } from '@sluice/contracts';
 import { monoMs } from '../harness/clock.js';
 import { stampOfEntryId } from './streams-config.js';
+import { createStreamKeys, type StreamsConsumer } from '@sluice/runtime-valkey-streams';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'dead_lettered', 'needs_review']);
 

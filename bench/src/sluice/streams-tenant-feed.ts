@@ -6,16 +6,16 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'iovalkey';
 import { formatJobId } from '@sluice/contracts';
-import {
-  createFairFeeder,
-  createStreamsDispatcher,
-  DEFAULT_MAX_UNDELIVERED,
-} from '@sluice/gateway';
 import { acceptJobs, holdInOutbox, openDatabase } from '@sluice/storage';
 import type { JobPayload, TenantFeed } from '../adapter.js';
 import { BENCH_KIND, BENCH_VERSION, benchJob } from './bench-job.js';
 import { fillQueued } from './bulk-fill.js';
 import { parseStreamsChildConfig } from './streams-config.js';
+import {
+  createFairFeeder,
+  createStreamsDispatcher,
+  DEFAULT_MAX_UNDELIVERED,
+} from '@sluice/runtime-valkey-streams';
 
 const DISPATCH_CHUNK = 1_000;
 

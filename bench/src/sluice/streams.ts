@@ -6,7 +6,7 @@
 // encodePointer). The children (workers/sluice-streams.ts) run the real worker. After every run
 // `verify` checks that every job reached `succeeded` and that the group has nothing pending.
 import { Redis } from 'iovalkey';
-import { createStreamKeys, encodePointer } from '@sluice/contracts';
+import { encodePointer } from '@sluice/contracts';
 import { sql } from 'kysely';
 import type {
   BenchAdapter,
@@ -20,6 +20,7 @@ import { fillQueued } from './bulk-fill.js';
 import { analyze, prepareRunDatabase, type RunDatabase } from './sluice-db.js';
 import type { StreamsChildConfig } from './streams-config.js';
 import { streamsTenantFeed } from './streams-tenant-feed.js';
+import { createStreamKeys } from '@sluice/runtime-valkey-streams';
 
 const WORKER_MODULE = new URL('../workers/sluice-streams.ts', import.meta.url).href;
 const XADD_BATCH = 1_000;

@@ -8,7 +8,7 @@
 // stamps `job.t` before `add`, i.e. before the database write (accept → start).
 import { createHash } from 'node:crypto';
 import { Redis } from 'iovalkey';
-import { createStreamKeys, encodePointer, formatJobId } from '@sluice/contracts';
+import { encodePointer, formatJobId } from '@sluice/contracts';
 import {
   addToOutbox,
   deleteDispatchedOutbox,
@@ -22,6 +22,7 @@ import { monoMs } from '../harness/clock.js';
 import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from '../sluice/bench-job.js';
 import { parseStreamsChildConfig, stampedEntryId } from '../sluice/streams-config.js';
 import { closeDatabase } from '../sluice/close-database.js';
+import { createStreamKeys } from '@sluice/runtime-valkey-streams';
 
 const OUTBOX_DELETE_MS = 100;
 

@@ -4,7 +4,7 @@
 // terminal transition is committed and its entry acknowledged. Latency runs wrap the runtime in
 // the probe (streams-probe.ts) for the dispatch and commit stamps and tail the events stream.
 import { openDatabase } from '@sluice/storage';
-import { createStreamsRuntime, createWorker, type Worker } from '@sluice/worker';
+import { createWorker, type Worker } from '@sluice/worker';
 import type { CreateConsumer } from '../adapter.js';
 import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/bench-job.js';
 import { parseStreamsChildConfig } from '../sluice/streams-config.js';
@@ -12,6 +12,7 @@ import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
 import { monoMs } from '../harness/clock.js';
+import { createStreamsRuntime } from '@sluice/runtime-valkey-streams';
 
 export { createProducer } from './sluice-streams-producer.js';
 

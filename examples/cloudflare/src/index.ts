@@ -4,7 +4,7 @@
 // with state in D1 and blobs in R2; dead letters arrive on the DLQ queue. The job definitions and
 // handlers are the quickstart's, imported unchanged.
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';
-import { createSluiceWorkflow } from '@sluice/worker/cloudflare';
+import { createSluiceWorkflow } from '@sluice/runtime-cloudflare-workflows/worker';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { jobs } from '@sluice/example-quickstart/jobs';
 

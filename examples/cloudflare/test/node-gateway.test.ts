@@ -10,7 +10,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
 import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
-import { createGateway, createWorkflowsRestDispatcher, serve } from '@sluice/gateway';
+import { createGateway, serve } from '@sluice/gateway';
+import {
+  createWorkflowsRestDispatcher,
+  stateCallbackRoutes,
+} from '@sluice/runtime-cloudflare-workflows';
 import {
   callsForJob,
   callsForUnit,
@@ -28,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 // By path: a test helper of the gateway package, not part of its exports.
-import { startFakeWorkflowsApi } from '../../../packages/gateway/src/testing/fake-workflows-api.js';
+import { startFakeWorkflowsApi } from '../../../packages/runtime-cloudflare-workflows/src/testing/fake-workflows-api.js';
 import { remoteJobs } from './remote-jobs.js';
 import { startWranglerDev, type WranglerDev } from './wrangler-dev.js';
 
@@ -107,7 +111,7 @@ describeEachDialect('a Node gateway running jobs on a workerd Workflow', (ctx) =
         apiBase: fake.url,
         workflows: { v1: 'sluice-remote-v1' },
       }),
-      stateCallback: { secret: SECRET },
+      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
       logger: { warn() {}, error() {} },
       eventPollMs: 50,
     });

@@ -4,7 +4,10 @@
 // a run has to go through the gateway. One test-only route stands in for Cloudflare's REST API
 // create: the test's fake of that API forwards each create here, to the Workflow binding.
 import { defineHandler } from '@sluice/worker/core';
-import { createSluiceWorkflow, gatewayStoreFromEnv } from '@sluice/worker/cloudflare';
+import {
+  createSluiceWorkflow,
+  gatewayStoreFromEnv,
+} from '@sluice/runtime-cloudflare-workflows/worker';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { paid, remoteJobs } from './remote-jobs.js';
 

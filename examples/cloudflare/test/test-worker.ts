@@ -4,7 +4,7 @@
 // the cron handler (`scheduled`) on demand. Not part of the example.
 import { defineJob, defineJobs } from '@sluice/contracts';
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';
-import { createSluiceWorkflow } from '@sluice/worker/cloudflare';
+import { createSluiceWorkflow } from '@sluice/runtime-cloudflare-workflows/worker';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { summarize } from '@sluice/example-quickstart/jobs';
 import { z } from 'zod';

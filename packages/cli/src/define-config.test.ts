@@ -2,6 +2,7 @@ import { defineJob, defineJobs } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveSettings, rolloutEnvName } from './define-config.js';
+import { embedded } from './runtimes/embedded.js';
 
 const jobs = defineJobs(
   defineJob({
@@ -17,7 +18,7 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ jobs }, {})).toMatchObject({
       database: '.sluice/sluice.db',
       blobsDir: '.sluice/blobs',
-      runtime: 'embedded',
+      runtime: expect.objectContaining({ name: 'embedded' }),
       port: 3000,
       hostname: '127.0.0.1',
       workerPort: undefined,
@@ -37,7 +38,7 @@ describe('resolveSettings', () => {
         jobs,
         database: 'file.db',
         port: 4000,
-        runtime: 'embedded',
+        runtime: embedded(),
         rollout: { 'video.render-scene': 5 },
       },
       {
@@ -75,27 +76,6 @@ describe('resolveSettings', () => {
     [{ SLUICE_SIGNING_SECRET: 'x'.repeat(31) }, /SLUICE_SIGNING_SECRET must be at least 32 bytes/],
   ])('refuses %o', (env, message) => {
     expect(() => resolveSettings({ jobs }, env)).toThrowError(message);
-  });
-  it('streams_fairness_is_checked_at_start: a depth below 1 or an unknown key is INVALID_CONFIG', () => {
-    const ok = resolveSettings({ jobs, streams: { fairness: { maxUndelivered: 64 } } }, {});
-    expect(ok.streams).toEqual({ fairness: { maxUndelivered: 64 } });
-    expect(resolveSettings({ jobs, streams: { fairness: false } }, {}).streams).toEqual({
-      fairness: false,
-    });
-    expect(resolveSettings({ jobs }, {}).streams).toEqual({});
-    for (const streams of [
-      { fairness: { maxUndelivered: 0 } },
-      { fairness: { maxUndelivered: 1.5 } },
-      { fairness: { maxUndeliverd: 64 } },
-      { fairness: true },
-    ]) {
-      expect(() => resolveSettings({ jobs, streams: streams as never }, {})).toThrowError(
-        expect.objectContaining({
-          code: 'INVALID_CONFIG',
-          message: expect.stringMatching(/^streams\./),
-        }),
-      );
-    }
   });
   it('checks retention at start: parsed durations, and INVALID_CONFIG naming a wrong field', () => {
     expect(resolveSettings({ jobs }, {}).retention).toEqual({});

@@ -11,12 +11,9 @@ import {
   type RetentionSettings,
   type RetentionSettingsInput,
 } from '@sluice/contracts';
-import type { LimitOverrides } from '@sluice/gateway';
+import type { LimitOverrides, NodeRuntime } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
-import { findRuntime, type RuntimeName } from './runtimes/registry.js';
-import { parseStreamsConfig, type StreamsConfig } from './streams-config.js';
-
-export type { RuntimeName };
+import { resolveRuntime } from './runtimes/registry.js';
 
 /** kind → version → handler, for the kinds and versions of registry `R`. */
 export type HandlerMap<R extends JobRegistry> = {
@@ -42,25 +39,12 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   database?: string;
   /** Blob folder for the local store (default `.sluice/blobs`). Env: SLUICE_BLOBS_DIR. */
   blobsDir?: string;
-  /** Env: SLUICE_RUNTIME. */
-  runtime?: RuntimeName;
-  /** Env: REDIS_URL. */
-  redisUrl?: string;
   /**
-   * The valkey-streams runtime's fairness across tenants: at most `fairness.maxUndelivered`
-   * (default 256) undelivered entries per job stream, the rest wait in the database and the
-   * fair feeder (every `fairness.feedEveryMs`, default 25) hands them out round-robin across
-   * tenants. Keep it above the workers' total concurrency. `fairness: false`: unbounded, arrival
-   * order. Checked at start (INVALID_CONFIG).
+   * The runtime object (`valkeyStreams({ url })`, `cloudflareWorkflows({ workflows })`; default
+   * `embedded()`). Env SLUICE_RUNTIME naming another runtime picks that one with its defaults;
+   * the runtime's own variables (REDIS_URL, …) are written over its options.
    */
-  streams?: StreamsConfig;
-  /**
-   * The cloudflare-workflows runtime: the Workflow of each version (`{ v1: 'summarize-v1' }`),
-   * the account (env CLOUDFLARE_ACCOUNT_ID) and, for tests, another API base. The API token
-   * (CLOUDFLARE_API_TOKEN) and the state callback's secret (SLUICE_STATE_CALLBACK_SECRET) come
-   * from the environment only.
-   */
-  cloudflare?: { workflows?: Record<string, string>; accountId?: string; apiBase?: string };
+  runtime?: NodeRuntime;
   /** Gateway port (default 3000). Env: PORT. */
   port?: number;
   hostname?: string;
@@ -122,17 +106,8 @@ export interface Settings {
   blobsDir: string;
   /** Where blobs live: `SLUICE_BLOBS` (`s3://bucket/prefix`, a folder, `file://…`) or blobsDir. */
   blobs: string;
-  runtime: RuntimeName;
-  redisUrl: string | undefined;
-  /** `streams` of the config, checked (streams-config.ts). */
-  streams: StreamsConfig;
-  cloudflare: {
-    accountId: string | undefined;
-    apiToken: string | undefined;
-    apiBase: string | undefined;
-    workflows: Record<string, string>;
-    callbackSecret: string | undefined;
-  };
+  /** The runtime, with the environment's overrides applied and checked. */
+  runtime: NodeRuntime;
   port: number;
   hostname: string;
   workerPort: number | undefined;
@@ -187,7 +162,7 @@ export function resolveSettings(
   config: SluiceConfig<JobRegistry, object>,
   env: Env = process.env,
 ): Settings {
-  const runtime = findRuntime(env.SLUICE_RUNTIME ?? config.runtime ?? 'embedded');
+  const runtime = resolveRuntime(config.runtime, env);
   const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
   for (const kind of Object.keys(config.jobs)) {
     const raw = env[rolloutEnvName(kind)];
@@ -204,16 +179,7 @@ export function resolveSettings(
     database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
     blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     blobs: env.SLUICE_BLOBS || env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
-    runtime: runtime.name as RuntimeName,
-    redisUrl: env.REDIS_URL ?? config.redisUrl,
-    streams: parseStreamsConfig(config.streams),
-    cloudflare: {
-      accountId: env.CLOUDFLARE_ACCOUNT_ID || config.cloudflare?.accountId,
-      apiToken: env.CLOUDFLARE_API_TOKEN || undefined,
-      apiBase: config.cloudflare?.apiBase,
-      workflows: { ...(config.cloudflare?.workflows ?? {}) },
-      callbackSecret: env.SLUICE_STATE_CALLBACK_SECRET || undefined,
-    },
+    runtime,
     port: int('PORT', env.PORT) ?? config.port ?? 3000,
     hostname: env.HOST || config.hostname || '127.0.0.1',
     workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
@@ -236,9 +202,6 @@ export function resolveSettings(
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
     retention: parseRetentionSettings(config.retention),
   };
-  // What this runtime needs from the settings, asked of the runtime itself.
-  const missing = runtime.check(settings);
-  if (missing) throw new SluiceError('INVALID_CONFIG', `the ${runtime.name} runtime ${missing}`);
   return settings;
 }
 

@@ -10,7 +10,6 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Settings } from './define-config.js';
-import { findRuntime } from './runtimes/registry.js';
 
 export interface Resources {
   database: SluiceDatabase;
@@ -26,10 +25,10 @@ export async function openResources(
   settings: Settings,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Resources> {
-  // A runtime that carries events (Valkey Streams' events stream) makes PostgreSQL NOTIFY a cost.
+  // A runtime that carries events (an events stream of its own) makes PostgreSQL NOTIFY a cost.
   const database = openDatabase({
     url: settings.database,
-    notifyEvents: !findRuntime(settings.runtime).capabilities.carriesEvents,
+    notifyEvents: !settings.runtime.capabilities.carriesEvents,
   });
   try {
     await migrate(database);

@@ -3,7 +3,7 @@
 // Flags are folded into the environment that `resolveSettings` reads, so there is one reader.
 
 import { Option, type Command } from 'commander';
-import { RUNTIME_NAMES } from './runtimes/registry.js';
+import { RUNTIME_NAMES, runtimeEnvVars } from './runtimes/registry.js';
 
 function opt(flags: string, description: string, env: string): Option {
   return new Option(flags, description).env(env);
@@ -26,11 +26,12 @@ export function withDatabaseOptions(cmd: Command): Command {
 
 /** Everything `dev`, `gateway` and `worker` read. */
 export function withServeOptions(cmd: Command): Command {
-  return withDatabaseOptions(cmd)
-    .addOption(
-      opt('--runtime <name>', `${RUNTIME_NAMES.join(' | ')} (default embedded)`, 'SLUICE_RUNTIME'),
-    )
-    .addOption(opt('--redis-url <url>', 'Valkey/Redis for the valkey-streams runtime', 'REDIS_URL'))
+  withDatabaseOptions(cmd).addOption(
+    opt('--runtime <name>', `${RUNTIME_NAMES.join(' | ')} (default embedded)`, 'SLUICE_RUNTIME'),
+  );
+  // The flags the runtimes declare for their options (secrets have none: environment only).
+  for (const v of runtimeEnvVars()) if (v.flag) cmd.addOption(opt(v.flag, v.description, v.name));
+  return cmd
     .addOption(opt('--port <n>', 'gateway port (default 3000)', 'PORT'))
     .addOption(opt('--host <host>', 'gateway interface (default 127.0.0.1)', 'HOST'))
     .addOption(

@@ -54,7 +54,7 @@ const CASES: [string, () => string[], number, RegExp][] = [
     'a runtime without what it needs (asked of the runtime object)',
     () => ['gateway', '--runtime', 'cloudflare-workflows'],
     EXIT_CODES.config,
-    /^sluice: the cloudflare-workflows runtime needs CLOUDFLARE_ACCOUNT_ID \(or cloudflare\.accountId\)$/,
+    /^sluice: the cloudflare-workflows runtime needs CLOUDFLARE_ACCOUNT_ID \(or accountId\)$/,
   ],
   [
     'busy port',

@@ -21,7 +21,13 @@ import { withBuildLock } from './registry/workspace-packages.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Each package's build reads the declarations of the packages in the levels before it. */
-const BUILD_LEVELS = [['contracts'], ['storage', 'client'], ['gateway', 'worker'], ['cli']];
+const BUILD_LEVELS = [
+  ['contracts'],
+  ['storage', 'client'],
+  ['gateway', 'worker'],
+  ['runtime-valkey-streams', 'runtime-cloudflare-workflows'],
+  ['cli'],
+];
 const PACKAGES = BUILD_LEVELS.flat();
 /** Third-party packages the app adds itself, at the versions the workspace installed. */
 const APP_DEPS = ['zod', 'better-sqlite3', 'ws'];

@@ -2,12 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { eventState, isStateChange } from './event-state.js';
 import { JobErrorSchema, JobEvent } from './events.js';
 import { formatJobId } from './job-id.js';
-import {
-  createStreamKeys,
-  PRIORITY_BANDS,
-  priorityBand,
-  type PriorityBand,
-} from './runtime-keys.js';
 
 const base = { jobId: formatJobId('v1'), seq: 1, at: '2026-11-29T08:00:00.000Z' };
 
@@ -85,43 +79,5 @@ describe('JobEvent', () => {
     expect(JobErrorSchema.safeParse({ kind: 'sluice', code: 'NOPE', message: 'x' }).success).toBe(
       false,
     );
-  });
-});
-
-describe('stream keys', () => {
-  it('builds every name in one place', () => {
-    const k = createStreamKeys();
-    expect(k.jobs('demo.summarize', 'v2')).toBe('sluice:jobs:demo.summarize:v2');
-    expect(k.deadLetters('demo.summarize', 'v1')).toBe('sluice:dlq:demo.summarize:v1');
-    expect(k.group).toBe('sluice-workers');
-    expect(k.events).toBe('sluice:events');
-    expect(k.served('demo.summarize')).toBe('sluice:served:demo.summarize');
-    expect(k.generation).toBe('sluice:generation');
-    expect(createStreamKeys('t1').jobs('a.b', 'v1')).toBe('t1:jobs:a.b:v1');
-  });
-  it('gives each priority band its own stream; normal keeps the unbanded name', () => {
-    const k = createStreamKeys();
-    expect(PRIORITY_BANDS.map((b) => k.jobs('a.b', 'v1', b))).toEqual([
-      'sluice:jobs:a.b:v1:high',
-      'sluice:jobs:a.b:v1',
-      'sluice:jobs:a.b:v1:low',
-    ]);
-    expect(() => k.jobs('a.b', 'v1', 'urgent' as PriorityBand)).toThrowError(/band/);
-    expect([10, 1, 0, undefined, -1, -10].map(priorityBand)).toEqual([
-      'high',
-      'high',
-      'normal',
-      'normal',
-      'low',
-      'low',
-    ]);
-  });
-  it('refuses names that could collide or escape', () => {
-    const k = createStreamKeys();
-    expect(() => k.jobs('a.b:x', 'v1')).toThrowError(/invalid kind/);
-    expect(() => k.jobs('a.b', '1')).toThrowError(/invalid kind/);
-    expect(() => k.deadLetters('A.b', 'v1')).toThrowError();
-    expect(() => k.served('nope')).toThrowError(/invalid kind/);
-    expect(() => createStreamKeys('Bad Prefix')).toThrowError(/invalid stream key prefix/);
   });
 });

@@ -22,26 +22,6 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   limitsProviders: true,
 });
 
-/** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
-export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
-  memoizesSteps: false,
-  reclaimsAbandoned: true,
-  dispatchesInTransaction: false,
-  carriesEvents: true,
-  pullsDeliveries: true,
-  startsOnClaim: false,
-  acksWithOutcome: false,
-  delaysJobs: true,
-  delaysInRun: false,
-  // A stream per priority band (high 1…10, normal 0, low −10…−1) per (kind, version), read
-  // highest band first with every 8th read lowest first (aging). Order is by band, not by value.
-  prioritizes: true,
-  // The same stream in arrival order: a tenant's burst is read before a later tenant's job.
-  fairAcrossTenants: false,
-  limitsStarts: true,
-  limitsProviders: true,
-});
-
 /**
  * Cloudflare Workflows: the platform pushes each job into its own Workflow instance (no pull
  * consumer), memoizes `step.do` results so a replay re-runs no finished step, and resumes an

@@ -4,7 +4,14 @@
 // differences between runtimes are capability flags, never name checks.
 
 import type { MessagePointer } from './message-pointer.js';
-import type { PublishedEvent } from './stream-events.js';
+import type { JobEvent } from './events.js';
+
+/** A committed status event as a runtime carries it to other processes (`carriesEvents`). */
+export interface PublishedEvent {
+  tenantId: string;
+  kind: string;
+  event: JobEvent;
+}
 
 export interface RuntimeCapabilities {
   /** `step(name, fn)` results are memoized by the platform (Workflows `step.do`); else the units table backs it. */

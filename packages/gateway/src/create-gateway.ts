@@ -32,7 +32,6 @@ import { createAppRouter } from './routers/index.js';
 import { resolveLimits } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
 import { createServedVersionCheck } from './served-versions.js';
-import { registerStateCallback } from './runtimes/cloudflare-workflows/state-callback-route.js';
 import { createOrphanSweeper } from './orphan-sweeper.js';
 import { createRetentionSweeper } from './retention/retention-sweeper.js';
 import { resolveRetention } from './retention/run-retention-pass.js';
@@ -164,17 +163,11 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     quotaBytes: limits.tenantStorageBytes,
   });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
-  if (options.stateCallback) {
-    registerStateCallback(
-      app,
-      {
-        database,
-        publish: (events) => hub.publish(events),
-        onReject: (code) => metrics.reject(code),
-      },
-      options.stateCallback,
-    );
-  }
+  options.runtimeRoutes?.(app, {
+    database,
+    publish: (events) => hub.publish(events),
+    onReject: (code) => metrics.reject(code),
+  });
   app.use(
     '/trpc/*',
     requestLimit({

@@ -3,19 +3,24 @@
 // their callers) with their outbox rows deleted in the same transaction; a failed dispatch leaves
 // every row for the reconciler; a row re-written after the dispatch began (a retry) survives.
 
-import { formatJobId, type MessagePointer, type RuntimeDispatcher } from '@sluice/contracts';
+import {
+  EMBEDDED_CAPABILITIES,
+  formatJobId,
+  type MessagePointer,
+  type RuntimeDispatcher,
+} from '@sluice/contracts';
 import { addToOutbox, dueOutbox, getJobById, insertJob, isoIn, type Db } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { createDispatchBatcher } from './dispatch-batcher.js';
-import { STREAMS_CAPABILITIES } from './runtimes/valkey-streams/create-streams-dispatcher.js';
 
 function recordingRuntime() {
   const calls: MessagePointer[][] = [];
   const state = { fail: false };
   const runtime: RuntimeDispatcher<Db> = {
     name: 'recording',
-    capabilities: STREAMS_CAPABILITIES,
+    // A transport outside the database: dispatch runs after commit.
+    capabilities: { ...EMBEDDED_CAPABILITIES, dispatchesInTransaction: false },
     async dispatch(pointers) {
       await new Promise((r) => setTimeout(r, 5));
       if (state.fail) throw new Error('transport down');

@@ -1,6 +1,6 @@
 // Post-commit dispatch, coalesced across concurrent submits: what arrives while a batch is being
 // collected (at most `maxDelayMs`, or until `maxBatch` pointers) or while earlier batches are in
-// flight goes out as ONE `runtime.dispatch` (one XADD pipeline). Like a group commit, batches grow
+// flight goes out as ONE `runtime.dispatch` (one round trip to the transport). Like a group commit, batches grow
 // with load and cost ~nothing when idle. Callers wait for the dispatch only: the outbox rows of
 // dispatched jobs are deleted in the background, many batches per transaction (on SQLite, where
 // commits are serialized, a delete per submit would halve the submit rate). A crash before that

@@ -1,4 +1,4 @@
-// The outbox path, for runtimes whose queue is not in the job database (Valkey Streams later):
+// The outbox path, for runtimes whose queue is not in the job database:
 // outbox row and the queued transition in the accept transaction, dispatch after commit, then the
 // outbox cleared. A dispatch that fails after commit leaves the outbox row for the reconciler.
 

@@ -22,7 +22,7 @@ import type { AppRouter } from './routers/index.js';
 import type { LimitOverrides } from './limits/limits.js';
 import type { OrphanSweepResult } from './orphan-sweeper.js';
 import type { UploadOptions } from './uploads.js';
-import type { StateCallbackOptions } from './runtimes/cloudflare-workflows/state-callback-route.js';
+import type { RuntimeRoutes } from './runtimes/runtime-half.js';
 import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
 
 export interface GatewayOptions<R extends JobRegistry> {
@@ -36,7 +36,7 @@ export interface GatewayOptions<R extends JobRegistry> {
    * own events to the other replicas.
    */
   eventTailer?: EventTailer;
-  /** Readiness and metrics of the runtime (Valkey Streams: Redis reachable, stream figures). */
+  /** Readiness and metrics of the runtime's transport (its server reachable, its queue figures). */
   runtimeProbes?: RuntimeProbes;
   /**
    * Group commit of concurrent submits (accept-batcher.ts). Default: one batch transaction at a
@@ -52,11 +52,10 @@ export interface GatewayOptions<R extends JobRegistry> {
   limits?: LimitOverrides;
   uploads?: UploadOptions;
   /**
-   * The authenticated state callback (runtimes/cloudflare-workflows/state-callback-route.ts):
-   * Workers running jobs this gateway dispatched to Cloudflare Workflows report their attempt
-   * writes here, HMAC-signed with `secret`. Off unless given.
+   * Routes the runtime adds to the app (a push platform's signed callbacks: the runs it was
+   * handed report their writes here). None unless given.
    */
-  stateCallback?: StateCallbackOptions;
+  runtimeRoutes?: RuntimeRoutes | undefined;
   downloads?: {
     /**
      * Key (≥ 32 bytes) of the HMAC-signed download links the gateway issues when the blob store

@@ -1,5 +1,5 @@
 // Probes and metrics. `/healthz` answers while the process lives; `/readyz` only while the
-// database answers `select 1` and the runtime (if it has probes: Redis for Valkey Streams) is
+// database answers `select 1` and the runtime (if it has probes: its transport's server) is
 // reachable, and not once shutdown began; `/metrics` is this gateway's prom-client registry. The
 // registry shows every tenant's activity, so on the API port `/metrics` needs a key with the
 // `metrics:read` scope (a scraper's key, good for nothing else) or `admin`;
@@ -13,7 +13,7 @@ import type { Gatekeeper } from './auth/gatekeeper.js';
 import type { Registry } from 'prom-client';
 import type { GatewayMetrics } from './metrics.js';
 
-/** What a runtime adds to the probes (Valkey Streams: Redis reachable, stream figures). */
+/** What a runtime adds to the probes (its server reachable, its queue figures). */
 export interface RuntimeProbes {
   /** Why the runtime is not ready, or undefined when it is. */
   unready(): Promise<string | undefined>;

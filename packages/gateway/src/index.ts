@@ -4,17 +4,21 @@ export { serve, serveMetrics } from './serve.js';
 export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
-export * from './runtimes/valkey-streams/index.js';
-export * from './runtimes/cloudflare-workflows/index.js';
 export { createReconciler, RECONCILER_LOCK } from './reconciler/create-reconciler.js';
 export type {
+  DataLossDetector,
   Reconciler,
   ReconcilerOptions,
   ReconcilerStats,
 } from './reconciler/create-reconciler.js';
-export { createStreamTailer } from './events/stream-tailer.js';
-export type { StreamTailer, StreamTailerOptions } from './events/stream-tailer.js';
 export type { RuntimeProbes } from './health.js';
+export type {
+  GatewayRuntimeHalf,
+  NodeRuntime,
+  RuntimeResources,
+  RuntimeRouteDeps,
+  RuntimeRoutes,
+} from './runtimes/runtime-half.js';
 export type { DispatchBatchOptions } from './dispatch-batcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { Gatekeeper } from './auth/gatekeeper.js';
@@ -22,10 +26,12 @@ export { admitHttp } from './auth/admit-http.js';
 export { DEFAULT_LIMITS, UNLIMITED_RATE } from './limits/limits.js';
 export type { Limits, LimitOverrides } from './limits/limits.js';
 export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';
-export type { EventHub, HubSubscriber, EventTailer } from './events/event-hub.js';
+export type { EventHub, HubSubscriber, EventTailer, TailerSink } from './events/event-hub.js';
 export { createLogger } from './logger.js';
 export type { GatewayLogger, LoggerOptions } from './logger.js';
 export type { GatewayMetrics } from './metrics.js';
+// For runtimes' own collectors (their probes' `registerMetrics`).
+export { counterFrom, sharedRead } from './metrics.js';
 export type { UploadOptions } from './uploads.js';
 export { DEFAULT_UPLOAD_TYPES } from './upload-types.js';
 export type { WebSocketOptions, WebSocketEndpoint } from './websocket.js';

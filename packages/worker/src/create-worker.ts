@@ -9,7 +9,13 @@ import {
   resolveProviderLimits,
   type LimitObserver,
 } from './guard/provider-limiter.js';
-import type { JobRegistry, RuntimeConsumer, RuntimeStats, VersionKey } from '@sluice/contracts';
+import type {
+  JobRegistry,
+  RuntimeConsumer,
+  RuntimeConsumerContext,
+  RuntimeStats,
+  VersionKey,
+} from '@sluice/contracts';
 import { SluiceError } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
@@ -25,12 +31,8 @@ import { runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
 import type { SettledJob } from './writers/finish-plan.js';
 
-export interface RuntimeContext {
-  readonly versions: readonly VersionKey[];
-  readonly workerId: string;
-  readonly leaseMs: number;
-  readonly onError: (error: unknown) => void;
-}
+/** What a runtime's consumer factory is given (contracts `RuntimeConsumerContext`). */
+export type RuntimeContext = RuntimeConsumerContext;
 
 export type RuntimeOption = RuntimeConsumer | ((ctx: RuntimeContext) => RuntimeConsumer);
 
@@ -186,7 +188,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     unreadyAfterReadFailures: opts.unreadyAfterReadFailures,
     unroutableGraceMs: opts.unroutableGraceMs,
     sweepEveryMs: opts.sweepEveryMs,
-    // A runtime with its own served-versions registry (the Streams ZSET) feeds the sweep.
+    // A runtime with its own served-versions registry (outside the database) feeds the sweep.
     servedVersions: opts.servedVersions ?? runtimeServedVersions(consumer),
     checkpoints: opts.checkpoints,
     stagingSweepEveryMs: opts.stagingSweepEveryMs,

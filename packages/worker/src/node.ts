@@ -1,5 +1,5 @@
-// `@sluice/worker/node`: the Node runtimes and their host — createWorker, the embedded and
-// Valkey Streams runtimes, probes, metrics, logging — plus everything of `@sluice/worker/core`
+// `@sluice/worker/node`: the runtime host — createWorker, the embedded runtime (the default;
+// other runtimes come in their own packages), probes, metrics, logging — plus everything of `@sluice/worker/core`
 // (re-exported here, so a Node app needs one import). Re-exports only.
 export * from './core.js';
 export { createWorker } from './create-worker.js';
@@ -19,26 +19,6 @@ export { createEmbeddedQueueStore } from './backends/embedded-queue-store.js';
 export type { EmbeddedQueueStoreOptions } from './backends/embedded-queue-store.js';
 export { createEmbeddedConsumer, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
 export type { EmbeddedConsumerOptions } from './runtimes/embedded.js';
-export {
-  createStreamsRuntime,
-  DEFAULT_STREAMS_LEASE_MS,
-} from './backends/create-streams-runtime.js';
-export type { StreamsRuntimeOptions } from './backends/create-streams-runtime.js';
-export {
-  createStreamsConsumer,
-  STREAMS_CAPABILITIES,
-  WatchdogError,
-} from './runtimes/valkey-streams/index.js';
-export type {
-  BlockingStreamsClient,
-  StreamsClient,
-  StreamsConnections,
-  StreamsConsumer,
-  StreamsConsumerOptions,
-  StreamsDelivery,
-} from './runtimes/valkey-streams/index.js';
-export { createValkeyConnections } from './backends/valkey/create-valkey-connections.js';
-export type { ValkeyConnectionOptions } from './backends/valkey/create-valkey-connections.js';
 export { registerRuntimeStats, runtimeServedVersions } from './host/runtime-stats.js';
 export type {
   ClaimedDelivery,

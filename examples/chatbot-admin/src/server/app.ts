@@ -8,14 +8,12 @@ import {
   createApiKeyAuth,
   createEmbeddedDispatcher,
   createGateway,
-  createStreamsGatewayRuntime,
   serve,
   type GatewayOptions,
 } from '@sluice/gateway';
 import { createLocalBlobStore, migrate, openDatabase, type SluiceDatabase } from '@sluice/storage';
 import {
   createEmbeddedRuntime,
-  createStreamsRuntime,
   createWorker,
   type RuntimeOption,
   type Worker,
@@ -25,6 +23,7 @@ import { jobs, type Jobs } from '../jobs.js';
 import { demoLogins, type Login } from './logins.js';
 import { addStaticFiles } from './static-files.js';
 import { addTenantRoutes } from './tenant-routes.js';
+import { createStreamsGatewayRuntime, createStreamsRuntime } from '@sluice/runtime-valkey-streams';
 
 /** Largest document an admin may upload (the gateway refuses more before storing a byte). */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;

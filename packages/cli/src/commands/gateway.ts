@@ -1,7 +1,6 @@
 import { createGateway, serve, serveMetrics, type RunningGateway } from '@sluice/gateway';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
-import { findRuntime } from '../runtimes/registry.js';
 
 export interface StartedGateway {
   running: RunningGateway;
@@ -12,16 +11,16 @@ export async function startGateway(
   settings: Settings,
   resources: Resources,
 ): Promise<StartedGateway> {
-  // The gateway half of the configured runtime (dispatcher; for Streams its tailer and probes).
-  const parts = findRuntime(settings.runtime).gateway(settings, resources);
+  // The gateway half of the configured runtime (its dispatcher; a tailer, probes, routes).
+  const parts = settings.runtime.gateway({ database: resources.database });
   const gateway = createGateway({
     jobs: settings.jobs,
     database: resources.database,
     blobs: resources.blobs,
-    runtime: parts.runtime,
-    ...(parts.eventTailer ? { eventTailer: parts.eventTailer } : {}),
-    ...(parts.runtimeProbes ? { runtimeProbes: parts.runtimeProbes } : {}),
-    ...(parts.stateCallback ? { stateCallback: parts.stateCallback } : {}),
+    runtime: parts.dispatcher,
+    eventTailer: parts.eventTailer,
+    runtimeProbes: parts.probes,
+    runtimeRoutes: parts.routes,
     auth: { devKey: settings.devApiKey },
     uploads: { maxBytes: settings.uploads.maxBytes, ttlMs: settings.uploads.ttlMs },
     origins: settings.origins,

@@ -4,7 +4,6 @@ import { randomToken } from '@sluice/contracts';
 import type { Settings } from '../define-config.js';
 import { openResources } from '../resources.js';
 import { startGateway, type StartedGateway } from './gateway.js';
-import { findRuntime } from '../runtimes/registry.js';
 import { startWorker } from './worker.js';
 
 export type ServeMode = 'dev' | 'gateway' | 'worker';
@@ -40,7 +39,7 @@ export async function runServe(
     if (mode !== 'worker') gateway = await startGateway(settings, resources);
     // A platform that pushes jobs (Workflows) has no worker process to start in `dev`; `sluice
     // worker` says how to deploy it instead (startWorker).
-    const pushes = findRuntime(settings.runtime).worker.kind === 'push';
+    const pushes = settings.runtime.worker().kind === 'push';
     if (mode === 'worker' || (mode === 'dev' && !pushes))
       worker = await startWorker(settings, resources);
   } catch (error) {
@@ -60,13 +59,13 @@ export async function runServe(
     },
   };
   out(
-    `sluice ${mode}: runtime ${settings.runtime}, database ${settings.database.startsWith('postgres') ? 'postgres' : settings.database}`,
+    `sluice ${mode}: runtime ${settings.runtime.name}, database ${settings.database.startsWith('postgres') ? 'postgres' : settings.database}`,
   );
   if (served.gatewayUrl)
     out(
       `gateway listening on ${served.gatewayUrl} (tRPC /trpc, WebSocket /ws, uploads /v1/uploads)`,
     );
-  const half = findRuntime(settings.runtime).worker;
+  const half = settings.runtime.worker();
   if (mode === 'dev' && half.kind === 'push') out(`no worker here: ${half.instructions}`);
   if (served.workerProbesUrl)
     out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);

@@ -2,7 +2,6 @@ import { SluiceError } from '@sluice/contracts';
 import { createWorker, type HandlerRegistry, type Worker } from '@sluice/worker';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
-import { findRuntime } from '../runtimes/registry.js';
 
 export async function startWorker(settings: Settings, resources: Resources): Promise<Worker> {
   if (Object.keys(settings.handlers).length === 0) {
@@ -12,12 +11,12 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     );
   }
   // The consume half of the configured runtime: a pull consumer, or a platform that pushes.
-  const half = findRuntime(settings.runtime).worker;
+  const half = settings.runtime.worker();
   if (half.kind === 'push') throw new SluiceError('INVALID_CONFIG', half.instructions);
   const worker = createWorker({
     jobs: settings.jobs,
     handlers: settings.handlers as HandlerRegistry,
-    runtime: half.create(settings, resources),
+    runtime: half.consumer({ database: resources.database }),
     database: resources.database,
     blobs: resources.blobs,
     concurrency: settings.concurrency,

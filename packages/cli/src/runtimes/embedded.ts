@@ -1,26 +1,28 @@
-// The embedded runtime: the queue is the jobs table of the job database (SQLite, PostgreSQL).
-import { EMBEDDED_CAPABILITIES } from '@sluice/contracts';
-import { createEmbeddedDispatcher } from '@sluice/gateway';
+// The embedded runtime, the default: the queue is the jobs table of the job database (SQLite,
+// PostgreSQL). Its halves are the gateway's and the worker's own (no transport of its own, so no
+// package of its own): dispatch joins the accept transaction, a claim starts the job.
+import { defineRuntime, EMBEDDED_CAPABILITIES } from '@sluice/contracts';
+import {
+  createEmbeddedDispatcher,
+  type GatewayRuntimeHalf,
+  type RuntimeResources,
+} from '@sluice/gateway';
 import { createEmbeddedRuntime } from '@sluice/worker';
-import type { SluiceRuntime } from './types.js';
+import { z } from 'zod';
 
-export const embeddedRuntime: SluiceRuntime<'embedded'> = {
+export const embedded = defineRuntime({
   name: 'embedded',
-  capabilities: EMBEDDED_CAPABILITIES,
-  check: () => undefined,
-  gateway(_settings, resources) {
-    const runtime = createEmbeddedDispatcher(resources.database);
-    return { runtime, close: () => runtime.close() };
+  options: z.object({}).strict(),
+  capabilities: () => EMBEDDED_CAPABILITIES,
+  gateway(_options, { database }: RuntimeResources): GatewayRuntimeHalf {
+    const dispatcher = createEmbeddedDispatcher(database);
+    return { dispatcher, close: () => dispatcher.close() };
   },
-  worker: {
+  worker: () => ({
     kind: 'pull',
-    create: (_settings, resources) => (ctx) =>
-      createEmbeddedRuntime({
-        database: resources.database,
-        versions: ctx.versions,
-        workerId: ctx.workerId,
-        leaseMs: ctx.leaseMs,
-        onError: ctx.onError,
-      }),
-  },
-};
+    consumer:
+      ({ database }: RuntimeResources) =>
+      (ctx) =>
+        createEmbeddedRuntime({ database, ...ctx }),
+  }),
+});

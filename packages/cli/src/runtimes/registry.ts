@@ -1,29 +1,61 @@
-// THE list of runtimes the CLI and `sluice.config.ts` know (Node entry: the Cloudflare entry,
-// `@sluice/worker/cloudflare`, never imports this). A runtime is found here by its name once, at
-// config time; from then on code reads its object and its capability flags, never its name.
+// The CLI's name → factory map, so `SLUICE_RUNTIME` / `--runtime` can pick a runtime without a
+// config file. This is the only place that names runtimes: from here on code reads the runtime
+// object and its capability flags. `sluice.config.ts` passes the object itself
+// (`runtime: valkeyStreams({ url })`); the environment's variables are written over its options.
 import { SluiceError } from '@sluice/contracts';
-import { cloudflareWorkflowsRuntime } from './cloudflare-workflows.js';
-import { embeddedRuntime } from './embedded.js';
-import type { SluiceRuntime } from './types.js';
-import { valkeyStreamsRuntime } from './valkey-streams.js';
+import type { NodeRuntime } from '@sluice/gateway';
+import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
+import { embedded } from './embedded.js';
+import { valkeyStreams } from '@sluice/runtime-valkey-streams';
 
-export const RUNTIMES = [
-  embeddedRuntime,
-  valkeyStreamsRuntime,
-  cloudflareWorkflowsRuntime,
-] as const satisfies readonly SluiceRuntime[];
+export const RUNTIME_FACTORIES = {
+  embedded,
+  'valkey-streams': valkeyStreams,
+  'cloudflare-workflows': cloudflareWorkflows,
+} as const satisfies Record<string, () => NodeRuntime>;
 
-export type RuntimeName = (typeof RUNTIMES)[number]['name'];
+export type RuntimeName = keyof typeof RUNTIME_FACTORIES;
 
-export const RUNTIME_NAMES = RUNTIMES.map((r) => r.name);
+export const RUNTIME_NAMES = Object.keys(RUNTIME_FACTORIES) as RuntimeName[];
 
-export function findRuntime(name: string): SluiceRuntime {
-  const found = RUNTIMES.find((r) => r.name === name);
-  if (!found) {
+function isRuntimeName(name: string): name is RuntimeName {
+  return Object.hasOwn(RUNTIME_FACTORIES, name);
+}
+
+/** The runtime of this name with its default options. */
+export function runtimeByName(name: string): NodeRuntime {
+  if (!isRuntimeName(name)) {
     throw new SluiceError(
       'INVALID_CONFIG',
       `SLUICE_RUNTIME (--runtime) must be ${RUNTIME_NAMES.slice(0, -1).join(', ')} or ${RUNTIME_NAMES.at(-1)}, got "${name}"`,
     );
   }
-  return found;
+  return RUNTIME_FACTORIES[name]();
+}
+
+/**
+ * The runtime a deployment runs: the configured object (default embedded), or the one
+ * `SLUICE_RUNTIME` names when it names another; then the environment's overrides, then the
+ * runtime's own check of what it still lacks (INVALID_CONFIG naming the variable).
+ */
+export function resolveRuntime(
+  configured: NodeRuntime | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): NodeRuntime {
+  const named = env.SLUICE_RUNTIME;
+  const base =
+    named && named !== configured?.name ? runtimeByName(named) : (configured ?? embedded());
+  const runtime = base.withEnv(env);
+  const missing = runtime.check();
+  if (missing) throw new SluiceError('INVALID_CONFIG', `the ${runtime.name} runtime ${missing}`);
+  return runtime;
+}
+
+/** Every environment variable a known runtime reads, for the commands' flags and help. */
+export function runtimeEnvVars(): { name: string; flag?: string; description: string }[] {
+  const seen = new Map<string, { name: string; flag?: string; description: string }>();
+  for (const factory of Object.values(RUNTIME_FACTORIES)) {
+    for (const v of Object.values(factory().env)) seen.set(v.name, v);
+  }
+  return [...seen.values()];
 }

@@ -2,6 +2,7 @@
 // them with a recording environment (not from a hand-kept list): commander's option variables,
 // `resolveSettings`, the blob store opener, the loggers and the error formatter.
 
+import { runtimeEnvVars } from '../../src/runtimes/registry.js';
 import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { createLogger as createGatewayLogger } from '@sluice/gateway';
@@ -47,6 +48,8 @@ export async function knownSettings(): Promise<Set<string>> {
     for (const option of cmd.options) if (option.envVar) seen.add(option.envVar);
 
   resolveSettings(config, recording({}, seen));
+  // The variables each runtime of the name map declares for its options (flags or not).
+  for (const v of runtimeEnvVars()) seen.add(v.name);
 
   // Two passes: with every variable set (the session token is read only with keys), and with
   // none (the region falls back from SLUICE_S3_REGION to AWS_REGION).

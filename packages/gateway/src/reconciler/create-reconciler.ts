@@ -18,7 +18,6 @@ import {
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage';
-import type { DataLossDetector } from '../runtimes/valkey-streams/data-loss-detector.js';
 import { dispatchJobs } from './dispatch-jobs.js';
 import {
   deleteOutboxRows,
@@ -27,6 +26,17 @@ import {
   nonTerminalJobsPage,
   type DispatchableJob,
 } from '@sluice/storage';
+
+/**
+ * How a transport outside the database tells the reconciler it lost its data (a server restarted
+ * without persistence): then every non-terminal job is dispatched again from the database.
+ */
+export interface DataLossDetector {
+  /** True when data is gone (also on first contact with a server that never saw the marker). */
+  lost(): Promise<boolean>;
+  /** Records that the transport's current contents are whole (after the re-dispatch began). */
+  mark(): Promise<void>;
+}
 
 export const RECONCILER_LOCK = 'reconciler';
 

@@ -1,5 +1,5 @@
-// The job the cross-process Streams tests run: the same `xp.work` v1 that the worker's test child
-// (packages/worker/src/testing/streams-worker-child.ts) serves, declared here for the gateway
+// The job the cross-process tests run: the same `xp.work` v1 that the worker's test children
+// (the worker's `testing/worker-child.ts`, a runtime package's own child) serve, declared here for the gateway
 // side (the gateway never imports the worker; both follow the same declaration).
 
 import { defineJob, defineJobs } from '@sluice/contracts';

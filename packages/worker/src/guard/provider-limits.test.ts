@@ -3,8 +3,8 @@
 // real HTTP server here) counts what arrives: never more than `maxConcurrent` requests in
 // flight, and never more than `burst + callsPerSecond × window` requests in any window of its
 // own arrival times. Every job still succeeds (a call over a limit waits, it does not fail),
-// the wait is a `waiting` event a watcher reads, and the worker's metrics count it. The
-// concurrency case runs on both runtimes: Valkey Streams workers share the same database
+// the wait is a `waiting` event a watcher reads, and the worker's metrics count it. A runtime
+// package runs the concurrency case on its transport: its workers share the same database
 // counters (the limit is per provider, not per transport).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,6 @@ import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
-import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
 import type { CreateWorkerOptions, Worker } from '../create-worker.js';
 import { startLimitWorkers } from '../testing/limit-workers.js';
 
@@ -86,20 +85,17 @@ async function submit(
 
 describeEachDialect('provider limits shared by every worker', (ctx) => {
   let provider: Awaited<ReturnType<typeof startProvider>>;
-  let fx: StreamsFixture;
   beforeAll(async () => {
     provider = await startProvider();
-    fx = await createStreamsFixture();
   });
   afterAll(async () => {
     await provider.close();
-    await fx?.dispose();
   });
 
   async function workers(
     n: number,
     opts: Partial<CreateWorkerOptions> = {},
-    runtime: 'embedded' | 'streams' = 'embedded',
+    runtime: 'embedded' = 'embedded',
   ): Promise<Worker[]> {
     const handler = defineHandler(limitedJob, {
       prepare: () => [{ key: 'u', input: 0 }],
@@ -117,7 +113,6 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
       runtime,
       database: test.database,
       open: test.open,
-      redisUrl: fx.server.url,
       concurrency: 4,
       overrides: opts,
     });
@@ -132,18 +127,13 @@ describeEachDialect('provider limits shared by every worker', (ctx) => {
     return [...(await getJobsByIds(database.db, ids)).values()].map((r) => r.state);
   }
 
-  for (const runtime of ['embedded', 'streams'] as const) {
+  for (const runtime of ['embedded'] as const) {
     it(`never more than maxConcurrent calls in flight at the provider, across three workers [${runtime}]`, async () => {
       const { database } = ctx();
       provider.state.most = 0;
       const ws = await workers(3, {}, runtime);
       try {
         const ids = await submit(database, 24);
-        if (runtime === 'streams') {
-          await fx.dispatch(
-            ids.map((jobId) => ({ jobId, kind: limitedJob.kind, version: 'v1', tenantId: 't1' })),
-          );
-        }
         expect(new Set(await settle(database, ids))).toEqual(new Set(['succeeded']));
         expect(provider.state.most).toBeLessThanOrEqual(2);
         // the limit was reached (12 slots offered), so the bound above was tested

@@ -2,7 +2,7 @@
 //
 // - Deliveries whose claim already started the job (`startsOnClaim`: the embedded queue) come
 //   with their job; only the files check remains.
-// - Pointers (Streams) get ONE prepared read of their job rows, a files check when a job has
+// - Pointers (a transport outside the database) get ONE prepared read of their job rows, a files check when a job has
 //   files, and `decideDelivery` each (pure). A `start` becomes an attempt that has written
 //   nothing: its job stays `queued` until the attempt's first write (lazy start). A `reclaim`
 //   (a lapsed lease, or this worker's own job from before a restart) is started here, in one

@@ -1,5 +1,5 @@
 // Status events to the other processes, for runtimes that carry them (`capabilities.carriesEvents`:
-// the Valkey events stream every gateway tails). Called after the events are committed; best
+// an events stream every gateway tails). Called after the events are committed; best
 // effort: it never blocks or fails a job, and a lost publish is repaired by the watchers'
 // database backfill. Publishes are issued in commit order on one connection, so they stay ordered.
 

@@ -36,7 +36,7 @@ export interface ReadLoopOptions<D extends Delivery> {
 /** Batch admissions in flight at once (each is one read of job rows, no write). */
 const MAX_ADMISSIONS = 4;
 // Capped at 2 s: a transport back from an outage is read again within about that long (a
-// Streams read that hangs is torn down by its own watchdog, so this only spaces fast failures).
+// transport read that hangs is torn down by its own watchdog, so this only spaces fast failures).
 const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
 
 export class ReadLoop<D extends Delivery> {

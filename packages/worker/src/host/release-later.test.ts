@@ -2,8 +2,7 @@
 // (due time not after the row's creation) or a delayed release that is acknowledged without a
 // row to bring the job back (the job would sit queued in no stream until the slow sweep).
 
-import { STREAMS_CAPABILITIES } from '../runtimes/valkey-streams/context.js';
-import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import { EMBEDDED_CAPABILITIES, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
@@ -29,7 +28,14 @@ it('a retry row is due after its creation even for a tiny delay', async () => {
 it('a delayed release writes the outbox row before the transport lets go; a failed row requeues now', async () => {
   const calls: string[] = [];
   const consumer = {
-    capabilities: STREAMS_CAPABILITIES,
+    // A transport outside the database (dispatch after commit, an outbox row brings a job back)
+    // that acknowledges apart from the outcome (release is its own call).
+    capabilities: {
+      ...EMBEDDED_CAPABILITIES,
+      dispatchesInTransaction: false,
+      startsOnClaim: false,
+      acksWithOutcome: false,
+    },
     release: async (ds: readonly Delivery[], ms = 0) => {
       calls.push(`release ${ds.length} ${ms} rows=${(await rows()).length}`);
     },

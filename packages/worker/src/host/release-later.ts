@@ -1,5 +1,5 @@
-// Giving deliveries back for later on a runtime whose queue is not in the job database (Valkey
-// Streams): the transport has no delay, so the delivery is only acknowledged, and the job comes
+// Giving deliveries back for later on a runtime whose queue is not in the job database (a
+// transport without `dispatchesInTransaction`): the transport has no delay, so the delivery is only acknowledged, and the job comes
 // back through an outbox row due at `now + delayMs` that the gateway's reconciler dispatches.
 // The row is written first: if that fails, the delivery is requeued at once instead (never lost).
 // Runtimes that dispatch in the job database (embedded) release with their own delay, unchanged.

@@ -1,6 +1,6 @@
 // What the runtime's transport holds, on the worker's `/metrics` (any runtime with `stats()`;
 // never a name check), and the served-versions source a runtime may offer for the unroutable
-// sweep when its registry is not the database (the Streams ZSET).
+// sweep when its registry is not the database (a runtime's own registry).
 
 import type { Delivery, RuntimeConsumer, RuntimeStats } from '@sluice/contracts';
 import { Counter, Gauge, type Registry } from 'prom-client';

@@ -1,29 +1,22 @@
-// Start limits per tenant, API key and kind, on SQLite and PostgreSQL, on the embedded
-// runtime and on Valkey Streams: two workers on their own database handles run one kind whose
-// starts are capped. The handler counts what runs at once (one process, so one count) and when
-// each job starts. A job over a limit waits — it is never failed, and it never spends an attempt
-// (maxAttempts 1 below: one spent attempt would dead-letter it). On Streams the test plays the
-// gateway's reconciler (due outbox rows → XADD), which is what brings a held job back there.
+// Start limits per tenant, API key and kind, on SQLite and PostgreSQL, on the embedded runtime
+// (a runtime package runs the same cases on its transport): two workers on their own database
+// handles run one kind whose starts are capped. The handler counts what runs at once (one
+// process, so one count) and when each job starts. A job over a limit waits — it is never
+// failed, and it never spends an attempt (maxAttempts 1 below: one spent attempt would
+// dead-letter it).
 import { defineJob, formatJobId, isTerminalState, type JobWaiting } from '@sluice/contracts';
-import {
-  acceptJobs,
-  deleteOutboxRows,
-  dueOutboxRows,
-  getJobsByIds,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { acceptJobs, getJobsByIds, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
-import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
 import type { CreateWorkerOptions } from '../create-worker.js';
 import { startLimitWorkers } from '../testing/limit-workers.js';
 import type { JobLimits } from '@sluice/contracts';
 
 const RUN_MS = 150;
-const runtimes = ['embedded', 'streams'] as const;
+const runtimes = ['embedded'] as const;
 type RuntimeName = (typeof runtimes)[number];
 
 function limitedKind(limits: JobLimits) {
@@ -67,14 +60,6 @@ function recorder() {
 }
 
 describeEachDialect('start limits per tenant, key and kind', (ctx) => {
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx?.dispose();
-  });
-
   async function start(
     job: ReturnType<typeof limitedKind>,
     runtime: RuntimeName,
@@ -101,40 +86,11 @@ describeEachDialect('start limits per tenant, key and kind', (ctx) => {
       runtime,
       database: test.database,
       open: test.open,
-      redisUrl: fx.server.url,
       concurrency: 8,
       overrides: { limitHoldMs: 50, ...opts },
     });
-    // The gateway's reconciler, for Streams: a held job's outbox row brings it back when due.
-    let stopped = false;
-    const reconciler =
-      runtime === 'streams'
-        ? (async () => {
-            while (!stopped) {
-              const rows = await dueOutboxRows(test.database.db, Date.now(), 0, 500);
-              if (rows.length > 0) {
-                const jobs = await getJobsByIds(
-                  test.database.db,
-                  rows.map((r) => r.jobId),
-                );
-                await fx.dispatch(
-                  [...jobs.values()].map((j) => ({
-                    jobId: j.id,
-                    kind: j.kind,
-                    version: j.version,
-                    tenantId: j.tenantId,
-                  })),
-                );
-                await deleteOutboxRows(test.database.db, rows);
-              }
-              await new Promise((r) => setTimeout(r, 20));
-            }
-          })()
-        : Promise.resolve();
     return {
       async stop() {
-        stopped = true;
-        await reconciler;
         await Promise.all(out.map((w) => w.stop({ deadlineMs: 2_000 })));
       },
       workers: out,
@@ -159,10 +115,6 @@ describeEachDialect('start limits per tenant, key and kind', (ctx) => {
       outcome: { to: 'queued' as const },
     }));
     await acceptJobs(database, rows);
-    if (runtime === 'streams')
-      await fx.dispatch(
-        rows.map((r) => ({ jobId: r.id, kind, version: 'v1', tenantId: r.tenantId })),
-      );
     return rows.map((r) => r.id);
   }
 

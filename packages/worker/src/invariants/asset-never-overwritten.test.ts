@@ -7,7 +7,7 @@ import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { assetLines, runAssetJobs, useAssetRunEnv } from '../testing/asset-runs.js';
 import { sha256 } from '../testing/asset-fixture.js';
-import { recordFigures } from '../testing/streams-xp.js';
+import { recordFigures } from '../testing/figures.js';
 
 describeEachDialect('asset never overwritten', (ctx) => {
   const env = useAssetRunEnv();

@@ -6,7 +6,7 @@
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { runAssetJobs, useAssetRunEnv } from '../testing/asset-runs.js';
-import { recordFigures } from '../testing/streams-xp.js';
+import { recordFigures } from '../testing/figures.js';
 
 describeEachDialect('no ghost asset rows', (ctx) => {
   const env = useAssetRunEnv();

@@ -7,15 +7,13 @@ import { defineJob, formatJobId, isTerminalState, type MessagePointer } from '@s
 import { enqueue, getJobsByIds, insertJob, listEvents, transitionJob } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
-import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker } from '../create-worker.js';
 import { defineHandler } from '../attempt/define-handler.js';
-import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
-import { recordFigures } from '../testing/streams-xp.js';
-import { hooksFromEnv, renewScriptFromEnv } from '../testing/seeded-bugs.js';
+import { recordFigures } from '../testing/figures.js';
+import { hooksFromEnv } from '../testing/seeded-bugs.js';
 
 const xpVer = defineJob({
   kind: 'xp.ver',
@@ -25,15 +23,7 @@ const xpVer = defineJob({
 });
 
 describeEachDialect('no silent version fallback', (ctx) => {
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx?.dispose();
-  });
-
-  for (const runtime of ['embedded', 'streams'] as const) {
+  for (const runtime of ['embedded'] as const) {
     it(
       `v2 jobs with only v1 workers are dead-lettered VERSION_NOT_ROUTABLE, never run by v1 [${runtime}]`,
       { timeout: 60_000 },
@@ -63,8 +53,7 @@ describeEachDialect('no silent version fallback', (ctx) => {
         const ok = [pointer('v1', 'v1'), pointer('v1', 'v1')];
         const onV2 = [pointer('v2', 'v2'), pointer('v2', 'v2'), pointer('v2', 'v2')];
         // What a dispatcher that "fell back" would send: a v2 job on the v1 queue.
-        // On Streams the pointer codec itself refuses a version other than the id's prefix.
-        const misrouted = runtime === 'embedded' ? [pointer('v2', 'v1'), pointer('v2', 'v1')] : [];
+        const misrouted = [pointer('v2', 'v1'), pointer('v2', 'v1')];
         const all = [...ok, ...onV2, ...misrouted];
         await database.transaction(async (tx) => {
           for (const p of all) {
@@ -79,9 +68,8 @@ describeEachDialect('no silent version fallback', (ctx) => {
             });
             await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
           }
-          if (runtime === 'embedded') await enqueue(tx, all);
+          await enqueue(tx, all);
         });
-        if (runtime === 'streams') await fx.dispatch(all);
 
         const started = Date.now();
         const worker = createWorker({
@@ -94,18 +82,7 @@ describeEachDialect('no silent version fallback', (ctx) => {
           unroutableGraceMs: 500,
           sweepEveryMs: 100,
           logger,
-          runtime: (c) =>
-            runtime === 'embedded'
-              ? createEmbeddedRuntime({ database, ...c, pollMs: 20, blockMs: 100 })
-              : createStreamsRuntime({
-                  renewScript: renewScriptFromEnv(),
-                  ...c,
-                  redisUrl: fx.server.url,
-                  blockMs: 200,
-                  claimEveryMs: 200,
-                  heartbeatEveryMs: 200,
-                  maintainEveryMs: 0,
-                }),
+          runtime: (c) => createEmbeddedRuntime({ database, ...c, pollMs: 20, blockMs: 100 }),
         });
         onTestFinished(() => worker.stop({ deadlineMs: 2000 }));
         await worker.start();

@@ -2,32 +2,32 @@
 // the work it had (30 s by default): a worker process SIGKILLed mid-job and started again under
 // the same worker id must take its running jobs back at once — a new epoch fences the dead
 // incarnation — and finish every job exactly once, each before the lease the dead one held
-// would have lapsed. Embedded (its claims) and Valkey Streams (its own pending entries).
+// would have lapsed. Embedded (its claims; a runtime package runs its own transport's case).
 
 import { getJobsByIds, type SluiceDatabase } from '@sluice/storage';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { spawnNode, waitFor } from '@sluice/testkit';
-import { expect, it } from 'vitest';
-import { useStreamsXpSuite } from '../testing/streams-xp-suite.js';
-import { submitXpStreamJobs, terminalEventCounts } from '../testing/streams-xp.js';
-import { submitXpJobs } from '../testing/submit-xp-jobs.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { submitXpJobs, terminalEventCounts } from '../testing/submit-xp-jobs.js';
 
 const LEASE_MS = 30_000;
-const suite = useStreamsXpSuite();
-const entries = {
-  embedded: new URL('../testing/worker-child.ts', import.meta.url),
-  streams: new URL('../testing/streams-worker-child.ts', import.meta.url),
-};
+const entries = { embedded: new URL('../testing/worker-child.ts', import.meta.url) };
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase(TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite');
+});
+afterAll(async () => {
+  await db?.dispose();
+});
 
-for (const runtime of ['embedded', 'streams'] as const) {
+for (const runtime of ['embedded'] as const) {
   it(
     `a worker restarted under the same id resumes its jobs before its old lease lapses [${runtime}]`,
     { timeout: 90_000 },
     async () => {
-      const { fx, db } = suite;
       const database: SluiceDatabase = db.database;
       const env = {
         DB_URL: db.url,
-        REDIS_URL: fx.server.url,
         LEASE_MS: String(LEASE_MS),
         RENEW_MS: '5000',
         UNIT_MS: '300',
@@ -35,10 +35,7 @@ for (const runtime of ['embedded', 'streams'] as const) {
         CONCURRENCY: '4',
         WORKER_ID: `same-${runtime}`,
       };
-      const ids =
-        runtime === 'embedded'
-          ? await submitXpJobs(database, 4)
-          : await submitXpStreamJobs(database, fx.dispatch, 4);
+      const ids = await submitXpJobs(database, 4);
       const first = await spawnNode(entries[runtime], { env, readyLine: /READY/ });
       // Past the start delay: the jobs are `running` in the database under this worker's lease.
       await first.waitForLine(/UNIT \S+ u1/, 30_000);

@@ -3,30 +3,22 @@
 // asset's bytes in its staging key, before the publish; it stays stopped past its lease while
 // worker B takes the job over and publishes its own (different) bytes. Then A is SIGCONTed: it
 // must publish nothing, keep B's row and blob byte for byte, and delete only its own staging key.
-// On the embedded and the Streams runtime, on SQLite and PostgreSQL.
+// On the embedded runtime (a runtime package runs the same on its transport), on SQLite and
+// PostgreSQL.
 import { getJobById, listEvents, stagingPrefix, enqueue } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { sleep, spawnNode, waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { auditAssets, sha256 } from '../testing/asset-fixture.js';
 import { assetLines, PAID_WORKER_ENTRY, useAssetRunEnv } from '../testing/asset-runs.js';
-import { paidJob, submitPaidJobs } from '../testing/paid-job.js';
-import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
-import { recordFigures } from '../testing/streams-xp.js';
+import { submitPaidJobs } from '../testing/paid-job.js';
+import { recordFigures } from '../testing/figures.js';
 
 const LEASE_MS = 2000;
 
 describeEachDialect('zombie publishes nothing', (ctx) => {
   const env = useAssetRunEnv();
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx?.dispose();
-  });
-
-  for (const runtime of ['embedded', 'streams'] as const) {
+  for (const runtime of ['embedded'] as const) {
     it(
       `a SIGSTOPped attempt resumed after a takeover publishes and deletes nothing [${runtime}]`,
       { timeout: 120_000 },
@@ -34,16 +26,14 @@ describeEachDialect('zombie publishes nothing', (ctx) => {
         const started = Date.now();
         const { database } = ctx();
         const e = env();
-        const streams = runtime === 'streams';
         const input = { call: 'safe' as const, units: 1, asset: true };
-        const [id] = (await submitPaidJobs(database, [input], (tx, ps) =>
-          streams ? Promise.resolve() : enqueue(tx, ps),
-        )) as [string];
+        const [id] = (await submitPaidJobs(database, [input], (tx, ps) => enqueue(tx, ps))) as [
+          string,
+        ];
         const base = {
           LEASE_MS: String(LEASE_MS),
           // No sweeper: the zombie's staging blob is left for the zombie itself to clean.
           STAGING_SWEEP_MS: '0',
-          ...(streams ? { RUNTIME: 'streams', REDIS_URL: fx.server.url } : {}),
         };
         await using a = await spawnNode(PAID_WORKER_ENTRY, {
           env: {
@@ -52,8 +42,6 @@ describeEachDialect('zombie publishes nothing', (ctx) => {
             CRASHPOINTS: 'after-blob-write-before-publish@1:stop',
           },
         });
-        if (streams)
-          await fx.dispatch([{ jobId: id, kind: paidJob.kind, version: 'v1', tenantId: 'acme' }]);
         await a.waitForLine(/CRASHPOINT after-blob-write-before-publish@1: SIGSTOP/, 30_000);
         const stoppedAt = Date.now();
         const zombieStaging = await keys(stagingPrefix('acme', id));

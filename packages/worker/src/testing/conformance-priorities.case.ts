@@ -1,8 +1,8 @@
 // Conformance case of priorities, for every runtime that states `prioritizes`: with a
 // backlog waiting, a job of higher priority submitted last starts first, and every job of the
 // backlog still runs exactly once. (How far a runtime orders by priority differs: the embedded
-// claim by exact value, Valkey Streams by band — high 1…10, normal 0, low −10…−1 — so the case
-// uses priorities in different bands. Aging bounds are tested per runtime.) Registered by
+// claim by exact value, a transport perhaps by band — high 1…10, normal 0, low −10…−1 — so the
+// case uses priorities in different bands. Aging bounds are tested per runtime.) Registered by
 // `runtimeConformance`; a runtime without the capability refuses priorities at submit instead.
 
 import { waitFor } from '@sluice/testkit';

@@ -1,13 +1,14 @@
-// Workers of one kind on their own database handles, on the embedded runtime or on Valkey
-// Streams, with the short settings the limit tests need (a shared limit is only tested when
-// several workers compete for it). The first worker uses `database`, the rest `open()`.
-import type { AnyJobDefinition } from '@sluice/contracts';
+// Workers of one kind on their own database handles, on the embedded runtime or the runtime a
+// runtime package's test passes in, with the short settings the limit tests need (a shared limit
+// is only tested when several workers compete for it). The first worker uses `database`, the
+// rest `open()`.
+import type { AnyJobDefinition, RuntimeConsumerFactory } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
-import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 
-export type LimitRuntime = 'embedded' | 'streams';
+/** `'embedded'`, or a consumer factory for the worker on this database handle. */
+export type LimitRuntime = 'embedded' | ((database: SluiceDatabase) => RuntimeConsumerFactory);
 
 export interface LimitWorkersOptions {
   count: number;
@@ -16,8 +17,6 @@ export interface LimitWorkersOptions {
   runtime: LimitRuntime;
   database: SluiceDatabase;
   open(): SluiceDatabase;
-  /** The Streams fixture's server (only for `runtime: 'streams'`). */
-  redisUrl: string;
   concurrency: number;
   overrides?: Partial<CreateWorkerOptions> | undefined;
 }
@@ -34,16 +33,10 @@ export async function startLimitWorkers(o: LimitWorkersOptions): Promise<Worker[
       leaseMs: 5_000,
       sweepEveryMs: 0,
       metrics: { processMetrics: false },
-      runtime: (c) =>
-        o.runtime === 'streams'
-          ? createStreamsRuntime({
-              ...c,
-              redisUrl: o.redisUrl,
-              blockMs: 100,
-              claimEveryMs: 100,
-              heartbeatEveryMs: 100,
-            })
-          : createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 }),
+      runtime:
+        o.runtime === 'embedded'
+          ? (c) => createEmbeddedRuntime({ database, ...c, pollMs: 10, blockMs: 100 })
+          : o.runtime(database),
       ...o.overrides,
     } as CreateWorkerOptions);
     await worker.start();

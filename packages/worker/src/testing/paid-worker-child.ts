@@ -1,5 +1,5 @@
 // A worker as its own OS process for the crash-point matrix: the embedded runtime over DB_URL (or
-// RUNTIME=streams over REDIS_URL), serving `xp.paid` against the fake provider at PROVIDER_URL,
+// the runtime of the module at RUNTIME_MODULE, a runtime package's test entry), serving `xp.paid` against the fake provider at PROVIDER_URL,
 // with assets in BLOB_DIR when given. `CRASHPOINTS=name@n` (read by hooksFromEnv() in
 // seeded-bugs.ts) makes it SIGKILL itself at that point. Prints `READY`, and the job's
 // `EXECUTE`/`FINALIZE` lines, plus `SETTLED <jobId> <outcome>`. With GO_FILE it loads, prints
@@ -10,12 +10,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore, openDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
-import { createStreamsRuntime } from '../backends/create-streams-runtime.js';
 import { createWorker, type Worker } from '../create-worker.js';
 import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 import { paidHandler, paidJob } from './paid-job.js';
-import { hooksFromEnv, renewScriptFromEnv } from './seeded-bugs.js';
+import type { RuntimeConsumerFactory } from '@sluice/contracts';
+import { hooksFromEnv } from './seeded-bugs.js';
+import type { PaidChildRuntime } from './paid-child-runtime.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -31,6 +32,11 @@ const database = openDatabase({ url: env('DB_URL'), poolSize: 4 });
 // With BLOB_DIR the job's assets go there; the staging sweeper runs every STAGING_SWEEP_MS.
 const blobDir = process.env.BLOB_DIR;
 const blobs = blobDir ? createLocalBlobStore(blobDir) : undefined;
+// Loaded by path so the worker package names no runtime package (they depend on it, not back).
+const runtimeModule = process.env.RUNTIME_MODULE;
+const external: RuntimeConsumerFactory | undefined = runtimeModule
+  ? ((await import(runtimeModule)) as { paidChildRuntime: PaidChildRuntime }).paidChildRuntime(env)
+  : undefined;
 const makeWorker = () =>
   createWorker({
     hooks: hooksFromEnv(database),
@@ -50,21 +56,9 @@ const makeWorker = () =>
     retryBackoff: { baseMs: 20, maxMs: 100 },
     workerId,
     logger: createStderrLogger(),
-    // RUNTIME=streams reads REDIS_URL (a private redis-server); the default is embedded.
-    runtime: (ctx) =>
-      process.env.RUNTIME === 'streams'
-        ? createStreamsRuntime({
-            renewScript: renewScriptFromEnv(),
-            ...ctx,
-            redisUrl: env('REDIS_URL'),
-            blockMs: 300,
-            claimEveryMs: 200,
-            heartbeatEveryMs: 500,
-            // Off unless asked (the chaos soak runs maintenance as a production worker does).
-            maintainEveryMs: Number(env('MAINTAIN_EVERY_MS', '0')),
-            commandTimeoutMs: Number(env('COMMAND_TIMEOUT_MS', '2000')),
-          })
-        : createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
+    // RUNTIME_MODULE (a runtime package's test entry) picks the runtime; the default is embedded.
+    runtime:
+      external ?? ((ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 })),
     onSettled: (jobs) => {
       for (const j of jobs) say(`SETTLED ${j.jobId} ${j.outcome}`);
     },

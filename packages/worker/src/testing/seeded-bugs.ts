@@ -9,7 +9,6 @@
 import { routeByPrefix } from '@sluice/contracts';
 import { loadSnapshots, type SluiceDatabase } from '@sluice/storage';
 import { CRASH_POINTS, DEFAULT_HOOKS, resolveHooks, type WorkerHooks } from '../hooks.js';
-import type { StreamsScript } from '../runtimes/valkey-streams/types.js';
 
 export const SEEDED_BUGS = [
   /** The delivery is acknowledged before the outcome is stored. */
@@ -24,7 +23,7 @@ export const SEEDED_BUGS = [
   'pool-swallow-error',
   /** An attempt's progress is written after its terminal event instead of before it. */
   'progress-after-terminal',
-  /** Claim renewal checks no owner (Streams: unconditional XCLAIM … 0; job rows: no epoch). */
+  /** Claim renewal checks no owner (job rows: no epoch; a runtime package seeds its transport's variant). */
   'renew-unowned',
   /** A checkpoint is looked up by job only, ignoring the unit key. */
   'checkpoint-without-unit-key',
@@ -197,24 +196,4 @@ export function hooksFromEnv(database?: SluiceDatabase, env = process.env): Part
 /** Hooks for tests that call one decision directly (the real ones unless a bug is seeded). */
 export function testHooks(database?: SluiceDatabase): WorkerHooks {
   return resolveHooks(hooksFromEnv(database));
-}
-
-/**
- * Test-only seeded bug (`renew-unowned`): renewal without the owner check, an unconditional
- * `XCLAIM … 0` that takes the entry back from whoever claimed it. Never used otherwise.
- */
-const RENEW_UNCONDITIONAL: StreamsScript = {
-  name: 'renew-unconditional',
-  lua: `
-local out = {}
-for i = 3, #ARGV do
-  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-  out[#out + 1] = 1
-end
-return out`,
-};
-
-/** The Streams renewal script of this test process (the unchecked one under `renew-unowned`). */
-export function renewScriptFromEnv(env = process.env): StreamsScript | undefined {
-  return activeSeededBug(env) === 'renew-unowned' ? RENEW_UNCONDITIONAL : undefined;
 }

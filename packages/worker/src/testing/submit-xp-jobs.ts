@@ -1,7 +1,13 @@
 // Inserts `xp.work` jobs the way the embedded accept path does (row, dispatch, queue row in one
 // transaction), with storage functions only: the worker never imports the gateway.
-import { formatJobId } from '@sluice/contracts';
-import { enqueue, insertJob, transitionJob, type SluiceDatabase } from '@sluice/storage';
+import { formatJobId, isTerminalState } from '@sluice/contracts';
+import {
+  enqueue,
+  insertJob,
+  listEvents,
+  transitionJob,
+  type SluiceDatabase,
+} from '@sluice/storage';
 
 export async function submitXpJobs(database: SluiceDatabase, count: number): Promise<string[]> {
   const pointers = Array.from({ length: count }, () => ({
@@ -26,4 +32,17 @@ export async function submitXpJobs(database: SluiceDatabase, count: number): Pro
     await enqueue(tx, pointers);
   });
   return pointers.map((p) => p.jobId);
+}
+
+/** Terminal state events per job: exactly one each when nothing ran twice. */
+export async function terminalEventCounts(
+  database: SluiceDatabase,
+  ids: readonly string[],
+): Promise<number[]> {
+  const out: number[] = [];
+  for (const id of ids) {
+    const events = await listEvents(database.db, id);
+    out.push(events.filter((e) => e.type === 'state' && isTerminalState(e.to)).length);
+  }
+  return out;
 }

@@ -2,7 +2,7 @@
 // write is known to have applied or been refused — what the transport is told. Runtimes whose
 // queue is the job table (`acksWithOutcome`) are told nothing: the stored outcome finished the
 // delivery. Everything else is told only after the commit: ack, release after the retry's delay
-// (Streams: with the outbox row written in the same statement), or the dead-letter stream.
+// (a transport outside the database: with the outbox row written in the same statement), or the dead-letter stream.
 
 import { TRANSITIONS, type Delivery, type JobState } from '@sluice/contracts';
 import { isoIn } from '@sluice/storage/d1';

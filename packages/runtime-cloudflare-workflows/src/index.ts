@@ -1,0 +1,8 @@
+// `@sluice/runtime-cloudflare-workflows`: the runtime object for `sluice.config.ts`
+// (`runtime: cloudflareWorkflows({ workflows })`) and its Node gateway half — the Workflows REST
+// dispatcher and the signed callbacks a Workflow run reads and writes its job through. The Worker
+// side (`createSluiceWorkflow`, `gatewayStoreFromEnv`, …) is `./worker`, which carries nothing of
+// Node. Re-exports only.
+export { cloudflareWorkflows, CloudflareWorkflowsOptions } from './runtime.js';
+export { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES } from '@sluice/contracts';
+export * from './gateway/index.js';

@@ -1,0 +1,73 @@
+// Cloudflare Workflows, driven from a Node gateway: jobs are accepted into this gateway's
+// database, each becomes a Workflow instance created over the REST API (one Workflow per
+// version), and the Workflow reads its job and writes its attempt, events and ledger rows through
+// the signed callbacks (`/v1/runtime/store`, `/v1/runtime/state`; the class is built with
+// `store: gatewayStoreFromEnv()`).
+// The worker half is not started here: the Workflow classes (`createSluiceWorkflow`, from
+// `@sluice/runtime-cloudflare-workflows/worker`) are deployed to Cloudflare, which pushes each
+// job into them.
+//
+//   runtime: cloudflareWorkflows({ workflows: { v1: 'summarize-v1' }, accountId: '…' })
+import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES, defineRuntime } from '@sluice/contracts';
+import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
+import { createWorkflowsRestDispatcher } from './gateway/create-workflows-rest-dispatcher.js';
+import { stateCallbackRoutes } from './gateway/state-callback-route.js';
+import { z } from 'zod';
+
+export const CloudflareWorkflowsOptions = z
+  .object({
+    /** The Workflow of each version (`{ v1: 'summarize-v1' }`). */
+    workflows: z.record(z.string(), z.string().min(1)).default({}),
+    /** Env CLOUDFLARE_ACCOUNT_ID wins. */
+    accountId: z.string().min(1).optional(),
+    /** Env CLOUDFLARE_API_TOKEN wins; better given by the environment only. */
+    apiToken: z.string().min(1).optional(),
+    /** Another API base (tests). */
+    apiBase: z.string().min(1).optional(),
+    /** The state callback's HMAC secret (≥ 32 characters). Env SLUICE_STATE_CALLBACK_SECRET wins. */
+    callbackSecret: z.string().min(1).optional(),
+  })
+  .strict();
+export type CloudflareWorkflowsOptions = z.input<typeof CloudflareWorkflowsOptions>;
+
+export const cloudflareWorkflows = defineRuntime({
+  name: 'cloudflare-workflows',
+  options: CloudflareWorkflowsOptions,
+  env: {
+    accountId: { name: 'CLOUDFLARE_ACCOUNT_ID', description: 'the Cloudflare account' },
+    apiToken: { name: 'CLOUDFLARE_API_TOKEN', description: 'a Workflows API token' },
+    callbackSecret: {
+      name: 'SLUICE_STATE_CALLBACK_SECRET',
+      description: 'the state callback secret (at least 32 characters)',
+    },
+  },
+  capabilities: () => CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
+  check(o) {
+    if (!o.accountId) return 'needs CLOUDFLARE_ACCOUNT_ID (or accountId)';
+    if (!o.apiToken) return 'needs CLOUDFLARE_API_TOKEN';
+    if (Object.keys(o.workflows).length === 0) return 'needs workflows: version → Workflow name';
+    if (!o.callbackSecret || o.callbackSecret.length < 32)
+      return 'needs SLUICE_STATE_CALLBACK_SECRET (at least 32 characters)';
+    return undefined;
+  },
+  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
+    const dispatcher = createWorkflowsRestDispatcher({
+      database,
+      accountId: o.accountId as string,
+      apiToken: o.apiToken as string,
+      apiBase: o.apiBase,
+      workflows: o.workflows,
+    });
+    return {
+      dispatcher,
+      routes: stateCallbackRoutes({ secret: o.callbackSecret as string }),
+      close: () => dispatcher.close(),
+    };
+  },
+  worker: () => ({
+    kind: 'push',
+    entry: '@sluice/runtime-cloudflare-workflows/worker',
+    instructions:
+      'the cloudflare-workflows runtime has no worker process: export createSluiceWorkflow({ jobs, handlers, version, store: gatewayStoreFromEnv() }) from a Worker and deploy it (examples/cloudflare/README.md)',
+  }),
+});

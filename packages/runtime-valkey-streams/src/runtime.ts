@@ -1,0 +1,65 @@
+// Valkey Streams: one consumer group per job stream on Valkey/Redis; state in the job database.
+//
+//   runtime: valkeyStreams({ url: 'redis://…', fairness: { maxUndelivered: 256 } })
+import { defineRuntime } from '@sluice/contracts';
+import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
+import { z } from 'zod';
+import { valkeyStreamsCapabilities } from './capabilities.js';
+import { createStreamsGatewayRuntime } from './gateway/create-streams-gateway-runtime.js';
+import { createStreamsRuntime } from './worker/create-streams-runtime.js';
+
+const Fairness = z
+  .object({
+    /** Undelivered entries per job stream at most (default 256). */
+    maxUndelivered: z.number().int().min(1).max(100_000).optional(),
+    /** The fair feeder's period in ms (default 25). */
+    feedEveryMs: z.number().int().min(1).max(60_000).optional(),
+  })
+  .strict();
+
+export const ValkeyStreamsOptions = z
+  .object({
+    /** `redis://host:port[/db]`. Env REDIS_URL (--redis-url) wins. */
+    url: z.string().min(1).optional(),
+    /**
+     * Fairness across tenants, on by default: at most `maxUndelivered` undelivered entries per
+     * job stream, the rest wait in the database and the fair feeder (every `feedEveryMs`) hands
+     * them out round-robin across tenants. Keep `maxUndelivered` above the workers' total
+     * concurrency. `false`: unbounded, arrival order (and `fairAcrossTenants` false).
+     */
+    fairness: z.union([z.literal(false), Fairness]).optional(),
+  })
+  .strict();
+export type ValkeyStreamsOptions = z.input<typeof ValkeyStreamsOptions>;
+
+export const valkeyStreams = defineRuntime({
+  name: 'valkey-streams',
+  options: ValkeyStreamsOptions,
+  env: {
+    url: {
+      name: 'REDIS_URL',
+      flag: '--redis-url <url>',
+      description: 'Valkey/Redis for the valkey-streams runtime',
+    },
+  },
+  capabilities: (o) => valkeyStreamsCapabilities(o.fairness !== false),
+  check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
+  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
+    const rt = createStreamsGatewayRuntime({
+      redisUrl: o.url as string,
+      database,
+      ...(o.fairness !== undefined && { fairness: o.fairness }),
+    });
+    return {
+      dispatcher: rt.dispatcher,
+      eventTailer: rt.tailer,
+      probes: rt.probes,
+      close: () => rt.close(),
+    };
+  },
+  worker: (o) => ({
+    kind: 'pull',
+    consumer: (_resources: RuntimeResources) => (ctx) =>
+      createStreamsRuntime({ redisUrl: o.url, ...ctx }),
+  }),
+});

@@ -1,0 +1,152 @@
+// The conformance harness for the valkey-streams runtime: its own private redis-server, a fresh
+// database, each consumer on its own connections (like separate processes). Read failures are
+// injected into the transport (XREADGROUP and XAUTOCLAIM reject), the way an outage shows.
+//
+// The dispatch half is the gateway's: here `dispatch` XADDs pointers after the commit, and a
+// small outbox pump stands in for the gateway's reconciler (worker retries with a delay are
+// acknowledged and come back through an outbox row). It is test scaffolding, not a reconciler.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isTerminalState, type MessagePointer } from '@sluice/contracts';
+import { createLocalBlobStore, getJobsByIds, isoNow, type SluiceDatabase } from '@sluice/storage';
+import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
+import type { DialectName } from '@sluice/storage';
+import { createStreamsRuntime } from '../worker/create-streams-runtime.js';
+import { READ_FIRST_BAND } from '../worker/bands.js';
+import { STREAMS_CAPABILITIES } from '../worker/context.js';
+import type { StreamsConnections } from '../worker/types.js';
+import type { ConformanceHarness, TransportFaults } from '@sluice/worker/conformance';
+import { createStreamsFixture, type StreamsFixture } from './streams-fixture.js';
+import { renewScriptFromEnv } from './renew-script.js';
+
+function withFaults(
+  c: StreamsConnections,
+  faults: TransportFaults | undefined,
+): StreamsConnections {
+  if (!faults) return c;
+  const fail = () => Promise.reject(new Error('injected read failure'));
+  return {
+    ...c,
+    commands: {
+      ...c.commands,
+      xreadgroup: (q) => (faults.failReads ? fail() : c.commands.xreadgroup(q)),
+      xautoclaim: (...a) => (faults.failReads ? fail() : c.commands.xautoclaim(...a)),
+      // New entries are read by a script that tries the priority bands in order.
+      runScripts: (calls) =>
+        faults.failReads && calls.some((call) => call.script === READ_FIRST_BAND)
+          ? fail()
+          : c.commands.runScripts(calls),
+    },
+    blocking: {
+      ...c.blocking,
+      xreadgroup: (q) => (faults.failReads ? fail() : c.blocking.xreadgroup(q)),
+    },
+  };
+}
+
+/** Dispatches due outbox rows of unfinished jobs, then removes the rows it handled. */
+export async function pumpOutbox(
+  database: SluiceDatabase,
+  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
+): Promise<number> {
+  const now = isoNow();
+  const rows = await database.db
+    .selectFrom('outbox')
+    .select('job_id')
+    .where('due_at', '<=', now)
+    .orderBy('due_at')
+    .limit(500)
+    .execute();
+  if (rows.length === 0) return 0;
+  const jobs = await getJobsByIds(
+    database.db,
+    rows.map((r) => r.job_id),
+  );
+  const pointers = [...jobs.values()]
+    .filter((j) => !isTerminalState(j.state))
+    .map((j) => ({
+      jobId: j.id,
+      kind: j.kind,
+      version: j.version,
+      tenantId: j.tenantId,
+      priority: j.priority,
+    }));
+  await dispatch(pointers);
+  // Only rows due when the pass began: a retry re-written since keeps its row.
+  await database.db
+    .deleteFrom('outbox')
+    .where(
+      'job_id',
+      'in',
+      rows.map((r) => r.job_id),
+    )
+    .where('due_at', '<=', now)
+    .execute();
+  return pointers.length;
+}
+
+export interface StreamsHarness extends ConformanceHarness {
+  readonly fixture: StreamsFixture;
+  readonly test: TestDatabase;
+}
+
+/**
+ * Pumps the outbox every `everyMs`, one pass at a time (the reconciler's role in these tests):
+ * overlapping passes on a loaded machine would dispatch one job twice. Returns the timer.
+ */
+export function startOutboxPump(
+  database: SluiceDatabase,
+  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
+  everyMs: number,
+): NodeJS.Timeout {
+  let pumping = false;
+  return setInterval(() => {
+    if (pumping) return;
+    pumping = true;
+    pumpOutbox(database, dispatch)
+      .catch(() => {})
+      .finally(() => (pumping = false));
+  }, everyMs);
+}
+
+export async function createStreamsHarness(dialect: DialectName): Promise<StreamsHarness> {
+  const [fixture, test] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-blobs-'));
+  const { database } = test;
+  const pump = startOutboxPump(database, fixture.dispatch, 25);
+  return {
+    fixture,
+    test,
+    capabilities: STREAMS_CAPABILITIES,
+    database,
+    blobs: createLocalBlobStore(dir),
+    consumer: ({ workerId, versions, leaseMs, faults }) =>
+      createStreamsRuntime({
+        renewScript: renewScriptFromEnv(),
+        connections: withFaults(fixture.connections(), faults),
+        workerId,
+        versions,
+        leaseMs,
+        blockMs: 100,
+        claimEveryMs: 100,
+        heartbeatEveryMs: 100,
+        servedTtlMs: 600,
+        maintainEveryMs: 250,
+      }),
+    dispatch: async (pointers) => {
+      await fixture.dispatch(pointers);
+    },
+    pending: async (kind) => {
+      const streams = await fixture.redis.keys(`${fixture.keys.prefix}:jobs:${kind}:*`);
+      return fixture.outstanding(streams);
+    },
+    dispose: async () => {
+      clearInterval(pump);
+      await fixture.dispose();
+      await test.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
