@@ -2,15 +2,11 @@
 // On SQLite one process holds exactly one database handle (storage's `openDatabase` note), so
 // `sluice dev` shares this one between its gateway and its worker.
 
-import {
-  migrate,
-  openBlobStore,
-  openDatabase,
-  type BlobStore,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { migrate, openBlobStore, type BlobStore, type SluiceDatabase } from '@sluice/storage';
 import type { Settings } from './define-config.js';
+import { openCliDatabase } from './open-cli-database.js';
 import { findRuntime } from './runtimes/registry.js';
+import { waitForService } from './wait-for-service.js';
 
 export interface Resources {
   database: SluiceDatabase;
@@ -24,14 +20,18 @@ export interface Resources {
  */
 export async function openResources(
   settings: Settings,
+  out: (line: string) => void,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Resources> {
+  const runtime = findRuntime(settings.runtime);
   // A runtime that carries events (Valkey Streams' events stream) makes PostgreSQL NOTIFY a cost.
-  const database = openDatabase({
-    url: settings.database,
-    notifyEvents: !findRuntime(settings.runtime).capabilities.carriesEvents,
+  const database = await openCliDatabase(settings, out, {
+    notifyEvents: !runtime.capabilities.carriesEvents,
   });
   try {
+    // What the runtime needs besides the database (Redis), within the same connect window.
+    for (const probe of runtime.waitsFor?.(settings) ?? [])
+      await waitForService(probe, settings.connectWait, out);
     await migrate(database);
   } catch (error) {
     await database.close();

@@ -33,7 +33,7 @@ export async function runServe(
       'sluice gateway: SLUICE_API_KEY / --api-key is ignored (the dev key exists only in sluice dev)',
     );
   }
-  const resources = await openResources(settings);
+  const resources = await openResources(settings, out);
   let gateway: StartedGateway | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {

@@ -8,6 +8,7 @@ import type { GatewayOptions } from '@sluice/gateway';
 import type { RuntimeOption } from '@sluice/worker';
 import type { Settings } from '../define-config.js';
 import type { Resources } from '../resources.js';
+import type { ServiceProbe } from '../wait-for-service.js';
 
 /** The gateway half: what `createGateway` takes from the runtime, and how to release it. */
 export type GatewayHalf = Pick<
@@ -28,6 +29,8 @@ export interface SluiceRuntime<N extends string = string> {
   readonly capabilities: RuntimeCapabilities;
   /** What the settings lack for this runtime (a message naming the variable), or undefined. */
   check(settings: Settings): string | undefined;
+  /** Services besides the database to wait for at start (within `--connect-wait-ms`). */
+  waitsFor?(settings: Settings): readonly ServiceProbe[];
   gateway(settings: Settings, resources: Resources): GatewayHalf;
   readonly worker: WorkerHalf;
 }

@@ -2,12 +2,14 @@
 import { VALKEY_STREAMS_CAPABILITIES } from '@sluice/contracts';
 import { createStreamsGatewayRuntime } from '@sluice/gateway';
 import { createStreamsRuntime } from '@sluice/worker';
+import { redisProbe } from '../redis-probe.js';
 import type { SluiceRuntime } from './types.js';
 
 export const valkeyStreamsRuntime: SluiceRuntime<'valkey-streams'> = {
   name: 'valkey-streams',
   capabilities: VALKEY_STREAMS_CAPABILITIES,
   check: (s) => (s.redisUrl ? undefined : 'needs REDIS_URL (--redis-url)'),
+  waitsFor: (s) => [redisProbe(s.redisUrl as string, 5_000)],
   gateway(settings, resources) {
     const rt = createStreamsGatewayRuntime({
       redisUrl: settings.redisUrl as string,
