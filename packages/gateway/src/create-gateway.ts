@@ -166,6 +166,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     closing: () => closing,
     runtime: options.runtimeProbes,
     metricsAccess: options.metricsAccess ?? 'admin',
+    extraMetrics: options.extraMetrics,
     gate,
   });
   registerUploads(app, {
@@ -250,7 +251,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
 
   return {
     app,
-    metricsApp: createMetricsApp(metrics),
+    metricsApp: createMetricsApp(metrics, options.extraMetrics),
     router,
     hub,
     metrics,

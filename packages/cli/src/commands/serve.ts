@@ -16,6 +16,11 @@ export interface Served {
   stop(deadlineMs?: number): Promise<void>;
 }
 
+/** Where a listener is bound, as given: `0.0.0.0:9090` means every interface. */
+function hostPort(l: { host: string; port: number }): string {
+  return `${l.host.includes(':') ? `[${l.host}]` : l.host}:${l.port}`;
+}
+
 export async function runServe(
   mode: ServeMode,
   input: Settings,
@@ -37,7 +42,10 @@ export async function runServe(
   let gateway: StartedGateway | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
-    if (mode !== 'worker') gateway = await startGateway(settings, resources);
+    // `sluice dev`: the gateway's /metrics carries the worker's families too (one scrape).
+    const workerMetrics =
+      mode === 'dev' ? () => worker?.scrapeMetrics() ?? Promise.resolve('') : undefined;
+    if (mode !== 'worker') gateway = await startGateway(settings, resources, workerMetrics);
     // A platform that pushes jobs (Workflows) has no worker process to start in `dev`; `sluice
     // worker` says how to deploy it instead (startWorker).
     const pushes = findRuntime(settings.runtime).worker.kind === 'push';
@@ -68,8 +76,13 @@ export async function runServe(
     );
   const half = findRuntime(settings.runtime).worker;
   if (mode === 'dev' && half.kind === 'push') out(`no worker here: ${half.instructions}`);
-  if (served.workerProbesUrl)
-    out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);
+  if (gateway?.metrics)
+    out(`gateway metrics listening on ${hostPort(gateway.metrics)} (/metrics, no key)`);
+  else if (gateway) out(`gateway metrics on ${gateway.running.url}/metrics (a metrics:read key)`);
+  if (worker?.probes)
+    out(
+      `worker probes listening on ${hostPort({ host: settings.metricsHost, port: worker.probes.port })} (/healthz /readyz /metrics)`,
+    );
   if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);
   return served;
 }
