@@ -11,6 +11,8 @@ export type ServeMode = 'dev' | 'gateway' | 'worker';
 
 export interface Served {
   gatewayUrl?: string;
+  /** The gateway's separate metrics listener (`--metrics-port`), as a URL to fetch. */
+  gatewayMetricsUrl?: string;
   workerProbesUrl?: string;
   devApiKey?: string;
   stop(deadlineMs?: number): Promise<void>;
@@ -58,6 +60,7 @@ export async function runServe(
   }
   const served: Served = {
     ...(gateway ? { gatewayUrl: gateway.running.url } : {}),
+    ...(gateway?.metrics ? { gatewayMetricsUrl: `http://127.0.0.1:${gateway.metrics.port}` } : {}),
     ...(worker?.probes ? { workerProbesUrl: worker.probes.url } : {}),
     ...(mode === 'dev' && settings.devApiKey ? { devApiKey: settings.devApiKey } : {}),
     async stop(deadlineMs = 30_000) {
