@@ -39,33 +39,33 @@ export interface SettingReader {
   ): Read<number>;
   /** Throws the error for a wrong value of `s` as read (usage error when a flag gave it). */
   fail(s: Setting, readFrom: 'env' | 'config' | 'default', message: string): never;
-  /** The name to mention for `s`: its flag if given, its variable if set, else the field. */
+  /** The name to mention for `s`: its flag if given, else its variable if set, else both. */
   nameOf(s: Setting): string;
 }
 
 export function createSettingReader(env: Env, flags: FlagNames): SettingReader {
   const fromEnv = (s: Setting) => env[s.env] !== undefined && env[s.env] !== '';
-  const nameOf = (s: Setting) =>
-    flags[s.env] ??
-    (fromEnv(s) ? s.env : s.field ? `${s.field} in sluice.config.ts` : (s.flag ?? s.env));
-  const fail = (s: Setting, readFrom: 'env' | 'config' | 'default', message: string): never => {
-    const flag = flags[s.env];
-    if (readFrom === 'env' && flag) throw new UsageError(`${flag} ${message}`);
-    const name =
-      readFrom === 'env'
-        ? s.env
-        : readFrom === 'config' && s.field
-          ? `${s.field} in sluice.config.ts`
+  type From = 'env' | 'config' | 'default';
+  const nameFor = (s: Setting, from: From) =>
+    from === 'env'
+      ? (flags[s.env] ?? s.env)
+      : from === 'config' && s.field
+        ? `${s.field} in sluice.config.ts`
+        : s.flag
+          ? `${s.flag} / ${s.env}`
           : s.env;
-    throw new SluiceError('INVALID_CONFIG', `${name} ${message}`);
+  const nameOf = (s: Setting) => nameFor(s, fromEnv(s) ? 'env' : 'default');
+  const fail = (s: Setting, readFrom: From, message: string): never => {
+    if (readFrom === 'env' && flags[s.env]) throw new UsageError(`${flags[s.env]} ${message}`);
+    throw new SluiceError('INVALID_CONFIG', `${nameFor(s, readFrom)} ${message}`);
   };
   return {
     nameOf,
     fail,
     text(s, fromConfig) {
-      if (fromEnv(s)) return { value: env[s.env], name: nameOf(s), from: 'env' };
-      if (fromConfig) return { value: fromConfig, name: nameOf(s), from: 'config' };
-      return { value: undefined, name: nameOf(s), from: 'default' };
+      if (fromEnv(s)) return { value: env[s.env], name: nameFor(s, 'env'), from: 'env' };
+      if (fromConfig) return { value: fromConfig, name: nameFor(s, 'config'), from: 'config' };
+      return { value: undefined, name: nameFor(s, 'default'), from: 'default' };
     },
     int(s, fromConfig, range = {}) {
       const min = range.min ?? 0;
@@ -80,10 +80,12 @@ export function createSettingReader(env: Env, flags: FlagNames): SettingReader {
       };
       if (fromEnv(s)) {
         const raw = env[s.env] as string;
-        return { value: check(Number(raw), raw, 'env'), name: nameOf(s), from: 'env' };
+        return { value: check(Number(raw), raw, 'env'), name: nameFor(s, 'env'), from: 'env' };
       }
-      if (fromConfig === undefined) return { value: undefined, name: nameOf(s), from: 'default' };
-      return { value: check(fromConfig, fromConfig, 'config'), name: nameOf(s), from: 'config' };
+      if (fromConfig === undefined)
+        return { value: undefined, name: nameFor(s, 'default'), from: 'default' };
+      const value = check(fromConfig, fromConfig, 'config');
+      return { value, name: nameFor(s, 'config'), from: 'config' };
     },
   };
 }
