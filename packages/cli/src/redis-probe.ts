@@ -3,12 +3,25 @@
 // loop retries). Any RESP answer counts, `-NOAUTH` included: the server is there, and the
 // runtime's client authenticates; anything else is not a Redis server.
 
+import { createRequire } from 'node:module';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { SluiceError } from '@sluice/contracts';
+import { requireOptional } from '@sluice/storage';
 import type { ServiceProbe } from './wait-for-service.js';
 
+/**
+ * The Redis client the runtime will load (an optional peer of the gateway and the worker),
+ * resolved from the gateway as it will be: a missing driver is named at once (exit 3), not after
+ * the whole wait for a server it could not talk to anyway.
+ */
+function assertRedisDriver(): void {
+  const fromGateway = createRequire(import.meta.resolve('@sluice/gateway'));
+  requireOptional(fromGateway, 'iovalkey', 'the valkey-streams runtime');
+}
+
 export function redisProbe(url: string, timeoutMs: number): ServiceProbe {
+  assertRedisDriver();
   const parsed = new URL(url);
   const host = parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
   const port = Number(parsed.port || 6379);
