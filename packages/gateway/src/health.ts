@@ -92,14 +92,6 @@ async function metricsResponse(
   return new Response(text, { headers: { 'content-type': registry.contentType } });
 }
 
-/** The metric family a line of the text format belongs to (`# HELP x …`, `# TYPE x …`, `x{…} 1`). */
-function familyOf(line: string): string | undefined {
-  const comment = /^# (?:HELP|TYPE) (\S+)/.exec(line);
-  if (comment) return comment[1];
-  if (line.startsWith('#')) return undefined;
-  return /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0];
-}
-
 /** `more`'s families that `own` does not declare, after `own` (text format 0.0.4). */
 export function appendFamilies(own: string, more: string): string {
   const declared = new Set<string>();
@@ -110,7 +102,8 @@ export function appendFamilies(own: string, more: string): string {
   let current: string | undefined;
   const kept: string[] = [];
   for (const line of more.split('\n')) {
-    if (line.startsWith('# HELP ') || line.startsWith('# TYPE ')) current = familyOf(line);
+    const declares = /^# (?:HELP|TYPE) (\S+)/.exec(line);
+    if (declares) current = declares[1];
     // Samples of a histogram or summary carry suffixes (_bucket, _sum, _count): they belong to
     // the family of the TYPE line above them.
     if (line === '' || (current !== undefined && declared.has(current))) continue;
