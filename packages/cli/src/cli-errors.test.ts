@@ -37,6 +37,11 @@ describe('formatCliError: one line and the documented exit code for anything thr
       'sluice: cannot reach a service: connection refused by 127.0.0.1:3000',
     ],
     [
+      new Error('Connection terminated unexpectedly'),
+      EXIT_CODES.unavailable,
+      'sluice: a database or Redis connection failed: the connection was dropped (Connection terminated unexpectedly)',
+    ],
+    [
       Object.assign(new Error('database "x" does not exist'), { code: '3D000' }),
       EXIT_CODES.unavailable,
       'sluice: database unavailable: database "x" does not exist',

@@ -3,6 +3,7 @@
 // one line on stderr and a documented exit code. No stack unless SLUICE_DEBUG=1 asks for it.
 
 import { isMissingDependencyError, isSluiceError, type ErrorCode } from '@sluice/contracts';
+import { retryableReason } from './wait-for-service.js';
 
 /** Documented in docs/configuration.md (Exit codes); scripts branch on these. */
 export const EXIT_CODES = {
@@ -115,6 +116,9 @@ export function formatCliError(error: unknown): { line: string; exitCode: ExitCo
         : String(sys.message ?? sys.code);
     return fail(EXIT_CODES.unavailable, `cannot reach a service: ${what}`);
   }
+  // A connection lost after the start (pg says only "Connection terminated unexpectedly").
+  const lost = retryableReason(error);
+  if (lost) return fail(EXIT_CODES.unavailable, `a database or Redis connection failed: ${lost}`);
   const pgCode = (error as { code?: unknown } | null)?.code;
   if (typeof pgCode === 'string' && PG_UNAVAILABLE.has(pgCode)) {
     return fail(EXIT_CODES.unavailable, `database unavailable: ${(error as Error).message}`);

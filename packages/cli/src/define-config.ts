@@ -5,6 +5,7 @@ import type { JobRegistry, inferJobVersion } from '@sluice/contracts';
 import {
   SluiceError,
   assertRolloutPercent,
+  type LogLevel,
   parseRetentionSettings,
   type KindLimits,
   type ProviderLimits,
@@ -14,6 +15,14 @@ import {
 import type { LimitOverrides, NodeRuntime } from '@sluice/gateway';
 import type { Handler } from '@sluice/worker';
 import { resolveRuntime } from './runtimes/registry.js';
+import { createSettingReader, type FlagNames } from './setting-reader.js';
+import {
+  DEFAULT_DATABASE,
+  connectWaitOf,
+  databaseOf,
+  logLevelOf,
+  signingSecret,
+} from './setting-values.js';
 
 /** kind → version → handler, for the kinds and versions of registry `R`. */
 export type HandlerMap<R extends JobRegistry> = {
@@ -51,10 +60,21 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   /** Worker probes port (0 = a free port, printed). Env: SLUICE_WORKER_PORT. */
   workerPort?: number;
   /**
-   * Serve the gateway's /metrics on this separate port (127.0.0.1) instead of on the API port
-   * behind the `admin` scope.
+   * Serve the gateway's /metrics on this separate port, unauthenticated, instead of on the API
+   * port (where it needs a key with the `metrics:read` or `admin` scope). Env: SLUICE_METRICS_PORT.
    */
   metricsPort?: number;
+  /**
+   * Interface of the metrics listeners (the gateway's `metricsPort`, the worker's probes port);
+   * default 127.0.0.1. `0.0.0.0` lets a scraper in another container reach them. Env:
+   * SLUICE_METRICS_HOST.
+   */
+  metricsHost?: string;
+  /**
+   * How long a starting command waits for the database and Redis to answer before it gives up
+   * with exit code 4 (default 30000). Env: SLUICE_CONNECT_WAIT_MS.
+   */
+  connectWaitMs?: number;
   /**
    * A stable name for this worker (the lease owner / consumer name), so a restarted worker takes
    * its own pending work back first. Default `hostname-pid`. Env: SLUICE_WORKER_ID.
@@ -112,6 +132,8 @@ export interface Settings {
   hostname: string;
   workerPort: number | undefined;
   metricsPort: number | undefined;
+  /** Interface of the gateway's metrics listener and the worker's probes (default 127.0.0.1). */
+  metricsHost: string;
   workerId: string | undefined;
   concurrency: number;
   readBatch: number;
@@ -130,38 +152,30 @@ export interface Settings {
   signingSecret: string | undefined;
   /** `retention` of the config, checked. */
   retention: RetentionSettings;
+  /** LOG_LEVEL, checked. */
+  logLevel: LogLevel;
+  /** How long to wait for the database and Redis at start, and the setting's name for messages. */
+  connectWait: { ms: number; name: string };
+  /** Whether the SQLite file's folder may be created: only for the default `.sluice/`. */
+  createDatabaseFolder: boolean;
 }
 
 type Env = Record<string, string | undefined>;
-
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new SluiceError(
-      'INVALID_CONFIG',
-      `${name} must be a non-negative integer, got "${value}"`,
-    );
-  return n;
-}
-
-/** At least 32 bytes, so a short secret fails at start rather than at the first signed link. */
-function signingSecret(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (Buffer.byteLength(value) < 32)
-    throw new SluiceError('INVALID_CONFIG', 'SLUICE_SIGNING_SECRET must be at least 32 bytes');
-  return value;
-}
 
 export function rolloutEnvName(kind: string): string {
   return `SLUICE_ROLLOUT_${kind.toUpperCase().replace(/[.-]/g, '_')}`;
 }
 
-/** Config plus environment → the settings every command runs with. Throws INVALID_CONFIG. */
+/**
+ * Config plus environment → the settings every command runs with. Throws INVALID_CONFIG naming
+ * the variable or config field, or a UsageError naming the flag for values in `flags`.
+ */
 export function resolveSettings(
   config: SluiceConfig<JobRegistry, object>,
   env: Env = process.env,
+  flags: FlagNames = {},
 ): Settings {
+  const read = createSettingReader(env, flags);
   const runtime = resolveRuntime(config.runtime, env);
   const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
   for (const kind of Object.keys(config.jobs)) {
@@ -173,22 +187,26 @@ export function resolveSettings(
       throw new SluiceError('INVALID_CONFIG', `rollout names unknown kind "${kind}"`);
     assertRolloutPercent(pct);
   }
+  const int = (name: string, field: string, fromConfig: number | undefined, max?: number) =>
+    read.int({ env: name, field }, fromConfig, max === undefined ? {} : { min: 1, max }).value;
+  const database = databaseOf(read, config.database);
   const settings: Settings = {
     jobs: config.jobs,
     handlers: (config.handlers ?? {}) as Settings['handlers'],
-    database: env.DATABASE_URL || config.database || '.sluice/sluice.db',
+    database: database ?? DEFAULT_DATABASE,
     blobsDir: env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     blobs: env.SLUICE_BLOBS || env.SLUICE_BLOBS_DIR || config.blobsDir || '.sluice/blobs',
     runtime,
-    port: int('PORT', env.PORT) ?? config.port ?? 3000,
+    port: int('PORT', 'port', config.port) ?? 3000,
     hostname: env.HOST || config.hostname || '127.0.0.1',
-    workerPort: int('SLUICE_WORKER_PORT', env.SLUICE_WORKER_PORT) ?? config.workerPort,
-    metricsPort: int('SLUICE_METRICS_PORT', env.SLUICE_METRICS_PORT) ?? config.metricsPort,
+    workerPort: int('SLUICE_WORKER_PORT', 'workerPort', config.workerPort),
+    metricsPort: int('SLUICE_METRICS_PORT', 'metricsPort', config.metricsPort),
+    metricsHost: env.SLUICE_METRICS_HOST || config.metricsHost || '127.0.0.1',
     workerId: env.SLUICE_WORKER_ID || config.workerId || undefined,
-    concurrency: int('SLUICE_CONCURRENCY', env.SLUICE_CONCURRENCY) ?? config.concurrency ?? 16,
+    concurrency: int('SLUICE_CONCURRENCY', 'concurrency', config.concurrency, 10_000) ?? 16,
     readBatch: config.readBatch ?? 32,
-    leaseMs: int('SLUICE_LEASE_MS', env.SLUICE_LEASE_MS) ?? config.leaseMs ?? 30_000,
-    drainMs: int('SLUICE_DRAIN_MS', env.SLUICE_DRAIN_MS) ?? config.drainMs ?? 30_000,
+    leaseMs: int('SLUICE_LEASE_MS', 'leaseMs', config.leaseMs) ?? 30_000,
+    drainMs: int('SLUICE_DRAIN_MS', 'drainMs', config.drainMs) ?? 30_000,
     uploads: {
       maxBytes: config.uploads?.maxBytes ?? 100 * 1024 * 1024,
       ttlMs: config.uploads?.ttlMs ?? 24 * 3600_000,
@@ -201,6 +219,9 @@ export function resolveSettings(
     devApiKey: env.SLUICE_API_KEY || undefined,
     signingSecret: signingSecret(env.SLUICE_SIGNING_SECRET),
     retention: parseRetentionSettings(config.retention),
+    logLevel: logLevelOf(env.LOG_LEVEL),
+    connectWait: connectWaitOf(read, config.connectWaitMs),
+    createDatabaseFolder: database === undefined,
   };
   return settings;
 }

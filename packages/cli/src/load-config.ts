@@ -38,9 +38,9 @@ export async function loadConfig(path: string): Promise<SluiceConfig<JobRegistry
     const { tsImport } = await import('tsx/esm/api');
     mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
   } catch (error) {
-    // A config that does not compile or throws while loading: its first line says why.
-    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new SluiceError('INVALID_CONFIG', `cannot load ${path}: ${why}`, { cause: error });
+    throw new SluiceError('INVALID_CONFIG', `cannot load ${whyNotLoaded(path, error)}`, {
+      cause: error,
+    });
   }
   const config = (mod.default ?? mod) as SluiceConfig<JobRegistry, object>;
   if (!config || typeof config !== 'object' || !config.jobs || typeof config.jobs !== 'object') {
@@ -50,4 +50,20 @@ export async function loadConfig(path: string): Promise<SluiceConfig<JobRegistry
     );
   }
   return config;
+}
+
+/**
+ * Why a config did not load, on one line. A syntax error (esbuild's "Transform failed with 1
+ * error:" then `file:line:column: ERROR: text`) becomes `file:line:column: text`, the column
+ * counted from 1 as editors do (esbuild counts from 0); anything else thrown while loading: its
+ * first line.
+ */
+export function whyNotLoaded(path: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const located = /^(.*):(\d+):(\d+): ERROR: (.*)$/m.exec(message);
+  if (located) {
+    const [, file, line, column, text] = located;
+    return `${file}:${line}:${Number(column) + 1}: ${text}`;
+  }
+  return `${path}: ${message.split('\n')[0]}`;
 }

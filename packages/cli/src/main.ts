@@ -1,14 +1,18 @@
 // `main(argv)`: parse, run, and turn any failure into one line and a documented exit code.
-// Importing this module runs nothing: the bin (and `run.ts` from source) calls `main` once. A
+// Importing this module runs nothing: the bin (and `run.ts`, which tests spawn) calls `main` once. A
 // module that ran itself when "executed directly" ran twice when sluice.config.ts imported
 // `@sluice/cli` (tsx loads the config's imports as a second module instance).
 
 import { CommanderError } from 'commander';
 import { EXIT_CODES, UsageError, formatCliError, type ExitCode } from './cli-errors.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { launchedByNpm, watchLaunchers } from './launcher-watch.js';
 import { createProgram, type ProgramHooks } from './program.js';
 
-/** Resolves on the first SIGTERM/SIGINT; a second one exits at once. */
+/**
+ * Resolves on the first SIGTERM/SIGINT (or, under npm, once npm or its shell is gone:
+ * launcher-watch.ts); a second signal exits at once.
+ */
 function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
@@ -19,6 +23,14 @@ function untilSignal(): Promise<void> {
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // A launcher that dies is a first stop, never the "second signal": Ctrl-C reaches npm's
+    // shell too, which dies of it while the drain that the same Ctrl-C began is running.
+    if (launchedByNpm(process.env))
+      watchLaunchers(() => {
+        if (stopping) return;
+        stopping = true;
+        resolve();
+      });
   });
 }
 

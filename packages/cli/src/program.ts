@@ -13,13 +13,42 @@ import type { KeysArgs } from './commands/keys.js';
 import type { ServeMode } from './commands/serve.js';
 import { resolveSettings, type Settings } from './define-config.js';
 import { findConfig } from './load-config.js';
-import { envWithFlags, withDatabaseOptions, withServeOptions } from './server-options.js';
+import {
+  envWithFlags,
+  flagNames,
+  withDatabaseOptions,
+  withServeOptions,
+} from './server-options.js';
 
 // Command modules load when their command runs: `sluice --help` or a usage error should not wait
 // for the gateway, the worker and the database drivers to load.
 async function runKeys(settings: Settings, args: KeysArgs, out: (line: string) => void) {
   const keys = await import('./commands/keys.js');
   return keys.runKeys(settings, args, out);
+}
+
+/** LOG_LEVEL=debug: what the command runs with, secrets left out (the database by address). */
+async function logSettings(settings: Settings, config: string): Promise<void> {
+  if (settings.logLevel !== 'debug' && settings.logLevel !== 'trace') return;
+  const [{ createLogger }, { describeDatabaseUrl }] = await Promise.all([
+    import('@sluice/gateway'),
+    import('@sluice/storage'),
+  ]);
+  createLogger({ service: 'cli', level: settings.logLevel }).debug?.('settings', {
+    config,
+    database: describeDatabaseUrl(settings.database),
+    runtime: settings.runtime,
+    blobs: settings.blobs.startsWith('s3://') ? 's3' : settings.blobs,
+    port: settings.port,
+    hostname: settings.hostname,
+    metricsPort: settings.metricsPort,
+    metricsHost: settings.metricsHost,
+    workerPort: settings.workerPort,
+    concurrency: settings.concurrency,
+    leaseMs: settings.leaseMs,
+    drainMs: settings.drainMs,
+    connectWaitMs: settings.connectWait.ms,
+  });
 }
 
 export interface ProgramHooks {
@@ -62,7 +91,9 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
     const env = envWithFlags(io.env, cmd);
     const path = findConfig(io.cwd, env.SLUICE_CONFIG || undefined);
     const { loadConfig } = await import('./load-config.js');
-    return resolveSettings(await loadConfig(path), env);
+    const settings = resolveSettings(await loadConfig(path), env, flagNames(cmd));
+    await logSettings(settings, path);
+    return settings;
   }
 
   const serve = (mode: ServeMode, description: string) =>

@@ -2,14 +2,10 @@
 // On SQLite one process holds exactly one database handle (storage's `openDatabase` note), so
 // `sluice dev` shares this one between its gateway and its worker.
 
-import {
-  migrate,
-  openBlobStore,
-  openDatabase,
-  type BlobStore,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { migrate, openBlobStore, type BlobStore, type SluiceDatabase } from '@sluice/storage';
 import type { Settings } from './define-config.js';
+import { openCliDatabase } from './open-cli-database.js';
+import { waitForService } from './wait-for-service.js';
 
 export interface Resources {
   database: SluiceDatabase;
@@ -23,14 +19,18 @@ export interface Resources {
  */
 export async function openResources(
   settings: Settings,
+  out: (line: string) => void,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Resources> {
+  const runtime = settings.runtime;
   // A runtime that carries events (an events stream of its own) makes PostgreSQL NOTIFY a cost.
-  const database = openDatabase({
-    url: settings.database,
-    notifyEvents: !settings.runtime.capabilities.carriesEvents,
+  const database = await openCliDatabase(settings, out, {
+    notifyEvents: !runtime.capabilities.carriesEvents,
   });
   try {
+    // What the runtime needs besides the database (Redis), within the same connect window.
+    for (const probe of runtime.services())
+      await waitForService(probe, settings.connectWait, out);
     await migrate(database);
   } catch (error) {
     await database.close();

@@ -21,6 +21,13 @@ export function withDatabaseOptions(cmd: Command): Command {
         'postgres://… or a SQLite file (default .sluice/sluice.db)',
         'DATABASE_URL',
       ),
+    )
+    .addOption(
+      opt(
+        '--connect-wait-ms <ms>',
+        'how long to wait for the database and Redis at start before exiting 4 (default 30000)',
+        'SLUICE_CONNECT_WAIT_MS',
+      ),
     );
 }
 
@@ -47,8 +54,15 @@ export function withServeOptions(cmd: Command): Command {
     .addOption(
       opt(
         '--metrics-port <n>',
-        'serve the gateway /metrics on this private port (127.0.0.1) instead of behind the admin scope',
+        'serve the gateway /metrics on this port, unauthenticated, instead of on the API port behind the metrics:read scope',
         'SLUICE_METRICS_PORT',
+      ),
+    )
+    .addOption(
+      opt(
+        '--metrics-host <host>',
+        'interface of the metrics port and the worker probes port (default 127.0.0.1)',
+        'SLUICE_METRICS_HOST',
       ),
     )
     .addOption(
@@ -85,4 +99,14 @@ export function envWithFlags(
     if (option.envVar && typeof value === 'string') merged[option.envVar] = value;
   }
   return merged;
+}
+
+/** For each environment variable a flag set on this command line: the flag (`--port`). */
+export function flagNames(cmd: Command): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const option of cmd.options) {
+    if (option.envVar && cmd.getOptionValueSource(option.attributeName()) === 'cli')
+      names[option.envVar] = option.long ?? option.flags;
+  }
+  return names;
 }

@@ -104,8 +104,8 @@ describe('deploy/kubernetes', () => {
         expect(probe?.httpGet, `${m.metadata.name} probe`).toBeDefined();
         expect(portOf(c, probe!.httpGet!.port)).toBe(listens(settings));
       }
-      // Reachable by the kubelet: the gateway binds every interface (the worker's probes do by default).
-      if (m === gateway) expect(settings.hostname).toBe('0.0.0.0');
+      // Reachable by the kubelet: the gateway and the worker's probes bind every interface.
+      expect(m === gateway ? settings.hostname : settings.metricsHost).toBe('0.0.0.0');
     }
   });
 
@@ -118,6 +118,36 @@ describe('deploy/kubernetes', () => {
       for (const probe of [c.readinessProbe, c.livenessProbe])
         expect(await statusOf(base, probe!.httpGet!.path), probe!.httpGet!.path).toBe(200);
       expect(await statusOf(base, '/ready')).toBe(404);
+    }
+  });
+
+  it('a scrape path for gateways and workers: an annotated headless Service per Deployment, on the port its metrics listener binds on every interface', async () => {
+    const services = manifests.filter((m) => m.kind === 'Service');
+    for (const [m, listens, base] of [
+      [gateway, (s: ReturnType<typeof resolveSettings>) => s.metricsPort, targets.gatewayMetrics],
+      [worker, (s: ReturnType<typeof resolveSettings>) => s.workerPort, targets.worker],
+    ] as const) {
+      const labels = (m.spec as { template: { metadata: { labels: Record<string, string> } } })
+        .template.metadata.labels;
+      const scraped = only(
+        services.filter((s) => {
+          const spec = s.spec as { selector: Record<string, string> };
+          return (
+            s.metadata.annotations?.['prometheus.io/scrape'] === 'true' &&
+            Object.entries(spec.selector).every(([k, v]) => labels[k] === v)
+          );
+        }),
+      );
+      const notes = scraped.metadata.annotations ?? {};
+      // One target per pod: a ClusterIP would send each scrape to any one pod.
+      expect((scraped.spec as { clusterIP?: string }).clusterIP).toBe('None');
+      const c = podSpecOf(m).containers[0] as Container;
+      const settings = resolveSettings(config, containerEnv(c, manifests));
+      expect(Number(notes['prometheus.io/port']), m.metadata.name).toBe(listens(settings));
+      expect(c.ports?.some((p) => p.containerPort === listens(settings))).toBe(true);
+      expect(settings.metricsHost).toBe('0.0.0.0');
+      const path = notes['prometheus.io/path'] ?? '/metrics';
+      expect(await statusOf(base, path), `${m.metadata.name} ${path}`).toBe(200);
     }
   });
 

@@ -9,7 +9,10 @@ import { JOB_ID_PATTERN, MAX_JOB_ID_LENGTH } from './job-id.js';
 import { JOB_STATES } from './state-machine.js';
 import { FileId } from './submit-schema.js';
 
-export const JobIdInput = z.string().max(MAX_JOB_ID_LENGTH).regex(JOB_ID_PATTERN, 'not a job id');
+export const JobIdInput = z
+  .string()
+  .max(MAX_JOB_ID_LENGTH)
+  .regex(JOB_ID_PATTERN, 'must be a job id: v<version>-<26 characters a-z, 2-7>');
 const state = z.enum(JOB_STATES);
 const kind = z.string().max(100);
 

@@ -47,6 +47,17 @@ export interface RuntimeEnvVar {
   readonly description: string;
 }
 
+/**
+ * A service the runtime connects to besides the job database (a Redis, a broker), so a starting
+ * process can wait for it within its connect window and name it when it never answers.
+ */
+export interface RuntimeServiceProbe {
+  /** What a user would call it: `Redis at 127.0.0.1:6379`. */
+  readonly label: string;
+  /** Resolves once the service answers; rejects with the network error otherwise (bounded). */
+  attempt(): Promise<void>;
+}
+
 export interface SluiceRuntime<TResources = never, TGatewayHalf = unknown> {
   readonly name: string;
   readonly capabilities: RuntimeCapabilities;
@@ -60,6 +71,8 @@ export interface SluiceRuntime<TResources = never, TGatewayHalf = unknown> {
   ): SluiceRuntime<TResources, TGatewayHalf>;
   /** What the options still lack (a message naming the option and its variable), or undefined. */
   check(): string | undefined;
+  /** The services to wait for at start (none for a runtime that only uses the job database). */
+  services(): readonly RuntimeServiceProbe[];
   gateway(resources: TResources): TGatewayHalf;
   worker(): RuntimeWorkerHalf<TResources>;
 }
@@ -72,6 +85,7 @@ export interface RuntimeDefinition<S extends z.ZodObject, TResources, TGatewayHa
   /** Stated once for both halves; may depend on the options (a fairness switch). */
   capabilities(options: z.output<S>): RuntimeCapabilities;
   check?(options: z.output<S>): string | undefined;
+  services?(options: z.output<S>): readonly RuntimeServiceProbe[];
   gateway(options: z.output<S>, resources: TResources): TGatewayHalf;
   worker(options: z.output<S>): RuntimeWorkerHalf<TResources>;
 }
@@ -114,6 +128,10 @@ export function defineRuntime<S extends z.ZodObject, TResources, TGatewayHalf>(
         return make(parseOptions(def.name, def.options, merged));
       },
       check: missing,
+      services() {
+        assertComplete();
+        return def.services?.(options) ?? [];
+      },
       gateway(resources: TResources) {
         assertComplete();
         return def.gateway(options, resources);

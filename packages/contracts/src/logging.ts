@@ -16,6 +16,8 @@ export type LogFields = Record<string, unknown>;
 
 /** What gateway and worker code logs through. */
 export interface SluiceLogger {
+  /** Detail for LOG_LEVEL=debug (resolved settings, one line per request); optional to implement. */
+  debug?(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
@@ -165,6 +167,7 @@ export function sluiceLogOptions(opts: { service: string; level?: LogLevel | und
 
 /** The subset of a pino logger the adapter uses. */
 export interface PinoLike {
+  debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
@@ -176,6 +179,7 @@ const NO_FIELDS = {};
 /** `SluiceLogger` over pino (message first here, fields first in pino). */
 export function loggerFromPino(p: PinoLike): SluiceLogger {
   return {
+    debug: (message, fields) => p.debug(fields ?? NO_FIELDS, message),
     info: (message, fields) => p.info(fields ?? NO_FIELDS, message),
     warn: (message, fields) => p.warn(fields ?? NO_FIELDS, message),
     error: (message, fields) => p.error(fields ?? NO_FIELDS, message),

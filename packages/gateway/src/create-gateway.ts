@@ -134,6 +134,20 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   let closing = false;
 
   const app = new Hono();
+  // LOG_LEVEL=debug: one line per request (method, path, status, duration), never its body.
+  if (logger.debug && logger.isLevelEnabled?.('debug')) {
+    const debug = logger.debug.bind(logger);
+    app.use(async (c, next) => {
+      const started = performance.now();
+      await next();
+      debug('request', {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      });
+    });
+  }
   registerDatabaseMetrics(metrics.registry, database.db);
   new Gauge({
     name: 'sluice_gateway_active_subscriptions',
@@ -151,6 +165,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     closing: () => closing,
     runtime: options.runtimeProbes,
     metricsAccess: options.metricsAccess ?? 'admin',
+    extraMetrics: options.extraMetrics,
     gate,
   });
   registerUploads(app, {
@@ -229,7 +244,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
 
   return {
     app,
-    metricsApp: createMetricsApp(metrics),
+    metricsApp: createMetricsApp(metrics, options.extraMetrics),
     router,
     hub,
     metrics,

@@ -84,6 +84,13 @@ export interface GatewayOptions<R extends JobRegistry> {
    * `metricsApp`, for a separate private listener (`serveMetrics`).
    */
   metricsAccess?: 'admin' | 'listener';
+  /**
+   * More Prometheus text served on `/metrics` after the gateway's own (`sluice dev`: the worker
+   * that runs in the same process), so one scrape sees both halves. A family the gateway already
+   * has (the process metrics both registries collect) is left out, as a scrape with a family
+   * twice is refused.
+   */
+  extraMetrics?: () => Promise<string>;
   websocket?: WebSocketOptions;
   /**
    * SQLite tailer fallback poll interval (default 50 ms). New events are read as soon as the

@@ -31,6 +31,8 @@ export interface HealthDeps {
    * value keeps its old name), or not at all here.
    */
   metricsAccess: 'admin' | 'listener';
+  /** Appended to `/metrics` (GatewayOptions.extraMetrics). */
+  extraMetrics?: (() => Promise<string>) | undefined;
   gate: Gatekeeper;
   /** Bound on the readiness query (default 2000 ms). */
   readyTimeoutMs?: number;
@@ -75,21 +77,44 @@ export function registerHealth(app: Hono, deps: HealthDeps): void {
         'metrics',
       );
       if (admitted instanceof Response) return admitted;
-      return metricsResponse(deps.metrics);
+      return metricsResponse(deps.metrics, deps.extraMetrics);
     });
   }
 }
 
-async function metricsResponse(metrics: GatewayMetrics): Promise<Response> {
+async function metricsResponse(
+  metrics: GatewayMetrics,
+  extra: (() => Promise<string>) | undefined,
+): Promise<Response> {
   const registry = metrics.registry;
-  return new Response(await registry.metrics(), {
-    headers: { 'content-type': registry.contentType },
-  });
+  const own = await registry.metrics();
+  const text = extra ? appendFamilies(own, await extra()) : own;
+  return new Response(text, { headers: { 'content-type': registry.contentType } });
+}
+
+/** `more`'s families that `own` does not declare, after `own` (text format 0.0.4). */
+export function appendFamilies(own: string, more: string): string {
+  const declared = new Set<string>();
+  for (const line of own.split('\n')) {
+    const m = /^# TYPE (\S+)/.exec(line);
+    if (m?.[1]) declared.add(m[1]);
+  }
+  let current: string | undefined;
+  const kept: string[] = [];
+  for (const line of more.split('\n')) {
+    const declares = /^# (?:HELP|TYPE) (\S+)/.exec(line);
+    if (declares) current = declares[1];
+    // Samples of a histogram or summary carry suffixes (_bucket, _sum, _count): they belong to
+    // the family of the TYPE line above them.
+    if (line === '' || (current !== undefined && declared.has(current))) continue;
+    kept.push(line);
+  }
+  return `${own.replace(/\n*$/, '\n')}${kept.join('\n')}\n`;
 }
 
 /** `/metrics` alone, unauthenticated: for a listener only the operator's network reaches. */
-export function createMetricsApp(metrics: GatewayMetrics): Hono {
+export function createMetricsApp(metrics: GatewayMetrics, extra?: () => Promise<string>): Hono {
   const app = new Hono();
-  app.get('/metrics', () => metricsResponse(metrics));
+  app.get('/metrics', () => metricsResponse(metrics, extra));
   return app;
 }

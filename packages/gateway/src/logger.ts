@@ -12,7 +12,7 @@ import {
 import { pino, type DestinationStream } from 'pino';
 
 export type GatewayLogger = Pick<SluiceLogger, 'warn' | 'error'> &
-  Partial<Pick<SluiceLogger, 'info' | 'isLevelEnabled'>>;
+  Partial<Pick<SluiceLogger, 'debug' | 'info' | 'isLevelEnabled'>>;
 
 export interface LoggerOptions {
   /** Default: `LOG_LEVEL`, else info. */

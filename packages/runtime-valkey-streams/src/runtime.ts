@@ -6,6 +6,7 @@ import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
 import { z } from 'zod';
 import { valkeyStreamsCapabilities } from './capabilities.js';
 import { createStreamsGatewayRuntime } from './gateway/create-streams-gateway-runtime.js';
+import { redisProbe } from './redis-probe.js';
 import { createStreamsRuntime } from './worker/create-streams-runtime.js';
 
 const Fairness = z
@@ -20,7 +21,10 @@ const Fairness = z
 export const ValkeyStreamsOptions = z
   .object({
     /** `redis://host:port[/db]`. Env REDIS_URL (--redis-url) wins. */
-    url: z.string().min(1).optional(),
+    url: z
+      .string()
+      .regex(/^rediss?:\/\/./, 'must be redis://… or rediss://…')
+      .optional(),
     /**
      * Fairness across tenants, on by default: at most `maxUndelivered` undelivered entries per
      * job stream, the rest wait in the database and the fair feeder (every `feedEveryMs`) hands
@@ -44,6 +48,8 @@ export const valkeyStreams = defineRuntime({
   },
   capabilities: (o) => valkeyStreamsCapabilities(o.fairness !== false),
   check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
+  // Each attempt is bounded on its own; the starting process retries within its connect window.
+  services: (o) => [redisProbe(o.url as string, 5_000)],
   gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
     const rt = createStreamsGatewayRuntime({
       redisUrl: o.url as string,

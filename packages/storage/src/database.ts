@@ -34,6 +34,16 @@ export interface SluiceDatabase {
 export interface OpenDatabaseOptions {
   /** `postgres://…` or a SQLite file path (`:memory:` allowed). Default `.sluice/sluice.db`. */
   url?: string | undefined;
+  /**
+   * SQLite: create the file's folder when it is missing (default true). The CLI passes false
+   * except for its default `.sluice/`, so a mistyped path fails instead of creating folders.
+   */
+  createFolder?: boolean;
+  /**
+   * PostgreSQL: how long opening one connection may take, handshake included (default 10 000
+   * ms), so a URL that points at a server that never answers fails instead of hanging.
+   */
+  connectTimeoutMs?: number;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
   /** SQLite busy timeout in ms (default 5000). */

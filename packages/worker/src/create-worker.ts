@@ -220,7 +220,11 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
             metrics: () => metrics.scrape(),
             contentType: metrics.registry.contentType,
           });
-          logger.info('worker probes listening', { url: probes.url });
+          // `bound`: the interface as given (every one when none is), beside a URL to reach it.
+          logger.info('worker probes listening', {
+            url: probes.url,
+            bound: `${opts.probes.hostname || '*'}:${probes.port}`,
+          });
         }
         await host.start();
       })();

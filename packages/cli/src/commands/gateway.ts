@@ -4,12 +4,16 @@ import type { Resources } from '../resources.js';
 
 export interface StartedGateway {
   running: RunningGateway;
+  /** The separate metrics listener (`--metrics-port`), where it is bound. */
+  metrics: { host: string; port: number } | undefined;
   close(): Promise<void>;
 }
 
 export async function startGateway(
   settings: Settings,
   resources: Resources,
+  /** More Prometheus text for `/metrics` (`sluice dev`: its worker's). */
+  extraMetrics?: () => Promise<string>,
 ): Promise<StartedGateway> {
   // The gateway half of the configured runtime (its dispatcher; a tailer, probes, routes).
   const parts = settings.runtime.gateway({ database: resources.database });
@@ -30,19 +34,22 @@ export async function startGateway(
     retention: settings.retention,
     ...(settings.signingSecret ? { downloads: { signingSecret: settings.signingSecret } } : {}),
     metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',
+    ...(extraMetrics ? { extraMetrics } : {}),
   });
   const running = await serve(gateway, { port: settings.port, hostname: settings.hostname });
   const metrics =
     settings.metricsPort === undefined
       ? undefined
-      : await serveMetrics(gateway, { port: settings.metricsPort }).catch(
-          async (error: unknown) => {
-            await running.close();
-            throw error;
-          },
-        );
+      : await serveMetrics(gateway, {
+          port: settings.metricsPort,
+          hostname: settings.metricsHost,
+        }).catch(async (error: unknown) => {
+          await running.close();
+          throw error;
+        });
   return {
     running,
+    metrics: metrics && { host: settings.metricsHost, port: metrics.port },
     async close() {
       await metrics?.close();
       await running.close();

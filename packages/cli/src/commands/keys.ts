@@ -2,8 +2,9 @@
 // key once; only its hash is stored. Without --scope a key may submit and read jobs only
 // (least privilege): review decisions, dead-letter requeues and /metrics need their own scopes.
 import { API_KEY_SCOPES, isApiKeyScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
-import { createApiKey, listApiKeys, migrate, openDatabase, revokeApiKey } from '@sluice/storage';
+import { createApiKey, listApiKeys, migrate, revokeApiKey } from '@sluice/storage';
 import type { Settings } from '../define-config.js';
+import { openCliDatabase } from '../open-cli-database.js';
 
 export interface KeysArgs {
   action: string | undefined;
@@ -54,7 +55,7 @@ export async function runKeys(
   args: KeysArgs,
   out: (line: string) => void,
 ): Promise<void> {
-  const database = openDatabase({ url: settings.database });
+  const database = await openCliDatabase(settings, out);
   try {
     await migrate(database);
     switch (args.action) {

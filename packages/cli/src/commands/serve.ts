@@ -10,9 +10,16 @@ export type ServeMode = 'dev' | 'gateway' | 'worker';
 
 export interface Served {
   gatewayUrl?: string;
+  /** The gateway's separate metrics listener (`--metrics-port`), as a URL to fetch. */
+  gatewayMetricsUrl?: string;
   workerProbesUrl?: string;
   devApiKey?: string;
   stop(deadlineMs?: number): Promise<void>;
+}
+
+/** Where a listener is bound, as given: `0.0.0.0:9090` means every interface. */
+function hostPort(l: { host: string; port: number }): string {
+  return `${l.host.includes(':') ? `[${l.host}]` : l.host}:${l.port}`;
 }
 
 export async function runServe(
@@ -32,11 +39,14 @@ export async function runServe(
       'sluice gateway: SLUICE_API_KEY / --api-key is ignored (the dev key exists only in sluice dev)',
     );
   }
-  const resources = await openResources(settings);
+  const resources = await openResources(settings, out);
   let gateway: StartedGateway | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
-    if (mode !== 'worker') gateway = await startGateway(settings, resources);
+    // `sluice dev`: the gateway's /metrics carries the worker's families too (one scrape).
+    const workerMetrics =
+      mode === 'dev' ? () => worker?.scrapeMetrics() ?? Promise.resolve('') : undefined;
+    if (mode !== 'worker') gateway = await startGateway(settings, resources, workerMetrics);
     // A platform that pushes jobs (Workflows) has no worker process to start in `dev`; `sluice
     // worker` says how to deploy it instead (startWorker).
     const pushes = settings.runtime.worker().kind === 'push';
@@ -49,6 +59,7 @@ export async function runServe(
   }
   const served: Served = {
     ...(gateway ? { gatewayUrl: gateway.running.url } : {}),
+    ...(gateway?.metrics ? { gatewayMetricsUrl: `http://127.0.0.1:${gateway.metrics.port}` } : {}),
     ...(worker?.probes ? { workerProbesUrl: worker.probes.url } : {}),
     ...(mode === 'dev' && settings.devApiKey ? { devApiKey: settings.devApiKey } : {}),
     async stop(deadlineMs = 30_000) {
@@ -67,8 +78,13 @@ export async function runServe(
     );
   const half = settings.runtime.worker();
   if (mode === 'dev' && half.kind === 'push') out(`no worker here: ${half.instructions}`);
-  if (served.workerProbesUrl)
-    out(`worker probes on ${served.workerProbesUrl} (/healthz /readyz /metrics)`);
+  if (gateway?.metrics)
+    out(`gateway metrics listening on ${hostPort(gateway.metrics)} (/metrics, no key)`);
+  else if (gateway) out(`gateway metrics on ${gateway.running.url}/metrics (a metrics:read key)`);
+  if (worker?.probes)
+    out(
+      `worker probes listening on ${hostPort({ host: settings.metricsHost, port: worker.probes.port })} (/healthz /readyz /metrics)`,
+    );
   if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);
   return served;
 }

@@ -24,7 +24,12 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
     limits: { providers: settings.providerLimits, kinds: settings.kindLimits },
-    probes: settings.workerPort === undefined ? undefined : { port: settings.workerPort },
+    // Bound where it says (--metrics-host, default loopback): a scraper or kubelet in another
+    // network namespace needs 0.0.0.0.
+    probes:
+      settings.workerPort === undefined
+        ? undefined
+        : { port: settings.workerPort, hostname: settings.metricsHost },
   });
   await worker.start();
   return worker;

@@ -11,6 +11,8 @@ import config from '../fixtures/ops.config.js';
 
 export interface ProbeTargets {
   gateway: string;
+  /** The gateway's separate metrics listener. */
+  gatewayMetrics: string;
   worker: string;
   stop(): Promise<void>;
 }
@@ -22,10 +24,12 @@ export async function startProbeTargets(): Promise<ProbeTargets> {
     SLUICE_BLOBS_DIR: join(dir, 'blobs'),
     PORT: String(await freePort()),
     SLUICE_WORKER_PORT: '0',
+    SLUICE_METRICS_PORT: String(await freePort()),
   });
   const served: Served = await runServe('dev', settings, () => {});
   return {
     gateway: served.gatewayUrl as string,
+    gatewayMetrics: served.gatewayMetricsUrl as string,
     worker: served.workerProbesUrl as string,
     async stop() {
       await served.stop(2_000);

@@ -11,6 +11,7 @@ import { admitHttp } from '../auth/admit-http.js';
 import type { Gatekeeper } from '../auth/gatekeeper.js';
 import type { GatewayLogger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics.js';
+import { invalidInputMessage } from '../trpc/errors.js';
 import { assetPath, filePath, findAsset, findFile, type Downloadable } from './downloadables.js';
 import { errorResponse, serveDownload } from './serve-download.js';
 import type { UrlSigner } from './signed-urls.js';
@@ -85,7 +86,7 @@ function badRequest(deps: DownloadDeps, error: z.ZodError): Response {
     message: i.message,
   }));
   return Response.json(
-    { error: { code: 'BAD_REQUEST', message: 'Invalid input', issues } },
+    { error: { code: 'BAD_REQUEST', message: invalidInputMessage(issues), issues } },
     { status: 400 },
   );
 }

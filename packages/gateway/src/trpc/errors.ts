@@ -132,6 +132,17 @@ function issuesOf(cause: unknown): IssueView[] | undefined {
   });
 }
 
+/**
+ * `Invalid input: id: must be a job id (…)`: the first issue's field and rule, so a caller that
+ * prints only the message (the CLI, a log line) still says what to fix; `issues` has them all.
+ */
+export function invalidInputMessage(issues: readonly IssueView[]): string {
+  const [first] = issues;
+  if (!first) return 'Invalid input';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return `Invalid input: ${first.path || 'input'}: ${first.message}${more}`;
+}
+
 export interface ErrorData {
   code: TRPC_ERROR_CODE_KEY;
   httpStatus: number;
@@ -168,7 +179,7 @@ export function formatError({ shape, error }: { shape: DefaultShape; error: TRPC
   const issues = code === 'BAD_REQUEST' ? issuesOf(cause) : undefined;
   let message = shape.message;
   if (code === 'INTERNAL_SERVER_ERROR') message = 'Internal server error';
-  else if (issues) message = 'Invalid input';
+  else if (issues) message = invalidInputMessage(issues);
   const sluiceCode = isSluiceError(cause) ? cause.code : sluiceCodeFor(code);
   const retryAfterMs = retryAfterMsOf(cause);
   return {

@@ -6,6 +6,8 @@
 //       SLUICE_S3_FORCE_PATH_STYLE  1/0; default 1 when an endpoint is set
 //       SLUICE_S3_CONDITIONAL       auto (default: probe the server once) | native | emulated
 //       SLUICE_S3_PART_SIZE_MIB     multipart part size (default and minimum 5)
+//       SLUICE_S3_TIMEOUT_MS        a connection must open, and a request's socket must move,
+//                                   within this (default 30000; the AWS SDK waits forever)
 //       AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
 //                                   credentials; unset: the AWS SDK's default chain
 // The AWS SDK is loaded only for `s3://` URLs, so the local default never pays for it.
@@ -51,6 +53,9 @@ export async function openBlobStore(url: string, opts: { env?: BlobEnv } = {}): 
   const partMiB = Number(env.SLUICE_S3_PART_SIZE_MIB || 5);
   if (!Number.isInteger(partMiB) || partMiB < 5 || partMiB > 5120)
     throw invalid('SLUICE_S3_PART_SIZE_MIB must be an integer from 5 to 5120');
+  const timeoutMs = Number(env.SLUICE_S3_TIMEOUT_MS || 30_000);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100)
+    throw invalid('SLUICE_S3_TIMEOUT_MS must be an integer of at least 100 (ms)');
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   if (!accessKeyId !== !secretAccessKey)
@@ -67,6 +72,10 @@ export async function openBlobStore(url: string, opts: { env?: BlobEnv } = {}): 
     region: env.SLUICE_S3_REGION || env.AWS_REGION || 'us-east-1',
     ...(endpoint ? { endpoint } : {}),
     forcePathStyle: flag(env.SLUICE_S3_FORCE_PATH_STYLE, endpoint !== undefined),
+    // Bounded: an endpoint that accepts and never answers must fail, not hang (the SDK's own
+    // default for both is no timeout). The socket timeout is on inactivity, so a long upload
+    // that keeps moving is not cut (the SDK's requestTimeout would cut it).
+    requestHandler: { connectionTimeout: Math.min(5_000, timeoutMs), socketTimeout: timeoutMs },
     ...(accessKeyId && secretAccessKey
       ? {
           credentials: {
@@ -84,6 +93,19 @@ export async function openBlobStore(url: string, opts: { env?: BlobEnv } = {}): 
     return { ...store, close: async () => client.destroy() };
   } catch (error) {
     client.destroy();
-    throw error;
+    throw unreachable(error, endpoint ?? `s3://${bucket}`);
   }
+}
+
+/** A network failure or timeout of the startup probe, as UNAVAILABLE naming the endpoint. */
+function unreachable(error: unknown, where: string): unknown {
+  const e = error as { name?: unknown; code?: unknown; message?: unknown };
+  const network =
+    e?.name === 'TimeoutError' || (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code));
+  if (!network) return error;
+  return new SluiceError(
+    'UNAVAILABLE',
+    `blob store unavailable: ${where}: ${String(e.message ?? e.code)}`,
+    { cause: error },
+  );
 }

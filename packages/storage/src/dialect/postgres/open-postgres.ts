@@ -46,6 +46,7 @@ export function openPostgres(url: string, opts: OpenDatabaseOptions): SluiceData
   const pool = new driver.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     types: pgTypesOf(driver),
     idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 5_000,
     // JIT off: Sluice's statements are short and indexed, and one whose estimate is inflated (a

@@ -2,9 +2,10 @@
 // transactions that begin IMMEDIATE, so two processes that read then write never hit
 // SQLITE_BUSY in the middle of a transaction (kysely's SQLite transactions begin DEFERRED).
 
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { SluiceError } from '@sluice/contracts';
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -52,9 +53,23 @@ const requireDriver = createRequire(import.meta.url);
 const loadSqlite = () =>
   requireOptional<typeof SQLite>(requireDriver, 'better-sqlite3', 'a SQLite database');
 
+/**
+ * The file's folder must exist unless asked to create it: a mistyped path would otherwise leave
+ * a tree of folders behind (and a command that only lists keys would write a database there).
+ */
+function ensureFolder(file: string, create: boolean): void {
+  const folder = dirname(resolve(file));
+  if (existsSync(folder)) return;
+  if (create) return void mkdirSync(folder, { recursive: true });
+  throw new SluiceError(
+    'UNAVAILABLE',
+    `SQLite database ${file}: its folder ${folder} does not exist (create it, or choose another path)`,
+  );
+}
+
 export function openSqlite(file: string, opts: OpenDatabaseOptions): SluiceDatabase {
   const Driver = loadSqlite();
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') ensureFolder(file, opts.createFolder ?? true);
   const sqlite = new Driver(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
