@@ -291,6 +291,21 @@ const ROWS: Row[] = [
     stderr: /^sluice: port \d+ is already in use \(choose another with --port or PORT\)$/,
   },
   {
+    name: '4 gateway unreachable',
+    args: () => ['jobs', 'list', '--url', `http://127.0.0.1:${closedPort}`],
+    env: () => ({ SLUICE_API_KEY: apiKey }),
+    code: EXIT_CODES.unavailable,
+    stderr:
+      /^sluice: cannot reach the gateway at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)$/,
+  },
+  {
+    name: '5 refused by the gateway: a key it does not know',
+    args: () => ['jobs', 'list', '--url', gateway.gatewayUrl as string],
+    env: () => ({ SLUICE_API_KEY: 'sk_nosuchkey_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }),
+    code: EXIT_CODES.refused,
+    stderr: /^sluice: UNAUTHORIZED: /,
+  },
+  {
     name: '5 refused by the gateway: BAD_REQUEST names the field and the rule',
     args: () => ['jobs', 'get', 'v1-doesnotexist', '--url', gateway.gatewayUrl as string],
     env: () => ({ SLUICE_API_KEY: apiKey }),
