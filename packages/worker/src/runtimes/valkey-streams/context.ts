@@ -25,6 +25,9 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   fairAcrossTenants: false,
   limitsStarts: true,
   limitsProviders: true,
+  debouncesSubmits: true,
+  singletonKeys: true,
+  batchesSubmits: true,
 });
 
 export interface StreamsConsumerOptions {
