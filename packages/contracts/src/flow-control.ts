@@ -79,9 +79,13 @@ export function parseFlowDeclarations(kind: string, decl: FlowDeclarations): Flo
   const schemas = { debounce: DebounceOptions, singleton: SingletonOptions, batch: BatchOptions };
   const declared = FLOW_NAMES.filter((f) => decl[f] !== undefined);
   if (declared.length > 1) {
-    throw new SluiceError('INVALID_CONFIG', `job "${kind}": declare one of ${declared.join(', ')}`, {
-      details: { kind, field: declared[1] },
-    });
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `job "${kind}": declare one of ${declared.join(', ')}`,
+      {
+        details: { kind, field: declared[1] },
+      },
+    );
   }
   for (const f of declared) {
     const parsed = schemas[f].safeParse(decl[f]);
@@ -99,7 +103,12 @@ export function parseFlowDeclarations(kind: string, decl: FlowDeclarations): Flo
   return Object.freeze(out);
 }
 
-function refuse(code: 'BAD_REQUEST' | 'INVALID_CONFIG', field: string, message: string, kind: string) {
+function refuse(
+  code: 'BAD_REQUEST' | 'INVALID_CONFIG',
+  field: string,
+  message: string,
+  kind: string,
+) {
   return new SluiceError(code, `${field}: ${message}`, { details: { kind, field } });
 }
 

@@ -27,11 +27,7 @@ import {
   type SubmitResult,
 } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/portable';
-import {
-  createAcceptBatcher,
-  type AcceptBatchOptions,
-  type AcceptItem,
-} from './accept-batcher.js';
+import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from './accept-batcher.js';
 import type { DispatchPath } from './dispatch.js';
 import type { EventHub } from './events/event-hub.js';
 import {

@@ -1,9 +1,4 @@
-import type {
-  BatchOptions,
-  DebounceOptions,
-  ErrorCode,
-  SingletonOptions,
-} from '@sluice/contracts';
+import type { BatchOptions, DebounceOptions, ErrorCode, SingletonOptions } from '@sluice/contracts';
 import { expectTypeOf, it } from 'vitest';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './routers/index.js';

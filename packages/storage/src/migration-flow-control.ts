@@ -28,7 +28,9 @@ export function flowControl(): Migration {
       await exec('create index flow_keys_job on flow_keys (job_id)');
       await exec(`create table flow_waiting (job_id text primary key, tenant_id text not null,
         kind text not null, key text not null, created_at text not null)`);
-      await exec('create index flow_waiting_key on flow_waiting (tenant_id, kind, key, created_at)');
+      await exec(
+        'create index flow_waiting_key on flow_waiting (tenant_id, kind, key, created_at)',
+      );
     },
   };
 }

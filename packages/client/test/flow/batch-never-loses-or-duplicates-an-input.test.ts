@@ -32,7 +32,10 @@ const handlers = {
       prepare: (ctx) => ctx.input.map((input, i) => ({ key: `i${i}`, input })),
       execute: (unit) => unit.input.n * 2,
       finalize: (results, ctx) => {
-        runs.set(ctx.jobId, ctx.input.map((i) => i.n));
+        runs.set(
+          ctx.jobId,
+          ctx.input.map((i) => i.n),
+        );
         const outputs = results.map((r) => ({ double: r.result, size: results.length }));
         // A handler that drops one output: the run must fail rather than misalign the shares.
         return ctx.input.some((i) => i.drop) ? outputs.slice(1) : outputs;

@@ -49,7 +49,11 @@ describeFlowCluster('a debounced burst runs once per window', jobs, handlers, (c
       );
       const handles = await Promise.all(burst);
       // The last submit of the window, after the burst committed: its input must win.
-      const last = await b.submit('flow.rebuild', { site, n: w * 100 + 99 }, { debounce: { key: site } });
+      const last = await b.submit(
+        'flow.rebuild',
+        { site, n: w * 100 + 99 },
+        { debounce: { key: site } },
+      );
       const ids = new Set([...handles, last].map((h) => h.id));
       expect(ids.size).toBe(1);
       // Exactly one submit opened the window; every other one was folded into it.

@@ -96,9 +96,7 @@ export function decideFlow(
             ? { action: 'open', start: 'held', window }
             : { action: 'open', start: 'queued', window };
         case 'cancel-older':
-          return taken
-            ? { action: 'cancel-older' }
-            : { action: 'open', start: 'queued', window };
+          return taken ? { action: 'cancel-older' } : { action: 'open', start: 'queued', window };
       }
       break;
     }

@@ -9,11 +9,7 @@
 // Not group-committed like plain accepts: each submit of a key waits for the one before it
 // anyway, and a batch transaction holding many keys' locks would serialise unrelated keys.
 
-import {
-  SluiceError,
-  type FlowAnswer,
-  type FlowPlan,
-} from '@sluice/contracts';
+import { SluiceError, type FlowAnswer, type FlowPlan } from '@sluice/contracts';
 import {
   appendToBatch,
   dropWaiting,
@@ -74,7 +70,12 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
     now: number,
   ): Promise<FlowAcceptAnswer> {
     const { job } = item;
-    const ref: FlowKeyRef = { tenantId: job.tenantId, kind: job.kind, flow: plan.flow, key: plan.key };
+    const ref: FlowKeyRef = {
+      tenantId: job.tenantId,
+      kind: job.kind,
+      flow: plan.flow,
+      key: plan.key,
+    };
     const slot = await lockFlowKey(tx, ref, now);
     // A singleton submit repeated with its idempotency key answers its job, whatever the key's state.
     if (plan.flow === 'singleton' && job.idempotencyKey !== null) {
@@ -127,7 +128,11 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
       decision = decide(plan, after, now);
       // Still live: a parked job cannot be cancelled; the new one waits for it like `queue`.
       if (decision.action === 'cancel-older')
-        decision = { action: 'open', start: 'held', window: { openedAt: now, closesAt: null, size: 1 } };
+        decision = {
+          action: 'open',
+          start: 'held',
+          window: { openedAt: now, closesAt: null, size: 1 },
+        };
     }
     if (decision.action !== 'open') {
       // A decision made again after a fold lost its job can only open one (decide-flow.ts).

@@ -17,7 +17,10 @@ import {
 import { isLiveSingleton } from './decide-flow.js';
 
 /** Releases one held job per free key; resolves with how many were released. */
-export async function releaseSingletons(database: SluiceDatabase, now = Date.now()): Promise<number> {
+export async function releaseSingletons(
+  database: SluiceDatabase,
+  now = Date.now(),
+): Promise<number> {
   const keys = await releasableKeys(database.db, FINAL_STATES);
   let released = 0;
   for (const key of keys) {

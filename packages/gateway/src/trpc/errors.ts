@@ -132,6 +132,20 @@ function issuesOf(cause: unknown): IssueView[] | undefined {
   });
 }
 
+/**
+ * A refusal of one field that passed the schema (a SluiceError with `details.field`: a flow
+ * option the runtime cannot honour, two options that exclude each other), as one issue with that
+ * path, so a caller reads it exactly like a schema issue.
+ */
+function fieldIssueOf(cause: unknown): IssueView[] | undefined {
+  if (!isSluiceError(cause)) return undefined;
+  const field = cause.details?.field;
+  if (typeof field !== 'string') return undefined;
+  const capability = cause.details?.capability;
+  const code = typeof capability === 'string' ? `unsupported:${capability}` : 'refused';
+  return [{ path: field, code, message: cause.message }];
+}
+
 export interface ErrorData {
   code: TRPC_ERROR_CODE_KEY;
   httpStatus: number;
@@ -165,10 +179,11 @@ export function formatError({ shape, error }: { shape: DefaultShape; error: TRPC
 } {
   const code = error.code;
   const cause = rootCause(error);
-  const issues = code === 'BAD_REQUEST' ? issuesOf(cause) : undefined;
+  const fieldIssues = code === 'BAD_REQUEST' ? fieldIssueOf(cause) : undefined;
+  const issues = code === 'BAD_REQUEST' ? (issuesOf(cause) ?? fieldIssues) : undefined;
   let message = shape.message;
   if (code === 'INTERNAL_SERVER_ERROR') message = 'Internal server error';
-  else if (issues) message = 'Invalid input';
+  else if (issues && !fieldIssues) message = 'Invalid input';
   const sluiceCode = isSluiceError(cause) ? cause.code : sluiceCodeFor(code);
   const retryAfterMs = retryAfterMsOf(cause);
   return {

@@ -193,7 +193,8 @@ export async function waitingForKey(
 
 /** Drops held jobs from the queue (released, or no longer waiting). */
 export async function dropWaiting(tx: Db, jobIds: readonly string[]): Promise<void> {
-  if (jobIds.length > 0) await tx.deleteFrom('flow_waiting').where('job_id', 'in', jobIds).execute();
+  if (jobIds.length > 0)
+    await tx.deleteFrom('flow_waiting').where('job_id', 'in', jobIds).execute();
 }
 
 /** Releases a held job: due now (the due-job scheduler dispatches it), its wait cleared. */

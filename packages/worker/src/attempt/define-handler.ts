@@ -75,7 +75,10 @@ export interface HandlerStages<J extends AnyJobDefinition, TUnit, TResult, TAppl
    * Returns the job output; it is validated with the output schema (invalid = non-retriable). A
    * batch kind returns one output per input, in the inputs' order.
    */
-  finalize(applied: TApplied, ctx: HandlerContext<J>): Promise<inferRunOutput<J>> | inferRunOutput<J>;
+  finalize(
+    applied: TApplied,
+    ctx: HandlerContext<J>,
+  ): Promise<inferRunOutput<J>> | inferRunOutput<J>;
 }
 
 export interface Handler<J extends AnyJobDefinition = AnyJobDefinition> {
