@@ -46,11 +46,23 @@ describe('resolveFlow', () => {
     ).toEqual({ flow: 'batch', key: 'x', maxSize: 10, maxWaitMs: 100 });
   });
 
-  it('a submit naming another flow replaces the declared one', () => {
-    const declared: FlowDeclarations = { debounce: { delayMs: 500 } };
-    expect(resolveFlow(kind, declared, { singleton: { mode: 'queue' } })).toMatchObject({
+  it('a submit refines the declared flow but never swaps it for another', () => {
+    const declared: FlowDeclarations = { singleton: { mode: 'queue' } };
+    expect(resolveFlow(kind, declared, { singleton: { key: 'a' } })).toEqual({
       flow: 'singleton',
+      key: 'a',
       mode: 'queue',
+    });
+    // A debounce on a singleton kind would let a second job of its key run.
+    expect(refusal(() => resolveFlow(kind, declared, { debounce: { delayMs: 5 } }))).toEqual({
+      code: 'BAD_REQUEST',
+      field: 'debounce',
+    });
+    // A batch kind's runs take arrays: a submit cannot make it run one input.
+    const batch: FlowDeclarations = { batch: { maxSize: 2, maxWaitMs: 9 } };
+    expect(refusal(() => resolveFlow(kind, batch, { singleton: {} }))).toEqual({
+      code: 'BAD_REQUEST',
+      field: 'singleton',
     });
   });
 

@@ -151,8 +151,8 @@ export interface FlowCompanions {
 
 /**
  * The flow plan of one submit: the submit's fields over the definition's declaration. Refuses
- * (BAD_REQUEST, `details.field`) two flows at once, a batch on a kind whose handler takes one
- * input, a delay with a debounce or batch (they own the due time), and an idempotency key with a
+ * (BAD_REQUEST, `details.field`) two flows at once, another flow than the declared one, a batch on
+ * a kind whose handler takes one input, a delay with a debounce or batch (they own the due time), and an idempotency key with a
  * debounce or batch (a folded submit has no row of its own to carry it).
  */
 export function resolveFlow(
@@ -172,9 +172,15 @@ export function resolveFlow(
       kind,
     );
   }
-  const flow = asked[0] ?? FLOW_NAMES.find((f) => declared[f] !== undefined);
+  // A submit may refine the declared flow, never swap it: a kind declared singleton stays one
+  // (another flow would let a second job of its key run), and a batch kind's runs take arrays.
+  const own = FLOW_NAMES.find((f) => declared[f] !== undefined);
+  const other = asked[0] !== undefined && own !== undefined && asked[0] !== own;
+  if (other) {
+    throw refuse('BAD_REQUEST', asked[0] as string, `this kind is declared with ${own}`, kind);
+  }
+  const flow = asked[0] ?? own;
   if (flow === undefined) return undefined;
-  // A submit naming another flow than the declared one replaces it (batch aside, checked above).
   const base = declared[flow] ?? {};
   const merged: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(request[flow] ?? {})) if (v !== undefined) merged[k] = v;
