@@ -37,7 +37,10 @@ export type FlowDecision =
 
 /** Facts the executor adds for a singleton key. */
 export interface SingletonFacts {
-  /** Jobs of the key held in `queue` mode and still waiting, oldest first. */
+  /**
+   * Jobs of the key held in `queue` mode and still waiting, oldest first (for `skip` and `queue`
+   * the oldest alone is enough).
+   */
   held: readonly string[];
 }
 

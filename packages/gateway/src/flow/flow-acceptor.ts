@@ -82,9 +82,15 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
       const stored = await findByIdempotencyKey(tx, job.tenantId, job.idempotencyKey);
       if (stored) return duplicateOf(stored, job);
     }
+    // Only `cancel-older` needs every held job; the others ask whether one is held, and which first.
     const held =
       plan.flow === 'singleton'
-        ? (await waitingForKey(tx, ref)).filter((w) => w.state === 'scheduled').map((w) => w.jobId)
+        ? (
+            await waitingForKey(tx, ref, {
+              stillHeld: true,
+              ...(plan.mode === 'cancel-older' ? {} : { limit: 1 }),
+            })
+          ).map((w) => w.jobId)
         : [];
     let decision: FlowDecision = decide(plan, slot, now, { held });
     const events: StoredEvent[] = [];

@@ -173,12 +173,16 @@ export async function holdForKey(
     .execute();
 }
 
-/** The held jobs of a key, oldest first, with their state now. */
+/**
+ * The held jobs of a key, oldest first, with their state now; `stillHeld` only those still
+ * waiting (`scheduled`), at most `limit` (a submit that only asks "is anyone held?" reads one).
+ */
 export async function waitingForKey(
   tx: Db,
   ref: Omit<FlowKeyRef, 'flow'>,
+  opts: { stillHeld?: boolean; limit?: number } = {},
 ): Promise<{ jobId: string; state: JobState | undefined }[]> {
-  const rows = await tx
+  let q = tx
     .selectFrom('flow_waiting as w')
     .leftJoin('jobs as j', 'j.id', 'w.job_id')
     .select(['w.job_id', 'j.state'])
@@ -186,8 +190,10 @@ export async function waitingForKey(
     .where('w.kind', '=', ref.kind)
     .where('w.key', '=', ref.key)
     .orderBy('w.created_at')
-    .orderBy('w.job_id')
-    .execute();
+    .orderBy('w.job_id');
+  if (opts.stillHeld) q = q.where('j.state', '=', 'scheduled');
+  if (opts.limit !== undefined) q = q.limit(opts.limit);
+  const rows = await q.execute();
   return rows.map((r) => ({ jobId: r.job_id, state: (r.state ?? undefined) as JobState }));
 }
 
