@@ -19,6 +19,7 @@ import {
   type JobRegistry,
   type BatchOptions,
   type DebounceOptions,
+  type FlowPlan,
   type KindLimits,
   type SingletonOptions,
   type MessagePointer,
@@ -39,7 +40,7 @@ import { logJobStates } from './log-job-states.js';
 import { startAcceptTrace } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { GatewayLogger } from './logger.js';
-import type { AcceptOutcome, GatewayMetrics } from './metrics.js';
+import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
 
 export interface SubmitRequest {
@@ -65,7 +66,8 @@ export interface SubmitRequest {
 export type AcceptMetrics = Pick<
   GatewayMetrics,
   'submits' | 'duplicates' | 'unroutable' | 'observeAccept'
->;
+> &
+  Partial<Pick<GatewayMetrics, 'countFlow'>>;
 
 /** Hashing and randomness of the accept path: node:crypto (input-hash.ts) or WebCrypto. */
 export interface AcceptCrypto {
@@ -125,6 +127,16 @@ export interface Acceptor {
   ): Promise<SubmitResult>;
   /** Answers every accept still queued (shutdown). */
   flush(): Promise<void>;
+}
+
+/** What flow control did with a submit, from its answer. */
+function flowOutcome(flow: FlowPlan['flow'], result: SubmitResult): FlowOutcome {
+  if (result.debounced) return 'folded';
+  if (result.skipped) return 'skipped';
+  if (result.batchIndex !== undefined && result.batchIndex > 0) return 'appended';
+  // A new singleton job written `scheduled` waits for its key.
+  if (flow === 'singleton' && result.state === 'scheduled') return 'held';
+  return 'opened';
 }
 
 export function createAcceptor(deps: AcceptDeps): Acceptor {
@@ -228,6 +240,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
       metrics.duplicates++;
       return answer.result;
     }
+    if (plan) metrics.countFlow?.(plan.flow, flowOutcome(plan.flow, answer.result));
     hub.publish(answer.events);
     if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
     if (answer.dueAt !== undefined) deps.onScheduled?.(answer.dueAt);

@@ -96,6 +96,9 @@ describeEachDialect('flow control at submit', (ctx) => {
     const due = Date.parse(row.run_after as string);
     expect(due).toBeGreaterThanOrEqual(opened);
     expect(due).toBeLessThanOrEqual(opened - 60_000 + 90_000);
+    expect(await f.metricsText()).toMatch(
+      /sluice_gateway_flow_submits_total\{flow="debounce",outcome="folded"\} 2\n/,
+    );
     await c.jobs.cancel.mutate({ id: first.id });
     // The window's job was cancelled: the next submit opens a new one.
     const next = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'd' }, ...opts });
@@ -114,6 +117,9 @@ describeEachDialect('flow control at submit', (ctx) => {
     const view = await c.jobs.get.query({ id: held.id });
     expect(view.runAt).toBeNull();
     expect(view.waiting).toMatchObject({ reason: 'singleton', name: 'demo.copy/held' });
+    expect(await f.metricsText()).toMatch(
+      /sluice_gateway_flow_submits_total\{flow="singleton",outcome="held"\} 1\n/,
+    );
     // The live job ends: the due-job scheduler's next pass releases the held one.
     await c.jobs.cancel.mutate({ id: live.id });
     const released = await waitFor(async () => {
