@@ -28,7 +28,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One vitest invocation: files of a package, optionally narrowed to matching test names. */
 interface Run {
-  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway' | 'packages/runtime-valkey-streams';
+  pkg:
+    | 'packages/worker'
+    | 'packages/cli'
+    | 'packages/gateway'
+    | 'packages/client'
+    | 'packages/runtime-valkey-streams';
   files: string[];
   testNamePattern?: string;
   /** Extra environment for the run (e.g. a smaller chaos soak). */
@@ -50,6 +55,13 @@ const streams = (files: string[], testNamePattern?: string): Run => ({
 const gateway = (files: string[], testNamePattern?: string): Run => ({
   pkg: 'packages/gateway',
   files: files.map((f) => `src/${f}`),
+  ...(testNamePattern ? { testNamePattern } : {}),
+});
+
+/** Two gateways and two workers end to end (the client package's suites run the whole product). */
+const client = (files: string[], testNamePattern?: string): Run => ({
+  pkg: 'packages/client',
+  files: files.map((f) => `test/${f}`),
   ...(testNamePattern ? { testNamePattern } : {}),
 });
 
@@ -91,6 +103,12 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'revocation-keeps-sse': [gateway(['auth/streams-end-on-revocation.test.ts'])],
   // Retention's filter lets running and needs_review jobs through: their rows and blobs go.
   'retention-removes-live-jobs': [gateway(['retention/retention-never-removes-live-jobs.test.ts'])],
+  // A burst through two gateways runs once per window, with the last input.
+  'debounce-always-opens': [client(['flow/debounced-burst-runs-once-per-window.test.ts'])],
+  // Two jobs of one singleton key run at once.
+  'singleton-never-holds': [client(['flow/singleton-never-two-running.test.ts'], 'queue')],
+  // A batch run holds more than maxSize inputs.
+  'batch-ignores-max-size': [client(['flow/batch-never-loses-or-duplicates-an-input.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',
@@ -156,7 +174,7 @@ const describeRun = (r: Run) =>
           .map(([k, v]) => `${k}=${v} `)
           .join('')}`
       : ''
-  }${r.files.map((f) => f.replace(/^src\//, '')).join(' ')}${r.testNamePattern ? ` -t "${r.testNamePattern}"` : ''}`;
+  }${r.files.map((f) => f.replace(/^(src|test)\//, '')).join(' ')}${r.testNamePattern ? ` -t "${r.testNamePattern}"` : ''}`;
 
 const wanted = process.argv.slice(2).filter((a) => a !== '--');
 for (const w of wanted) {

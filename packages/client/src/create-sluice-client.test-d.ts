@@ -36,6 +36,22 @@ describe('submit', () => {
     await client.submit('demo.ping', {});
   });
 
+  test('takes the flow options, typed, and reports what they did on the handle', async () => {
+    const h = await client.submit(
+      'demo.summarize',
+      { text: 'x' },
+      { debounce: { key: 'doc', delayMs: 500, mode: 'trailing' } },
+    );
+    expectTypeOf(h.debounced).toEqualTypeOf<boolean>();
+    expectTypeOf(h.skipped).toEqualTypeOf<boolean>();
+    expectTypeOf(h.batchIndex).toEqualTypeOf<number | undefined>();
+    await client.submit('demo.ping', {}, { singleton: { key: 'k', mode: 'cancel-older' } });
+    // @ts-expect-error an unknown debounce mode
+    await client.submit('demo.ping', {}, { debounce: { delayMs: 5, mode: 'sometimes' } });
+    // @ts-expect-error an unknown singleton mode
+    await client.submit('demo.ping', {}, { singleton: { mode: 'never' } });
+  });
+
   test('rejects wrong kinds and inputs at compile time', async () => {
     // @ts-expect-error unknown kind
     await client.submit('demo.nope', { text: 'x' });

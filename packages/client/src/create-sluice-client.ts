@@ -186,6 +186,9 @@ export function createSluiceClient<R extends JobRegistry>(
         ...(opts.delayMs !== undefined ? { delayMs: opts.delayMs } : {}),
         ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
         ...(opts.hold !== undefined ? { hold: opts.hold } : {}),
+        ...(opts.debounce !== undefined ? { debounce: opts.debounce } : {}),
+        ...(opts.singleton !== undefined ? { singleton: opts.singleton } : {}),
+        ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,
@@ -194,7 +197,14 @@ export function createSluiceClient<R extends JobRegistry>(
         opts.signal,
         submitTraceparent(),
       );
-      return createJobHandle(deps, { id: accepted.id, kind, isDuplicate: accepted.isDuplicate });
+      return createJobHandle(deps, {
+        id: accepted.id,
+        kind,
+        isDuplicate: accepted.isDuplicate,
+        debounced: accepted.debounced,
+        skipped: accepted.skipped,
+        batchIndex: accepted.batchIndex,
+      });
     },
     // Overloads cannot be checked against one implementation; the casts are where they meet.
     job: ((id: string, kind?: string) => handle(id, kind)) as SluiceClient<R>['job'],

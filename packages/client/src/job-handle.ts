@@ -21,6 +21,7 @@ import {
   type DownloadOptions,
   type SignedUrl,
 } from './download.js';
+import { SluiceApiError } from './errors.js';
 import { mutate, query } from './rpc.js';
 import { settleResult } from './settle-result.js';
 import type { HandleKind, JobHandle, JobWatchEvent, UntypedJob, WatchOptions } from './types.js';
@@ -30,11 +31,17 @@ export interface HandleInit {
   id: string;
   kind?: string | undefined;
   isDuplicate?: boolean | undefined;
+  debounced?: boolean | undefined;
+  skipped?: boolean | undefined;
+  batchIndex?: number | undefined;
 }
 
 class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
   readonly id: string;
   readonly isDuplicate: boolean;
+  readonly debounced: boolean;
+  readonly skipped: boolean;
+  readonly batchIndex: number | undefined;
   #kind: string | undefined;
   readonly #deps: StreamDeps;
 
@@ -43,6 +50,9 @@ class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
     this.id = init.id;
     this.#kind = init.kind;
     this.isDuplicate = init.isDuplicate ?? false;
+    this.debounced = init.debounced ?? false;
+    this.skipped = init.skipped ?? false;
+    this.batchIndex = init.batchIndex;
   }
 
   get kind(): HandleKind<J> {
@@ -66,7 +76,7 @@ class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
       let after = 0;
       for (;;) {
         const result = await this.#fetchResult(signal);
-        if (isTerminalState(result.state)) return settleResult(result) as inferJobOutput<J>;
+        if (isTerminalState(result.state)) return this.#share(settleResult(result));
         // Not finished: wait for a terminal event, then ask again. `after` moves on, so a job
         // that left a parked state (requeued) is waited for again, not settled by an old event.
         for await (const event of watchJob(this.#deps, this.id, { signal, after })) {
@@ -106,6 +116,19 @@ class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
     opts: AssetRef & { expiresInSeconds?: number | undefined } = {},
   ): Promise<SignedUrl> {
     return assetSignedUrl(this.#deps.transport, this.id, name, opts);
+  }
+
+  /** A batch submit's share of its batch's output; the whole output otherwise. */
+  #share(output: unknown): inferJobOutput<J> {
+    if (this.batchIndex === undefined) return output as inferJobOutput<J>;
+    if (!Array.isArray(output) || output.length <= this.batchIndex) {
+      throw new SluiceApiError(
+        'INTERNAL',
+        `batch job ${this.id} has no output at index ${this.batchIndex}`,
+        0,
+      );
+    }
+    return output[this.batchIndex] as inferJobOutput<J>;
   }
 
   async #fetchResult(signal: AbortSignal): Promise<JobResult> {

@@ -6,12 +6,15 @@
 import type {
   AnyJobDefinition,
   AssetView,
+  BatchOptions,
+  DebounceOptions,
   FileView,
   JobDefinition,
   JobEvent,
   JobRegistry,
   JobState,
   JobView,
+  SingletonOptions,
   inferJobKind,
   inferJobOutput,
   inferJobProgress,
@@ -55,6 +58,18 @@ export interface JobHandle<J extends AnyJobDefinition = UntypedJob> {
   readonly kind: HandleKind<J>;
   /** True when `submit` found an earlier job with the same idempotency key. */
   readonly isDuplicate: boolean;
+  /**
+   * A debounced submit folded into a window's job: `id` is that job (trailing mode: it now runs
+   * with this submit's input; leading mode: with the window's first).
+   */
+  readonly debounced: boolean;
+  /** A singleton submit in `skip` mode found a live job of its key: `id` is that job. */
+  readonly skipped: boolean;
+  /**
+   * A batch submit's position in the batch job `id`; `result()` resolves with this submit's
+   * share, `output[batchIndex]` (`status()` and `watch()` show the whole batch job).
+   */
+  readonly batchIndex: number | undefined;
   status(opts?: { signal?: AbortSignal }): Promise<JobView>;
   /**
    * Waits for a terminal state, then resolves with the typed output, or rejects with
@@ -98,6 +113,19 @@ export interface SubmitOptions {
   priority?: number | undefined;
   /** A legal hold from the start: retention never removes the job while it is set. */
   hold?: boolean | undefined;
+  /**
+   * Fold submits close together into one job (over the kind's declared `debounce`): `{ key,
+   * delayMs, maxDelayMs, mode: 'leading' | 'trailing' }`. The handle of a folded submit is the
+   * surviving job's, with `debounced: true`. Not with `idempotencyKey`, `runAt` or `delayMs`.
+   */
+  debounce?: DebounceOptions | undefined;
+  /**
+   * At most one live job per key (over the kind's declared `singleton`): `{ key, mode: 'skip' |
+   * 'queue' | 'cancel-older' }`. `skip` answers the live job's handle with `skipped: true`.
+   */
+  singleton?: SingletonOptions | undefined;
+  /** Overrides a batch kind's declared `{ key, maxSize, maxWaitMs }` (only batch kinds take it). */
+  batch?: BatchOptions | undefined;
   signal?: AbortSignal | undefined;
 }
 

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { JobErrorSchema, JobEvent } from './events.js';
+import { FlowAnswer } from './flow-control.js';
 import { JobWaiting } from './limits.js';
 import { JOB_ID_PATTERN, MAX_JOB_ID_LENGTH } from './job-id.js';
 import { JOB_STATES } from './state-machine.js';
@@ -40,7 +41,13 @@ export const JobView = z.object({
 });
 export type JobView = z.infer<typeof JobView>;
 
-export const SubmitResult = z.object({ id: z.string(), state, isDuplicate: z.boolean() });
+/** `debounced`, `skipped`, `batchIndex`: what flow control did with the submit (flow-control.ts). */
+export const SubmitResult = z.object({
+  id: z.string(),
+  state,
+  isDuplicate: z.boolean(),
+  ...FlowAnswer.shape,
+});
 export type SubmitResult = z.infer<typeof SubmitResult>;
 
 export const GetInput = z.object({ id: JobIdInput }).strict();

@@ -7,6 +7,8 @@ import {
   type inferJobKind,
   type inferJobOutput,
   type inferJobProgress,
+  type inferRunInput,
+  type inferRunOutput,
 } from './define-job.js';
 import type { SubmitInput } from './submit-schema.js';
 
@@ -53,4 +55,21 @@ test('submit input is a discriminated union over the registry', () => {
   const unknownKind: SubmitInput<typeof jobs> = { kind: 'demo.nope', input: {} };
   void wrong;
   void unknownKind;
+});
+
+test('a batch kind runs on arrays; the others on one input', () => {
+  const embed = defineJob({
+    kind: 'demo.embed',
+    versions: { current: 'v1' },
+    input: z.object({ text: z.string() }),
+    output: z.object({ n: z.number() }),
+    batch: { maxSize: 10, maxWaitMs: 100 },
+  });
+  expectTypeOf<inferRunInput<typeof embed>>().toEqualTypeOf<{ text: string }[]>();
+  expectTypeOf<inferRunOutput<typeof embed>>().toEqualTypeOf<{ n: number }[]>();
+  // A submitter still sends one input and gets one output back (its share).
+  expectTypeOf<inferJobInput<typeof embed>>().toEqualTypeOf<{ text: string }>();
+  expectTypeOf<inferJobOutput<typeof embed>>().toEqualTypeOf<{ n: number }>();
+  expectTypeOf<inferRunInput<typeof summarize>>().toEqualTypeOf<{ text: string; lang: string }>();
+  expectTypeOf<inferRunOutput<typeof ping>>().toEqualTypeOf<'pong'>();
 });

@@ -4,6 +4,12 @@
 
 import { z } from 'zod';
 import { SluiceError } from './errors.js';
+import {
+  parseFlowDeclarations,
+  type BatchOptions,
+  type DebounceOptions,
+  type SingletonOptions,
+} from './flow-control.js';
 import type { ProviderCall } from './idempotency.js';
 import { isVersion } from './job-id.js';
 import { JobLimits } from './limits.js';
@@ -44,6 +50,15 @@ export interface JobDefinition<
   readonly limits?: JobLimits | undefined;
   /** How long this kind's jobs are kept per end state (ms, null: forever); unset states fall through. */
   readonly retention?: Retention | undefined;
+  /** Submits close together fold into one job (flow-control.ts); a submit may override it. */
+  readonly debounce?: DebounceOptions | undefined;
+  /** At most one live job per key; a submit may override it. */
+  readonly singleton?: SingletonOptions | undefined;
+  /**
+   * Submits are gathered into one run: the handler receives the array of inputs and returns the
+   * array of outputs, aligned (`inferRunInput` / `inferRunOutput`).
+   */
+  readonly batch?: BatchOptions | undefined;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
@@ -53,6 +68,16 @@ export type JobRegistry = Readonly<Record<string, AnyJobDefinition>>;
 export type inferJobInput<J extends AnyJobDefinition> = z.input<J['input']>;
 export type inferJobOutput<J extends AnyJobDefinition> = z.output<J['output']>;
 export type inferJobProgress<J extends AnyJobDefinition> = z.output<J['progress']>;
+/** A definition declared with `batch`: its runs take and give arrays. */
+export type BatchJob = { readonly batch: BatchOptions };
+/** What one run of the kind receives: the input, or the batch's inputs in submit order. */
+export type inferRunInput<J extends AnyJobDefinition> = J extends BatchJob
+  ? z.output<J['input']>[]
+  : z.output<J['input']>;
+/** What one run returns (before its schema parses it): the output, or one per batch input. */
+export type inferRunOutput<J extends AnyJobDefinition> = J extends BatchJob
+  ? z.input<J['output']>[]
+  : z.input<J['output']>;
 export type inferJobKind<R extends JobRegistry> = Extract<keyof R, string>;
 /** The versions a kind may have jobs in: `current`, and `next` during a rollout. */
 export type inferJobVersion<J extends AnyJobDefinition> =
@@ -100,6 +125,14 @@ export interface DefineJobOptions<
    * rule in the config wins over this, and this over the config's default.
    */
   retention?: RetentionInput;
+  /**
+   * Submits close together fold into one job: `{ key, delayMs, maxDelayMs, mode }` (trailing:
+   * the last input runs once after `delayMs` of quiet; leading: the first runs at once and the
+   * rest of the window folds into it). A submit's `debounce` fields win over these.
+   */
+  debounce?: DebounceOptions;
+  /** At most one live job per key: `{ key, mode: 'skip' | 'queue' | 'cancel-older' }`. */
+  singleton?: SingletonOptions;
 }
 
 export function defineJob<
@@ -108,9 +141,18 @@ export function defineJob<
   TOutput extends Schema,
   TProgress extends Schema = z.ZodUnknown,
   const TVersions extends JobVersions = JobVersions,
+  const TBatch extends BatchOptions | undefined = undefined,
 >(
-  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions>,
-): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> {
+  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions> & {
+    /**
+     * Submits gathered into one run: `{ key, maxSize, maxWaitMs }`. The handler then receives
+     * the array of inputs and returns one output per input, in order; each submitter's handle
+     * resolves with its own share.
+     */
+    batch?: TBatch;
+  },
+): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> &
+  (TBatch extends BatchOptions ? BatchJob : unknown) {
   const invalid = (message: string) =>
     new SluiceError('INVALID_CONFIG', `job "${options.kind}": ${message}`);
   if (!isJobKind(options.kind))
@@ -145,6 +187,11 @@ export function defineJob<
       details: { kind: options.kind, field },
     });
   }
+  const flow = parseFlowDeclarations(options.kind, {
+    debounce: options.debounce,
+    singleton: options.singleton,
+    batch: options.batch,
+  });
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -160,7 +207,9 @@ export function defineJob<
     priority,
     ...(limits ? { limits: limits.data } : {}),
     ...(retention ? { retention: Object.freeze(retention) } : {}),
-  });
+    ...flow,
+  }) as JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> &
+    (TBatch extends BatchOptions ? BatchJob : unknown);
 }
 
 export type JobRegistryOf<T extends readonly AnyJobDefinition[]> = {

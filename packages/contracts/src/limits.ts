@@ -70,8 +70,11 @@ export function declaresProviderLimits(
 
 /** Why a queued job is not running yet: the limit that held it, since when (ISO time). */
 export const JobWaiting = z.object({
-  reason: z.enum(['provider', 'tenant', 'kind', 'key']),
-  /** The limit's name: the provider, the kind, `<kind>/<tenant>` or `<kind>/<key id>`. */
+  reason: z.enum(['provider', 'tenant', 'kind', 'key', 'singleton']),
+  /**
+   * The limit's name: the provider, the kind, `<kind>/<tenant>` or `<kind>/<key id>`; for a
+   * singleton held in `queue` mode, `<kind>/<singleton key>`.
+   */
   name: z.string(),
   /** `concurrency`: at its max running (or concurrent calls); `rate`: out of starts (calls). */
   by: z.enum(['concurrency', 'rate']),

@@ -20,6 +20,10 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // Start limits are checked when an attempt starts (worker host start-gate.ts).
   limitsStarts: true,
   limitsProviders: true,
+  // The gateway's due-job scheduler dispatches a scheduled job when due: its due time may move.
+  debouncesSubmits: true,
+  singletonKeys: true,
+  batchesSubmits: true,
 });
 
 /**
@@ -48,6 +52,11 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   limitsStarts: false,
   // The guard takes slots and tokens from the D1 counters every instance shares.
   limitsProviders: true,
+  // The instance is created at submit and sleeps until the due time it was given: a debounce
+  // window or a batch wait that moves later, or a held singleton, cannot reach it. Refused.
+  debouncesSubmits: false,
+  singletonKeys: false,
+  batchesSubmits: false,
 });
 
 /**

@@ -70,6 +70,17 @@ export interface RuntimeCapabilities {
    * runtime without it refuses a submit of a kind that declares them rather than ignore them.
    */
   readonly limitsProviders: boolean;
+  /**
+   * Flow control at submit (`debounce`, `singleton`, `batch`): the gateway folds, holds or
+   * gathers submits under a per-key row lock and moves the due time of a `scheduled` job, which
+   * the gateway's due-job scheduler honours. A runtime whose run waits for the due time itself
+   * (`delaysInRun`) cannot see a due time moved after dispatch: it refuses these at submit.
+   */
+  readonly debouncesSubmits: boolean;
+  /** At most one live job per singleton key (skip, queue, cancel-older); see `debouncesSubmits`. */
+  readonly singletonKeys: boolean;
+  /** Submits gathered into one run of a batch kind; see `debouncesSubmits`. */
+  readonly batchesSubmits: boolean;
 }
 
 export interface VersionKey {

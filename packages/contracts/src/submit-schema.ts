@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { PRIORITY_MAX, PRIORITY_MIN, type JobRegistry, type inferJobInput } from './define-job.js';
 import { SluiceError } from './errors.js';
+import { BatchOptions, DebounceOptions, SingletonOptions } from './flow-control.js';
 
 export const IdempotencyKey = z.string().min(1).max(200);
 export const FileId = z.string().regex(/^f_[a-z2-7]{26}$/, 'not a file id');
@@ -30,6 +31,12 @@ export type SubmitInput<R extends JobRegistry> = {
     priority?: number | undefined;
     /** A legal hold from the start: retention never removes the job while it is set. */
     hold?: boolean | undefined;
+    /** Fold submits close together into one job (over the kind's declared `debounce`). */
+    debounce?: DebounceOptions | undefined;
+    /** At most one live job per key (over the kind's declared `singleton`). */
+    singleton?: SingletonOptions | undefined;
+    /** Overrides the batch kind's declared `key`, `maxSize` or `maxWaitMs`. */
+    batch?: BatchOptions | undefined;
   };
 }[Extract<keyof R, string>];
 
@@ -44,6 +51,9 @@ function member(kind: string, input: z.core.$ZodType) {
       delayMs: DelayMs.optional(),
       priority: Priority.optional(),
       hold: z.boolean().optional(),
+      debounce: DebounceOptions.optional(),
+      singleton: SingletonOptions.optional(),
+      batch: BatchOptions.optional(),
     })
     .strict()
     .refine((v) => v.runAt === undefined || v.delayMs === undefined, {

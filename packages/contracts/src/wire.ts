@@ -14,7 +14,17 @@ export type {
   inferJobVersion,
   inferJobOutput,
   inferJobProgress,
+  inferRunInput,
+  inferRunOutput,
 } from './define-job.js';
+export type {
+  BatchOptions,
+  DebounceMode,
+  DebounceOptions,
+  FlowAnswer,
+  SingletonMode,
+  SingletonOptions,
+} from './flow-control.js';
 export type {
   AssetView,
   FeedItem,

@@ -38,7 +38,7 @@ export interface AcceptItem {
 }
 
 /** The stored job a duplicate is compared with. */
-interface Original {
+export interface Original {
   id: string;
   kind: string;
   inputHash: string;
@@ -64,7 +64,7 @@ export interface AcceptBatcher {
   flush(): Promise<void>;
 }
 
-function duplicateOf(original: Original, job: AcceptItem['job']): AcceptAnswer {
+export function duplicateOf(original: Original, job: AcceptItem['job']): AcceptAnswer {
   if (original.kind !== job.kind || original.inputHash !== job.inputHash) {
     const error = new SluiceError(
       'CONFLICT',
@@ -95,7 +95,7 @@ function compareRefs(a: string | undefined, b: string | undefined): number {
 type InsertJobs = (tx: Db, jobs: readonly AcceptedJob[]) => Promise<AcceptedWrite>;
 
 /** One transaction for the whole batch; an answer per item (in order). Throws if it failed. */
-async function writeBatch(
+export async function writeBatch(
   tx: Db,
   items: readonly AcceptItem[],
   dispatch: DispatchPath,

@@ -9,27 +9,38 @@ import {
   assertRolloutPercent,
   chooseVersion,
   dueTime,
+  FLOW_CAPABILITY,
   formatJobId,
+  resolveFlow,
   declaresProviderLimits,
   limitsAnything,
   randomToken,
   SluiceError,
   type JobRegistry,
+  type BatchOptions,
+  type DebounceOptions,
+  type FlowPlan,
   type KindLimits,
+  type SingletonOptions,
   type MessagePointer,
   type RolloutConfig,
   type RuntimeCapabilities,
   type SubmitResult,
 } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/portable';
-import { createAcceptBatcher, type AcceptBatchOptions } from './accept-batcher.js';
+import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from './accept-batcher.js';
 import type { DispatchPath } from './dispatch.js';
 import type { EventHub } from './events/event-hub.js';
+import {
+  createFlowAcceptor,
+  type DecideFlow,
+  type FlowAcceptAnswer,
+} from './flow/flow-acceptor.js';
 import { logJobStates } from './log-job-states.js';
 import { startAcceptTrace } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { GatewayLogger } from './logger.js';
-import type { AcceptOutcome, GatewayMetrics } from './metrics.js';
+import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from './metrics.js';
 import type { ServedVersionCheck } from './served-versions.js';
 
 export interface SubmitRequest {
@@ -45,13 +56,18 @@ export interface SubmitRequest {
   priority?: number | undefined;
   /** A legal hold from the start: retention never removes the job while it is set. */
   hold?: boolean | undefined;
+  /** Flow control (over the kind's declaration): see contracts flow-control.ts. */
+  debounce?: DebounceOptions | undefined;
+  singleton?: SingletonOptions | undefined;
+  batch?: BatchOptions | undefined;
 }
 
 /** The figures the accept path moves (a prom-client registry on Node, plain fields on Workers). */
 export type AcceptMetrics = Pick<
   GatewayMetrics,
   'submits' | 'duplicates' | 'unroutable' | 'observeAccept'
->;
+> &
+  Partial<Pick<GatewayMetrics, 'countFlow'>>;
 
 /** Hashing and randomness of the accept path: node:crypto (input-hash.ts) or WebCrypto. */
 export interface AcceptCrypto {
@@ -88,6 +104,8 @@ export interface AcceptDeps {
    * dispatch. A failure is logged; the job's row already says why it ended.
    */
   onDeadLettered?: ((dead: DeadLetteredAtSubmit) => Promise<void>) | undefined;
+  /** The flow-control decision (tests swap in a known-dangerous one; default decide-flow.ts). */
+  decideFlow?: DecideFlow | undefined;
 }
 
 export interface DeadLetteredAtSubmit {
@@ -111,9 +129,24 @@ export interface Acceptor {
   flush(): Promise<void>;
 }
 
+/** What flow control did with a submit, from its answer. */
+function flowOutcome(flow: FlowPlan['flow'], result: SubmitResult): FlowOutcome {
+  if (result.debounced) return 'folded';
+  if (result.skipped) return 'skipped';
+  if (result.batchIndex !== undefined && result.batchIndex > 0) return 'appended';
+  // A new singleton job written `scheduled` waits for its key.
+  if (flow === 'singleton' && result.state === 'scheduled') return 'held';
+  return 'opened';
+}
+
 export function createAcceptor(deps: AcceptDeps): Acceptor {
   const { dispatch, hub, metrics } = deps;
   const batcher = createAcceptBatcher(deps.database, dispatch, deps.batch);
+  const flow = createFlowAcceptor({
+    database: deps.database,
+    dispatch,
+    decide: deps.decideFlow,
+  });
   // Built once: the rollout of every kind, with its override.
   const rollouts = new Map<string, RolloutConfig>();
   for (const def of Object.values(deps.jobs)) {
@@ -161,6 +194,13 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         { details: { capability: 'limitsProviders', kind: request.kind } },
       );
     }
+    // Debounce, singleton, batch: the submit's fields over the kind's declaration, checked once.
+    const plan = resolveFlow(request.kind, def, request, request);
+    if (plan && !deps.capabilities[FLOW_CAPABILITY[plan.flow]]) {
+      throw new SluiceError('BAD_REQUEST', `this runtime cannot honour ${plan.flow}`, {
+        details: { capability: FLOW_CAPABILITY[plan.flow], field: plan.flow, kind: request.kind },
+      });
+    }
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];
     const version =
@@ -169,7 +209,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         : chooseVersion(`${tenantId}\u0000${request.kind}\u0000${key ?? randomToken()}`, rollout);
     const id = formatJobId(version, (n) => deps.crypto.randomBytes(n));
     const route = await deps.served(request.kind, version, id);
-    const answer = await batcher.accept({
+    const item: AcceptItem = {
       job: {
         id,
         tenantId,
@@ -191,17 +231,23 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
             : { to: 'scheduled', runAt: new Date(due).toISOString() },
       },
       route,
-    });
+    };
+    const answer: FlowAcceptAnswer = plan
+      ? await flow.accept(plan, item)
+      : await batcher.accept(item);
     if (!answer.ok) throw answer.error;
     if (answer.result.isDuplicate) {
       metrics.duplicates++;
       return answer.result;
     }
+    if (plan) metrics.countFlow?.(plan.flow, flowOutcome(plan.flow, answer.result));
     hub.publish(answer.events);
     if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
+    if (answer.dueAt !== undefined) deps.onScheduled?.(answer.dueAt);
     logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });
     metrics.submits++;
-    if (!route.ok) {
+    // (A submit folded into another job made no job of its own to dead-letter.)
+    if (!route.ok && answer.result.id === id) {
       metrics.unroutable++;
       const pointer = { jobId: id, kind: request.kind, version, tenantId };
       await deps

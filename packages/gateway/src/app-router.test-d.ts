@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@sluice/contracts';
+import type { BatchOptions, DebounceOptions, ErrorCode, SingletonOptions } from '@sluice/contracts';
 import { expectTypeOf, it } from 'vitest';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from './routers/index.js';
@@ -18,6 +18,9 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        debounce?: DebounceOptions | undefined;
+        singleton?: SingletonOptions | undefined;
+        batch?: BatchOptions | undefined;
       }
     | {
         kind: 'demo.copy';
@@ -28,6 +31,9 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        debounce?: DebounceOptions | undefined;
+        singleton?: SingletonOptions | undefined;
+        batch?: BatchOptions | undefined;
       }
     | {
         kind: 'demo.rollout';
@@ -38,12 +44,18 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        debounce?: DebounceOptions | undefined;
+        singleton?: SingletonOptions | undefined;
+        batch?: BatchOptions | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{
     id: string;
     state: Out['jobs']['get']['state'];
     isDuplicate: boolean;
+    debounced?: boolean | undefined;
+    skipped?: boolean | undefined;
+    batchIndex?: number | undefined;
   }>();
 });
 

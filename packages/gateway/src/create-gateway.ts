@@ -13,6 +13,7 @@ import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
 import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
+import { releaseSingletons } from './flow/release-singletons.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
@@ -93,6 +94,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       accept: (tenantId, request) => accept(tenantId, request),
       onError: (error, scheduleId) => logger.error('schedule tick refused', { scheduleId, error }),
     }),
+    // Singleton keys in `queue` mode: the next held job runs once its key frees.
+    ...(runtime.capabilities.singletonKeys && database.capabilities.interactiveTransactions
+      ? { releaseHeld: (now: number) => releaseSingletons(database, now) }
+      : {}),
     ...options.scheduler,
   });
   const accept = createAcceptor({
@@ -109,6 +114,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     kindLimits: options.kindLimits,
     capabilities: runtime.capabilities,
     onScheduled: (dueAt) => scheduler.poke(dueAt),
+    decideFlow: hooks.decideFlow,
     batch: {
       // A second group commit in flight only queues where the database takes one writer at a time.
       maxInFlight: database.capabilities.concurrentWriters ? 2 : 1,

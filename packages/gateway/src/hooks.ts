@@ -10,6 +10,7 @@ import {
   type JobState,
   type RetentionKey,
 } from '@sluice/contracts';
+import { decideFlow } from './flow/decide-flow.js';
 
 /** How a call arrived: plain HTTP (queries, mutations, SSE subscriptions) or a WebSocket. */
 export type Transport = 'http' | 'ws';
@@ -28,12 +29,15 @@ export interface GatewayHooks {
   endsStream(transport: Transport): boolean;
   /** Which retention setting removes a job in `state` (null: never removed). */
   retentionKey(state: JobState): RetentionKey | null;
+  /** What a flow-controlled submit does with its key (debounce, singleton, batch). */
+  decideFlow: typeof decideFlow;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   scopeHeld: (granted, required) => hasScope(granted, required),
   endsStream: () => true,
   retentionKey: retentionKeyOf,
+  decideFlow,
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

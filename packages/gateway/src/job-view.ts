@@ -18,8 +18,9 @@ export function toJobView(job: JobRow): JobView {
     fileIds: job.fileIds,
     runAt: job.state === 'scheduled' || job.state === 'queued' ? job.runAfter : null,
     priority: job.priority,
-    // Only a queued job waits on a limit; any later write clears it, this is belt and braces.
-    waiting: job.state === 'queued' ? (job.waiting ?? null) : null,
+    // Only a queued job waits on a limit, and a scheduled one on its singleton key; any later
+    // write clears it, this is belt and braces.
+    waiting: job.state === 'queued' || job.state === 'scheduled' ? (job.waiting ?? null) : null,
     hold: job.hold,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,

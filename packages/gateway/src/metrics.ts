@@ -9,6 +9,9 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 /** How a submit ended, for the accept-latency histogram. */
 export type AcceptOutcome = 'accepted' | 'duplicate' | 'unroutable' | 'rejected';
 
+/** What flow control did with a submit (a label of `sluice_gateway_flow_submits_total`). */
+export type FlowOutcome = 'opened' | 'folded' | 'skipped' | 'appended' | 'held';
+
 export interface GatewayMetrics {
   submits: number;
   duplicates: number;
@@ -20,6 +23,9 @@ export interface GatewayMetrics {
   reject(code: string): void;
   /** Seconds from a submit's arrival to its answer (the accept transaction included). */
   observeAccept(outcome: AcceptOutcome, seconds: number): void;
+  /** Flow-controlled submits by `<flow>\u0000<outcome>` (a Map update on the request path). */
+  readonly flows: Map<string, number>;
+  countFlow(flow: string, outcome: FlowOutcome): void;
   /** This gateway's registry: `/metrics` renders it; runtimes add their collectors to it. */
   readonly registry: Registry;
 }
@@ -79,6 +85,11 @@ export function createMetrics(opts: MetricsOptions = {}): GatewayMetrics {
     observeAccept(outcome, seconds) {
       accept.observe({ outcome }, seconds);
     },
+    flows: new Map(),
+    countFlow(flow, outcome) {
+      const key = `${flow}\u0000${outcome}`;
+      metrics.flows.set(key, (metrics.flows.get(key) ?? 0) + 1);
+    },
     registry,
   };
   counterFrom(
@@ -106,6 +117,21 @@ export function createMetrics(opts: MetricsOptions = {}): GatewayMetrics {
     'Bytes of stored uploads.',
     () => metrics.uploadBytes,
   );
+  const flowsCounted = new Map<string, number>();
+  new Counter({
+    name: 'sluice_gateway_flow_submits_total',
+    help: 'Flow-controlled submits by flow and what became of them.',
+    labelNames: ['flow', 'outcome'],
+    registers: [registry],
+    collect() {
+      for (const [key, n] of metrics.flows) {
+        const [flow, outcome] = key.split('\u0000') as [string, string];
+        const growth = n - (flowsCounted.get(key) ?? 0);
+        if (growth > 0) this.inc({ flow, outcome }, growth);
+        flowsCounted.set(key, n);
+      }
+    },
+  });
   const counted = new Map<string, number>();
   new Counter({
     name: 'sluice_gateway_rejects_total',

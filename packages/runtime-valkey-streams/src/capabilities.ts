@@ -26,5 +26,10 @@ export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
     fairAcrossTenants: fair,
     limitsStarts: true,
     limitsProviders: true,
+    // Flow control moves a `scheduled` job's due time in the database; the gateway's due-job
+    // scheduler dispatches it when due, so the stream only ever sees the final due time.
+    debouncesSubmits: true,
+    singletonKeys: true,
+    batchesSubmits: true,
   });
 }

@@ -58,6 +58,7 @@ export * from './write-model/age-queued.js';
 export * from './repos/api-key-rows.js';
 export * from './repos/api-keys-web.js';
 export * from './repos/job-hold.js';
+export * from './repos/flow-keys.js';
 export * from './retention/retention-sweep.js';
 export { retentionOverview, type RetentionOverview } from './retention/retention-groups.js';
 export { RETENTION_TABLES } from './retention/retention-sql.js';

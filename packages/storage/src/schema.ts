@@ -236,6 +236,28 @@ export interface RetentionBlobsTable {
   created_at: string;
 }
 
+/** A flow-control key's serialisation row and its open job (migration-flow-control.ts). */
+export interface FlowKeysTable {
+  tenant_id: string;
+  kind: string;
+  flow: string;
+  key: string;
+  job_id: string | null;
+  opened_at: string | null;
+  closes_at: string | null;
+  size: number;
+  updated_at: string;
+}
+
+/** Singleton jobs held in `queue` mode until their key frees. */
+export interface FlowWaitingTable {
+  job_id: string;
+  tenant_id: string;
+  kind: string;
+  key: string;
+  created_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   schedules: SchedulesTable;
@@ -252,4 +274,6 @@ export interface Database {
   job_files: JobFilesTable;
   retention_marks: RetentionMarksTable;
   retention_blobs: RetentionBlobsTable;
+  flow_keys: FlowKeysTable;
+  flow_waiting: FlowWaitingTable;
 }

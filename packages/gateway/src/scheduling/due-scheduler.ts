@@ -43,6 +43,11 @@ export interface DueSchedulerOptions {
   pageSize?: number;
   /** Recurring schedules, fired by the same replica before the due jobs are moved. */
   schedules?: ScheduleFirer | undefined;
+  /**
+   * Makes held jobs due whose hold ended (singleton keys in `queue` mode whose current job
+   * finished), before the due jobs are moved, so this same pass dispatches them.
+   */
+  releaseHeld?: ((now: number) => Promise<number>) | undefined;
 }
 
 export interface DueSchedulerStats {
@@ -114,6 +119,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
     if (!holding) return 0;
     // A tick's job is accepted at once, `queued` (or scheduled further, never).
     if (opts.schedules) stats.fired += await opts.schedules.fire(now);
+    if (opts.releaseHeld) await opts.releaseHeld(now);
     let total = 0;
     for (let n = 0; n < 20 && !closed; n++) {
       const count = await page(now);

@@ -5,6 +5,7 @@
 // `gatewayHooksFromEnv()`; production code never reads the variable.
 
 import { retentionKeyOf } from '@sluice/contracts';
+import { decideFlow } from '../flow/decide-flow.js';
 import type { GatewayHooks } from '../hooks.js';
 
 export const GATEWAY_SEEDED_BUGS = [
@@ -14,6 +15,12 @@ export const GATEWAY_SEEDED_BUGS = [
   'revocation-keeps-sse',
   /** Retention's filter counts a running or needs_review job as failed, and removes it. */
   'retention-removes-live-jobs',
+  /** A trailing debounce opens a new window on every submit instead of folding into the open one. */
+  'debounce-always-opens',
+  /** A singleton submit in `queue` mode runs at once instead of waiting for its key. */
+  'singleton-never-holds',
+  /** A batch takes inputs past `maxSize` (it never counts itself full). */
+  'batch-ignores-max-size',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -32,6 +39,27 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
       return {
         retentionKey: (state) =>
           state === 'running' || state === 'needs_review' ? 'failed' : retentionKeyOf(state),
+      };
+    case 'debounce-always-opens':
+      return {
+        decideFlow: (plan, slot, now, facts) =>
+          plan.flow === 'debounce' && plan.mode === 'trailing'
+            ? decideFlow(plan, { ...slot, job: undefined, jobId: null }, now, facts)
+            : decideFlow(plan, slot, now, facts),
+      };
+    case 'singleton-never-holds':
+      return {
+        decideFlow: (plan, slot, now, facts) => {
+          const d = decideFlow(plan, slot, now, facts);
+          return d.action === 'open' && d.start === 'held' ? { ...d, start: 'queued' } : d;
+        },
+      };
+    case 'batch-ignores-max-size':
+      return {
+        decideFlow: (plan, slot, now, facts) =>
+          plan.flow === 'batch' && slot.job?.state === 'scheduled'
+            ? { action: 'append', dueAt: undefined, size: slot.size + 1 }
+            : decideFlow(plan, slot, now, facts),
       };
   }
 }

@@ -143,6 +143,20 @@ export function invalidInputMessage(issues: readonly IssueView[]): string {
   return `Invalid input: ${first.path || 'input'}: ${first.message}${more}`;
 }
 
+/**
+ * A refusal of one field that passed the schema (a SluiceError with `details.field`: a flow
+ * option the runtime cannot honour, two options that exclude each other), as one issue with that
+ * path, so a caller reads it exactly like a schema issue.
+ */
+function fieldIssueOf(cause: unknown): IssueView[] | undefined {
+  if (!isSluiceError(cause)) return undefined;
+  const field = cause.details?.field;
+  if (typeof field !== 'string') return undefined;
+  const capability = cause.details?.capability;
+  const code = typeof capability === 'string' ? `unsupported:${capability}` : 'refused';
+  return [{ path: field, code, message: cause.message }];
+}
+
 export interface ErrorData {
   code: TRPC_ERROR_CODE_KEY;
   httpStatus: number;
@@ -176,10 +190,12 @@ export function formatError({ shape, error }: { shape: DefaultShape; error: TRPC
 } {
   const code = error.code;
   const cause = rootCause(error);
-  const issues = code === 'BAD_REQUEST' ? issuesOf(cause) : undefined;
+  const fieldIssues = code === 'BAD_REQUEST' ? fieldIssueOf(cause) : undefined;
+  const issues = code === 'BAD_REQUEST' ? (issuesOf(cause) ?? fieldIssues) : undefined;
   let message = shape.message;
   if (code === 'INTERNAL_SERVER_ERROR') message = 'Internal server error';
-  else if (issues) message = invalidInputMessage(issues);
+  // A refused field keeps its own message (it names the field already).
+  else if (issues && !fieldIssues) message = invalidInputMessage(issues);
   const sluiceCode = isSluiceError(cause) ? cause.code : sluiceCodeFor(code);
   const retryAfterMs = retryAfterMsOf(cause);
   return {

@@ -149,6 +149,9 @@ export function deleteSql(sweep: string): [table: string, query: RawBuilder<unkn
     ['outbox', sql`delete from outbox where job_id in ${m}`],
     ['files', sql`delete from files where id in (${ownFiles(sweep)})`],
     ['job_files', sql`delete from job_files where job_id in ${m}`],
+    // A key row naming a removed job reads as a free key; drop it with the job.
+    ['flow_keys', sql`delete from flow_keys where job_id in ${m}`],
+    ['flow_waiting', sql`delete from flow_waiting where job_id in ${m}`],
     ['jobs', sql`delete from jobs where id in ${m}`],
   ];
 }

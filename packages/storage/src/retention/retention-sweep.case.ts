@@ -106,6 +106,8 @@ export function retentionSweepCases(
       outbox: rowsBefore.outbox - 5,
       files: rowsBefore.files - 1, // the upload only a removed job used; the shared one stays
       job_files: rowsBefore.job_files - 2,
+      flow_keys: rowsBefore.flow_keys - 5,
+      flow_waiting: rowsBefore.flow_waiting - 4,
       retention_marks: 0,
       retention_blobs: 0,
     });

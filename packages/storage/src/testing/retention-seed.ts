@@ -1,7 +1,7 @@
 // Jobs as retention finds them, for the retention suites (SQLite, PostgreSQL, D1): a job in any
 // state, ended `ageMs` ago, with everything that can hang off it — two event rows, two unit
 // checkpoints, a provider-call ledger row, an ownership row naming a staging key, a published
-// asset with its bytes, an outbox row, and uploads (shared or its own) with their bytes. Plus the
+// asset with its bytes, an outbox row, a flow-control key and hold, and uploads (shared or its own) with their bytes. Plus the
 // counts and checks the suites assert with. Runtime-neutral: no Node module.
 import { formatJobId, randomToken, type JobState } from '@sluice/contracts';
 import { sql } from 'kysely';
@@ -185,6 +185,27 @@ export async function seedJob(db: Db, blobs: BlobStore, s: SeedJob) {
     })
     .execute();
   await db.insertInto('outbox').values({ job_id: id, due_at: at, created_at: at }).execute();
+  // Flow control: a key whose current job this is, and — for an ended job that was held for a
+  // singleton key (cancelled while it waited) — the queue row the release pass would drop.
+  await db
+    .insertInto('flow_keys')
+    .values({
+      tenant_id: s.tenant,
+      kind,
+      flow: 'singleton',
+      key: id,
+      job_id: id,
+      opened_at: at,
+      closes_at: null,
+      size: 1,
+      updated_at: at,
+    })
+    .execute();
+  if (ended && !s.hold)
+    await db
+      .insertInto('flow_waiting')
+      .values({ job_id: id, tenant_id: s.tenant, kind, key: id, created_at: at })
+      .execute();
   return { id, keys };
 }
 
@@ -198,6 +219,8 @@ export const RETENTION_SUITE_TABLES = [
   'outbox',
   'files',
   'job_files',
+  'flow_keys',
+  'flow_waiting',
   'retention_marks',
   'retention_blobs',
 ] as const;
@@ -218,6 +241,8 @@ export async function countRows(db: Db, tenants: readonly string[]): Promise<Row
     (select count(*) from outbox where job_id in ${ofJobs}) as outbox,
     (select count(*) from files where tenant_id in (${t})) as files,
     (select count(*) from job_files where job_id in ${ofJobs}) as job_files,
+    (select count(*) from flow_keys where tenant_id in (${t})) as flow_keys,
+    (select count(*) from flow_waiting where tenant_id in (${t})) as flow_waiting,
     (select count(*) from retention_marks) as retention_marks,
     (select count(*) from retention_blobs) as retention_blobs`.execute(db);
   const row = r.rows[0] ?? {};

@@ -3,7 +3,12 @@
 // combines without provider calls, `finalize` returns the job output. Typed from the job definition, so a handler cannot return
 // an output, report a progress value or read an input field the definition does not declare.
 
-import { SluiceError, type AnyJobDefinition } from '@sluice/contracts';
+import {
+  SluiceError,
+  type AnyJobDefinition,
+  type inferRunInput,
+  type inferRunOutput,
+} from '@sluice/contracts';
 import type { z } from 'zod';
 import type { AssetClient } from '../assets/types.js';
 import type { ProviderClient } from '../guard/types.js';
@@ -34,8 +39,8 @@ export interface HandlerContext<J extends AnyJobDefinition = AnyJobDefinition> {
   readonly tenantId: string;
   /** This attempt's number, counted in the database from 1. */
   readonly attempt: number;
-  /** The input, parsed with the job's input schema. */
-  readonly input: z.output<J['input']>;
+  /** The input, parsed with the job's input schema (a batch kind: the batch's inputs, in order). */
+  readonly input: inferRunInput<J>;
   /** Aborted on cancel, on a lost lease and when a drain runs out of time. */
   readonly signal: AbortSignal;
   /** Validates with the progress schema and queues the event; events are stored in order. */
@@ -66,11 +71,14 @@ export interface HandlerStages<J extends AnyJobDefinition, TUnit, TResult, TAppl
     results: readonly UnitResult<TResult>[],
     ctx: HandlerContext<J>,
   ): Promise<TApplied> | TApplied;
-  /** Returns the job output; it is validated with the output schema (invalid = non-retriable). */
+  /**
+   * Returns the job output; it is validated with the output schema (invalid = non-retriable). A
+   * batch kind returns one output per input, in the inputs' order.
+   */
   finalize(
     applied: TApplied,
     ctx: HandlerContext<J>,
-  ): Promise<z.input<J['output']>> | z.input<J['output']>;
+  ): Promise<inferRunOutput<J>> | inferRunOutput<J>;
 }
 
 export interface Handler<J extends AnyJobDefinition = AnyJobDefinition> {

@@ -34,6 +34,9 @@ const caps: RuntimeCapabilities = {
   fairAcrossTenants: true,
   limitsStarts: true,
   limitsProviders: true,
+  debouncesSubmits: true,
+  singletonKeys: true,
+  batchesSubmits: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -94,12 +94,29 @@ async function parseWith(schema: Schema, value: unknown, what: string): Promise<
   return parsed.data;
 }
 
+/** A batch kind's run schemas: arrays of its input and output (built once per definition). */
+const batchSchemas = new WeakMap<AnyJobDefinition, { input: Schema; output: Schema }>();
+function runSchemas(definition: AnyJobDefinition): { input: Schema; output: Schema } {
+  if (definition.batch === undefined) return definition;
+  let schemas = batchSchemas.get(definition);
+  if (!schemas) {
+    schemas = {
+      input: z.array(definition.input as z.ZodType),
+      output: z.array(definition.output as z.ZodType),
+    };
+    batchSchemas.set(definition, schemas);
+  }
+  return schemas;
+}
+
 /** Runs the stages and returns the validated output. Throws whatever the job code threw. */
 export async function runStages(run: RunStagesInput): Promise<unknown> {
   const { handler, job, signal, events } = run;
   const definition: AnyJobDefinition = handler.job;
+  // A batch kind's run takes the array of its submits' inputs and returns one output each.
+  const schemas = runSchemas(definition);
   const input = await parseWith(
-    definition.input,
+    schemas.input,
     job.input,
     'the stored input does not match the input schema',
   );
@@ -189,8 +206,18 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   );
   // finalize ran (its effects happened) and its output is not stored: a retry runs it again.
   hooks.at('during-finalize');
+  if (definition.batch !== undefined) {
+    // Each submitter's share is `output[i]`: a missing or extra one would hand a share to the
+    // wrong submitter.
+    const got = Array.isArray(output) ? output.length : 'no array';
+    if (got !== (input as unknown[]).length) {
+      throw new NonRetriableError(
+        `a batch run must return one output per input: ${(input as unknown[]).length} inputs, got ${got}`,
+      );
+    }
+  }
   return parseWith(
-    definition.output,
+    schemas.output,
     output,
     'finalize returned an output that does not match the output schema',
   );
