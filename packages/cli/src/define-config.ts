@@ -176,7 +176,9 @@ export function resolveSettings(
   flags: FlagNames = {},
 ): Settings {
   const read = createSettingReader(env, flags);
-  const runtime = resolveRuntime(config.runtime, env);
+  const runtime = resolveRuntime(config.runtime, env, (variable, value, rule) =>
+    read.fail({ env: variable.name }, 'env', `${rule}, got "${value}"`),
+  );
   const rollout: Record<string, number> = { ...(config.rollout ?? {}) };
   for (const kind of Object.keys(config.jobs)) {
     const raw = env[rolloutEnvName(kind)];

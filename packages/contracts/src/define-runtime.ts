@@ -99,7 +99,7 @@ function parseOptions<S extends z.ZodObject>(name: string, schema: S, input: unk
   throw new SluiceError(
     'INVALID_CONFIG',
     `the ${name} runtime's ${where}: ${issue?.message ?? 'invalid'}`,
-    { details: { runtime: name, field: where } },
+    { details: { runtime: name, field: where, rule: issue?.message ?? 'invalid' } },
   );
 }
 

@@ -2,7 +2,7 @@
 // config file. This is the only place that names runtimes: from here on code reads the runtime
 // object and its capability flags. `sluice.config.ts` passes the object itself
 // (`runtime: valkeyStreams({ url })`); the environment's variables are written over its options.
-import { SluiceError } from '@sluice/contracts';
+import { SluiceError, isSluiceError, type RuntimeEnvVar } from '@sluice/contracts';
 import type { NodeRuntime } from '@sluice/gateway';
 import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
 import { embedded } from './embedded.js';
@@ -41,11 +41,24 @@ export function runtimeByName(name: string): NodeRuntime {
 export function resolveRuntime(
   configured: NodeRuntime | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  badVariable?: (variable: RuntimeEnvVar, value: string, rule: string) => never,
 ): NodeRuntime {
   const named = env.SLUICE_RUNTIME;
   const base =
     named && named !== configured?.name ? runtimeByName(named) : (configured ?? embedded());
-  const runtime = base.withEnv(env);
+  let runtime: NodeRuntime;
+  try {
+    runtime = base.withEnv(env);
+  } catch (error) {
+    // An option a variable (or its flag) set is wrong: let the caller name that flag or variable
+    // rather than the option the user never wrote.
+    const { field, rule } = (isSluiceError(error) ? error.details : undefined) ?? {};
+    const variable = typeof field === 'string' ? base.env[field] : undefined;
+    const value = variable ? env[variable.name] : undefined;
+    if (badVariable && variable && value && typeof rule === 'string')
+      badVariable(variable, value, rule);
+    throw error;
+  }
   const missing = runtime.check();
   if (missing) throw new SluiceError('INVALID_CONFIG', `the ${runtime.name} runtime ${missing}`);
   return runtime;
