@@ -81,7 +81,15 @@ export interface SluiceClient<R extends JobRegistry> {
     opts?: SubmitOptions,
   ): Promise<JobHandle<R[K]>>;
   /** Rebuilds a handle from a stored id: typed when the kind is given, `unknown` output if not. */
-  job<K extends inferJobKind<R>>(id: string, kind: K): JobHandle<R[K]>;
+  /**
+   * A handle on a job by id. `batchIndex` (a batch submit's `handle.batchIndex`) makes
+   * `result()` resolve with that submit's share again, e.g. after a page reload.
+   */
+  job<K extends inferJobKind<R>>(
+    id: string,
+    kind: K,
+    opts?: { batchIndex?: number | undefined },
+  ): JobHandle<R[K]>;
   job(id: string): JobHandle;
   /** Streams a file to the gateway; pass the returned id in `submit(…, { fileIds })`. */
   upload(body: UploadBody, opts?: UploadOptions): Promise<FileView>;
@@ -207,7 +215,8 @@ export function createSluiceClient<R extends JobRegistry>(
       });
     },
     // Overloads cannot be checked against one implementation; the casts are where they meet.
-    job: ((id: string, kind?: string) => handle(id, kind)) as SluiceClient<R>['job'],
+    job: ((id: string, kind?: string, opts: { batchIndex?: number } = {}) =>
+      createJobHandle(deps, { id, kind, batchIndex: opts.batchIndex })) as SluiceClient<R>['job'],
     upload: (body, opts) => upload(transport, body, opts),
     watchAll(opts = {}) {
       return watchFeed(deps, opts, opts.signal) as AsyncIterableIterator<never>;

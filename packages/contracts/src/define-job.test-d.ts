@@ -65,6 +65,7 @@ test('a batch kind runs on arrays; the others on one input', () => {
     output: z.object({ n: z.number() }),
     batch: { maxSize: 10, maxWaitMs: 100 },
   });
+  expectTypeOf(embed.kind).toEqualTypeOf<'demo.embed'>();
   expectTypeOf<inferRunInput<typeof embed>>().toEqualTypeOf<{ text: string }[]>();
   expectTypeOf<inferRunOutput<typeof embed>>().toEqualTypeOf<{ n: number }[]>();
   // A submitter still sends one input and gets one output back (its share).

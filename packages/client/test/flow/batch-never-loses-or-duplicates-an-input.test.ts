@@ -63,6 +63,10 @@ describeFlowCluster('a batch never loses or duplicates an input', jobs, handlers
     for (const [n, h] of handles.entries()) {
       expect(runs.get(h.id)?.[h.batchIndex as number]).toBe(n);
     }
+    // A handle rebuilt from the id and the index resolves with the same share.
+    const seventh = handles[7];
+    const rebuilt = b.job(seventh?.id as string, 'flow.embed', { batchIndex: seventh?.batchIndex });
+    expect(await rebuilt.result()).toEqual(results[7]);
     // Batches filled up rather than each input running alone.
     expect(runs.size).toBeLessThan(count);
   });

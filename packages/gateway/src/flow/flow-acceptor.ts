@@ -150,7 +150,9 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
     const answer = await answerWith(tx, opened, decision.start, dueAt, now);
     if (!answer.ok || answer.result.isDuplicate) return answer;
     const id = answer.result.id;
-    if (decision.start === 'held') await holdForKey(tx, ref, id, now);
+    // (A job dead-lettered at submit — its version is not served — waits for nothing.)
+    if (decision.start === 'held' && answer.result.state === 'scheduled')
+      await holdForKey(tx, ref, id, now);
     // A singleton key moves to its new job only when that job runs now; a held one takes the
     // key when the due-job scheduler releases it.
     if (decision.start !== 'held') {

@@ -123,7 +123,12 @@ async function updateGroup(
   const leaseUntil = opens ? sql`v.lease` : to === 'running' ? sql`jobs.lease_until` : sql`null`;
   const finished = isFinalState(to) ? sql`${at}` : sql`jobs.finished_at`;
   const leaseCheck =
-    event === 'reclaim' ? sql`and (jobs.lease_until is null or jobs.lease_until <= ${at})` : sql``;
+    event === 'reclaim'
+      ? sql`and (jobs.lease_until is null or jobs.lease_until <= ${at})`
+      : // A due time moved later since the scheduler read it (a debounce fold) keeps it waiting.
+        event === 'due'
+        ? sql`and jobs.run_after <= ${at}`
+        : sql``;
   const result = await sql<JobsTable>`
     with v(id, ep, has_ep, out, has_out, err, has_err, rsn, has_rsn, ra, has_ra, aid, reset, lease) as (values ${sql.join(rows)})
     update jobs set

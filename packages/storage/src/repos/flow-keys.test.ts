@@ -13,6 +13,7 @@ import {
   setFlowKey,
   holdForKey,
 } from './flow-keys.js';
+import { transitionJobs } from './bulk-transitions.js';
 import { transitionJob } from './jobs.js';
 
 describeEachDialect('flow keys', (ctx) => {
@@ -86,7 +87,7 @@ describeEachDialect('flow keys', (ctx) => {
 
     // The due-job scheduler moves both on: later writes leave them as they ran.
     for (const id of [folded, batch]) {
-      const moved = await transitionJob(database.db, { id, event: 'due' });
+      const moved = await transitionJob(database.db, { id, event: 'due' }, Date.now() + 120_000);
       expect(moved.ok).toBe(true);
     }
     expect(
@@ -99,6 +100,23 @@ describeEachDialect('flow keys', (ctx) => {
     expect(await appendToBatch(database.db, batch, { n: 3 }, undefined)).toBeUndefined();
     expect(await inputOf(folded)).toEqual({ n: 2 });
     expect(await inputOf(batch)).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('a due move read before a fold that moved the due time later leaves the job waiting', async () => {
+    const { database } = ctx();
+    const id = await scheduledJob({ n: 1 });
+    const readAt = Date.now() + 60_000; // the scheduler read the job as due at this instant
+    expect(
+      await foldIntoScheduled(database.db, id, {
+        input: { n: 2 },
+        inputHash: 'h2',
+        runAfter: readAt + 5_000,
+      }),
+    ).toBe(true);
+    const [moved] = await transitionJobs(database.db, [{ id, event: 'due' }], readAt);
+    expect(moved?.ok).toBe(false);
+    const [later] = await transitionJobs(database.db, [{ id, event: 'due' }], readAt + 5_000);
+    expect(later?.ok).toBe(true);
   });
 
   it('a key with held jobs is releasable once its current job is final', async () => {

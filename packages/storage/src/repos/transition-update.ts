@@ -76,5 +76,7 @@ export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState,
   if (req.epoch !== undefined) q = q.where('epoch', '=', req.epoch);
   if (req.event === 'reclaim')
     q = q.where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]));
+  // A due time moved later since the scheduler read it (a debounce fold) keeps the job waiting.
+  if (req.event === 'due') q = q.where('run_after', '<=', at);
   return q;
 }

@@ -2,7 +2,14 @@
 // in-memory SQLite (`runJob`), a paid provider with fault knobs (`startFakeProvider`) and crash
 // points (`crashAt`, the names in CRASH_POINTS).
 export { runJob } from './run-job.js';
-export type { JobRun, LogLine, RunAsset, RunJobOptions } from './run-job.js';
+export type {
+  JobRun,
+  LogLine,
+  RunAsset,
+  RunJobInput,
+  RunJobOptions,
+  RunJobOutput,
+} from './run-job.js';
 export { PROVIDER_FAULTS, startFakeProvider } from './fake-provider.js';
 export type {
   FakeProvider,

@@ -159,3 +159,42 @@ describe('runJob', () => {
     expect(provider.billed()).toBe(1);
   });
 });
+
+describe('runJob with a batch kind', () => {
+  const embed = defineJob({
+    kind: 'test.embed',
+    versions: { current: 'v1' },
+    input: z.object({ text: z.string(), drop: z.boolean().optional() }),
+    output: z.object({ length: z.number().int() }),
+    batch: { maxSize: 8, maxWaitMs: 50 },
+    maxAttempts: 1,
+  });
+  const embedHandler = defineHandler(embed, {
+    prepare: (ctx) => ctx.input.map((input, i) => ({ key: `i${i}`, input })),
+    execute: (unit) => unit.input.text.length,
+    finalize: (results, ctx) => {
+      const out = results.map((r) => ({ length: r.result }));
+      return ctx.input.some((i) => i.drop) ? out.slice(1) : out;
+    },
+  });
+
+  it('runs the batch as one run: one output per input, in order', async () => {
+    const r = await runJob({
+      job: embed,
+      handler: embedHandler,
+      input: [{ text: 'a' }, { text: 'abc' }],
+    });
+    expect(r.state).toBe('succeeded');
+    expect(r.output).toEqual([{ length: 1 }, { length: 3 }]);
+  });
+
+  it('fails a run that returns fewer outputs than inputs (no share goes astray)', async () => {
+    const r = await runJob({
+      job: embed,
+      handler: embedHandler,
+      input: [{ text: 'a', drop: true }, { text: 'abc' }],
+    });
+    expect(r.state).toBe('failed');
+    expect(r.row.error?.message).toMatch(/one output per input: 2 inputs, got 1/);
+  });
+});

@@ -11,6 +11,7 @@ import {
   formatJobId,
   isTerminalState,
   type AnyJobDefinition,
+  type BatchJob,
   type JobEvent,
   type JobState,
 } from '@sluice/contracts';
@@ -31,7 +32,16 @@ import {
   type LedgerRow,
   type SluiceDatabase,
 } from '@sluice/storage';
-import type { z } from 'zod';
+import { z } from 'zod';
+
+/** What one run of `J` takes: its input, or a batch kind's array of inputs (one per submit). */
+export type RunJobInput<J extends AnyJobDefinition> = J extends BatchJob
+  ? z.input<J['input']>[]
+  : z.input<J['input']>;
+/** What one run of `J` returns once parsed: its output, or a batch kind's one per input. */
+export type RunJobOutput<J extends AnyJobDefinition> = J extends BatchJob
+  ? z.output<J['output']>[]
+  : z.output<J['output']>;
 import type { Handler } from '../attempt/define-handler.js';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker, type Worker } from '../create-worker.js';
@@ -42,7 +52,8 @@ import { crashSwitch, mortalBlobs, mortalDatabase } from './crash.js';
 export interface RunJobOptions<J extends AnyJobDefinition> {
   job: J;
   handler: Handler<J>;
-  input: z.input<J['input']>;
+  /** The input; for a batch kind, the batch's inputs (what one run of it receives). */
+  input: RunJobInput<J>;
   /** The version to run (default the job's current one). */
   version?: string;
   tenantId?: string;
@@ -68,7 +79,7 @@ export interface JobRun<J extends AnyJobDefinition> {
   id: string;
   state: JobState;
   /** The job's output when it succeeded (parsed with its output schema by the worker). */
-  output: z.output<J['output']> | null;
+  output: RunJobOutput<J> | null;
   row: JobRow;
   events: JobEvent[];
   /** Every provider call the guard recorded, in order. */
@@ -99,7 +110,8 @@ async function insertRunnable(
   tenantId: string,
   input: unknown,
 ) {
-  const parsed = job.input.safeParse(input);
+  const schema = job.batch === undefined ? job.input : z.array(job.input as z.ZodType);
+  const parsed = z.safeParse(schema, input);
   if (!parsed.success) throw new Error(`input does not match ${job.kind}: ${parsed.error.message}`);
   const id = formatJobId(version);
   await database.transaction(async (tx) => {
@@ -204,7 +216,7 @@ export async function runJob<J extends AnyJobDefinition>(
     return {
       id,
       state: row.state,
-      output: row.state === 'succeeded' ? (row.output as z.output<J['output']>) : null,
+      output: row.state === 'succeeded' ? (row.output as RunJobOutput<J>) : null,
       row,
       events: await listEvents(database.db, id),
       ledger: await callsForJob(database.db, id),
