@@ -55,6 +55,8 @@ export default tseslint.config(
     ignores: [
       'packages/cli/src/runtimes/registry.ts',
       'packages/cli/src/runtimes/registry.test.ts',
+      // The client's end-to-end fixtures stand up whole clusters, one per runtime, as an app would.
+      'packages/client/test/fixtures/**',
     ],
     rules: {
       'no-restricted-imports': [

@@ -29,8 +29,7 @@ export async function openResources(
   });
   try {
     // What the runtime needs besides the database (Redis), within the same connect window.
-    for (const probe of runtime.services())
-      await waitForService(probe, settings.connectWait, out);
+    for (const probe of runtime.services()) await waitForService(probe, settings.connectWait, out);
     await migrate(database);
   } catch (error) {
     await database.close();
