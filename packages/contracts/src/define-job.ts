@@ -8,6 +8,7 @@ import type { ProviderCall } from './idempotency.js';
 import { isVersion } from './job-id.js';
 import { JobLimits } from './limits.js';
 import { isJobKind } from './names.js';
+import { isEventName } from './waits.js';
 import { parseRetention, type Retention, type RetentionInput } from './retention.js';
 import { assertRolloutPercent } from './version-routing.js';
 
@@ -27,6 +28,7 @@ export interface JobDefinition<
   TOutput extends Schema = Schema,
   TProgress extends Schema = Schema,
   TVersions extends JobVersions = JobVersions,
+  TEvents extends EventSchemas = EventSchemas,
 > {
   readonly kind: TKind;
   /** Literal version names when defined with `defineJob`, so handler maps can be checked. */
@@ -44,15 +46,27 @@ export interface JobDefinition<
   readonly limits?: JobLimits | undefined;
   /** How long this kind's jobs are kept per end state (ms, null: forever); unset states fall through. */
   readonly retention?: Retention | undefined;
+  /** The events a job of this kind may wait for (`ctx.waitForEvent`), each with its payload schema. */
+  readonly events: TEvents;
 }
 
+/** Event name → payload schema. */
+export type EventSchemas = Readonly<Record<string, Schema>>;
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
-export type AnyJobDefinition = JobDefinition<string, any, any, any, any>;
+export type AnyJobDefinition = JobDefinition<string, any, any, any, any, any>;
 export type JobRegistry = Readonly<Record<string, AnyJobDefinition>>;
 
 export type inferJobInput<J extends AnyJobDefinition> = z.input<J['input']>;
 export type inferJobOutput<J extends AnyJobDefinition> = z.output<J['output']>;
 export type inferJobProgress<J extends AnyJobDefinition> = z.output<J['progress']>;
+/** The event names a kind declares (`never` when it declares none). */
+export type inferJobEventName<J extends AnyJobDefinition> = Extract<keyof J['events'], string>;
+/** The payload a signal of event `E` carries (the schema's input side). */
+export type inferJobEventPayload<
+  J extends AnyJobDefinition,
+  E extends inferJobEventName<J>,
+> = z.input<J['events'][E]>;
 export type inferJobKind<R extends JobRegistry> = Extract<keyof R, string>;
 /** The versions a kind may have jobs in: `current`, and `next` during a rollout. */
 export type inferJobVersion<J extends AnyJobDefinition> =
@@ -78,6 +92,7 @@ export interface DefineJobOptions<
   TOutput extends Schema,
   TProgress extends Schema,
   TVersions extends JobVersions = JobVersions,
+  TEvents extends EventSchemas = EventSchemas,
 > {
   kind: TKind;
   versions: TVersions;
@@ -100,6 +115,11 @@ export interface DefineJobOptions<
    * rule in the config wins over this, and this over the config's default.
    */
   retention?: RetentionInput;
+  /**
+   * Events a job may wait for (`ctx.waitForEvent(name)`), each with the zod schema of its
+   * payload: `client.jobs.signal(id, name, payload)` is typed and checked against it.
+   */
+  events?: TEvents;
 }
 
 export function defineJob<
@@ -108,9 +128,10 @@ export function defineJob<
   TOutput extends Schema,
   TProgress extends Schema = z.ZodUnknown,
   const TVersions extends JobVersions = JobVersions,
+  TEvents extends EventSchemas = Record<never, Schema>,
 >(
-  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions>,
-): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> {
+  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions, TEvents>,
+): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions, TEvents> {
   const invalid = (message: string) =>
     new SluiceError('INVALID_CONFIG', `job "${options.kind}": ${message}`);
   if (!isJobKind(options.kind))
@@ -145,6 +166,16 @@ export function defineJob<
       details: { kind: options.kind, field },
     });
   }
+  for (const name of Object.keys(options.events ?? {})) {
+    if (!isEventName(name))
+      throw new SluiceError(
+        'INVALID_CONFIG',
+        `job "${options.kind}": event "${name}" is not a name`,
+        {
+          details: { kind: options.kind, field: `events.${name}` },
+        },
+      );
+  }
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -160,6 +191,7 @@ export function defineJob<
     priority,
     ...(limits ? { limits: limits.data } : {}),
     ...(retention ? { retention: Object.freeze(retention) } : {}),
+    events: Object.freeze({ ...(options.events ?? {}) }) as TEvents,
   });
 }
 

@@ -20,6 +20,9 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // Start limits are checked when an attempt starts (worker host start-gate.ts).
   limitsStarts: true,
   limitsProviders: true,
+  // A suspended job is a `waiting` row; resuming it queues the row again (the table is the queue).
+  durableWaits: true,
+  childJobs: true,
 });
 
 /** Consumer groups on Valkey/Redis Streams; status events travel on an events stream. */
@@ -40,6 +43,9 @@ export const VALKEY_STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   fairAcrossTenants: false,
   limitsStarts: true,
   limitsProviders: true,
+  // Resuming writes the outbox row and dispatches after commit, like a due delayed job.
+  durableWaits: true,
+  childJobs: true,
 });
 
 /**
@@ -68,6 +74,10 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   limitsStarts: false,
   // The guard takes slots and tokens from the D1 counters every instance shares.
   limitsProviders: true,
+  // A wait would map to `step.waitForEvent`/`step.sleep` and a resume to `instance.sendEvent`,
+  // through the D1 job store's batches: not built yet, so refused (submit and call), never faked.
+  durableWaits: false,
+  childJobs: false,
 });
 
 /**

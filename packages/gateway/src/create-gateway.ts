@@ -13,6 +13,8 @@ import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
 import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
+import { createWaitResumer } from './waits/wait-resumer.js';
+import { registerTokens } from './waits/token-routes.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
@@ -80,6 +82,16 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     onError('dispatch after commit'),
     options.dispatchBatch,
   );
+  // Signals, tokens and the wait sweep, where the runtime suspends jobs (`durableWaits`).
+  const waits = runtime.capabilities.durableWaits
+    ? createWaitResumer({
+        jobs: options.jobs,
+        database,
+        runtime,
+        dispatch,
+        onEvents: (events) => hub.publish(events),
+      })
+    : undefined;
   // Delayed jobs (runtimes with `delaysJobs`) and recurring schedules (every runtime).
   const scheduler = createDueScheduler({
     database,
@@ -88,6 +100,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     owner: `gw-${randomToken().slice(0, 12)}`,
     onEvents: (events) => hub.publish(events),
     onError: onError('due-job scheduler'),
+    waits,
     // Bound late: the acceptor is built below (it tells this scheduler of delayed jobs).
     schedules: createScheduleFirer({
       db: database.db,
@@ -127,6 +140,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       dispatch,
       logger,
       signer,
+      waits,
       onScheduleTick: (at) => scheduler.poke(at),
     },
     gate,
@@ -164,6 +178,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     quotaBytes: limits.tenantStorageBytes,
   });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
+  if (waits) registerTokens(app, { waits, metrics, logger, limits, address: remoteAddress });
   if (options.stateCallback) {
     registerStateCallback(
       app,

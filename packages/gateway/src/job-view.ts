@@ -21,6 +21,7 @@ export function toJobView(job: JobRow): JobView {
     // Only a queued job waits on a limit; any later write clears it, this is belt and braces.
     waiting: job.state === 'queued' ? (job.waiting ?? null) : null,
     hold: job.hold,
+    parentId: job.parentId,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,

@@ -149,6 +149,9 @@ export function deleteSql(sweep: string): [table: string, query: RawBuilder<unkn
     ['outbox', sql`delete from outbox where job_id in ${m}`],
     ['files', sql`delete from files where id in (${ownFiles(sweep)})`],
     ['job_files', sql`delete from job_files where job_id in ${m}`],
+    ['job_waits', sql`delete from job_waits where job_id in ${m}`],
+    ['job_signals', sql`delete from job_signals where job_id in ${m}`],
+    ['job_tokens', sql`delete from job_tokens where job_id in ${m}`],
     ['jobs', sql`delete from jobs where id in ${m}`],
   ];
 }

@@ -34,6 +34,8 @@ const caps: RuntimeCapabilities = {
   fairAcrossTenants: true,
   limitsStarts: true,
   limitsProviders: true,
+  durableWaits: true,
+  childJobs: true,
 };
 
 const handler = defineHandler(summarize, {

@@ -25,6 +25,8 @@ export const STREAMS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   fairAcrossTenants: false,
   limitsStarts: true,
   limitsProviders: true,
+  durableWaits: true,
+  childJobs: true,
 });
 
 export interface StreamsConsumerOptions {
