@@ -14,7 +14,16 @@ export type {
   inferJobVersion,
   inferJobOutput,
   inferJobProgress,
+  inferJobEventName,
+  inferJobEventPayload,
 } from './define-job.js';
+export type {
+  ChildView,
+  SignalResult,
+  TokenView,
+  TokenCompleteResult,
+  WaitResult,
+} from './waits.js';
 export type {
   AssetView,
   FeedItem,

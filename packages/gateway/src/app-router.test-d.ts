@@ -20,6 +20,16 @@ it('types jobs.submit from the registry', () => {
         hold?: boolean | undefined;
       }
     | {
+        kind: 'demo.approve';
+        input: { text: string };
+        idempotencyKey?: string | undefined;
+        fileIds?: string[] | undefined;
+        runAt?: string | undefined;
+        delayMs?: number | undefined;
+        priority?: number | undefined;
+        hold?: boolean | undefined;
+      }
+    | {
         kind: 'demo.copy';
         input: { text: string };
         idempotencyKey?: string | undefined;

@@ -51,8 +51,21 @@ export interface WaitResumer {
   nextDue(): Promise<number | undefined>;
 }
 
-function issues(error: z.core.$ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+/**
+ * A BAD_REQUEST whose zod issues name the field (the gateway's error formatter shows them as
+ * `data.issues`, like an input that fails its schema).
+ */
+function invalid(field: string, issues: readonly z.core.$ZodIssue[] | undefined, message: string) {
+  const list = (issues ?? [{ code: 'invalid_value', path: [], message }]).map((i) => ({
+    ...i,
+    path: [field, ...i.path],
+  }));
+  return Object.assign(
+    new SluiceError('BAD_REQUEST', `${field}: ${message}`, { details: { field } }),
+    {
+      issues: list,
+    },
+  );
 }
 
 export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
@@ -78,18 +91,10 @@ export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
     if (!row) throw new SluiceError('NOT_FOUND', 'job not found');
     const schema = opts.jobs[row.kind]?.events?.[input.name];
     if (!schema)
-      throw new SluiceError(
-        'BAD_REQUEST',
-        `job kind ${row.kind} declares no event "${input.name}"`,
-        {
-          details: { field: 'name' },
-        },
-      );
+      throw invalid('name', undefined, `job kind ${row.kind} declares no event "${input.name}"`);
     const parsed = z.safeParse(schema, input.payload);
     if (!parsed.success)
-      throw new SluiceError('BAD_REQUEST', `payload: ${issues(parsed.error)}`, {
-        details: { field: 'payload' },
-      });
+      throw invalid('payload', parsed.error.issues, 'does not match the event schema');
   }
 
   return {
@@ -142,9 +147,7 @@ export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
         const schema = kind ? opts.jobs[kind.kind]?.events?.[row.event] : undefined;
         const parsed = schema ? z.safeParse(schema, payload) : undefined;
         if (parsed && !parsed.success)
-          throw new SluiceError('BAD_REQUEST', `payload: ${issues(parsed.error)}`, {
-            details: { field: 'payload' },
-          });
+          throw invalid('payload', parsed.error.issues, 'does not match the event schema');
       }
       const answer = await database.transaction(async (tx) => {
         const a = await completeToken(tx, tokenHash, payload);
