@@ -89,6 +89,12 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'revocation-keeps-sse': [gateway(['auth/streams-end-on-revocation.test.ts'])],
   // Retention's filter lets running and needs_review jobs through: their rows and blobs go.
   'retention-removes-live-jobs': [gateway(['retention/retention-never-removes-live-jobs.test.ts'])],
+  // A signal committed between the wait's check and its suspend strands the job: it never ends.
+  'wait-check-then-suspend': [worker(['runtimes/embedded.test.ts'], 'no lost wakeup')],
+  // The retried parent's start uses a new key: a second child appears.
+  'child-key-per-attempt': [worker(['runtimes/embedded.test.ts'], 'starts the child exactly once')],
+  // A replayed token completion is accepted (200, not 409).
+  'token-replay': [gateway(['waits/signals-and-tokens.test.ts'], 'completes its wait once')],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

@@ -90,6 +90,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
         runtime,
         dispatch,
         onEvents: (events) => hub.publish(events),
+        tokenUsable: hooks.tokenUsable,
       })
     : undefined;
   // Delayed jobs (runtimes with `delaysJobs`) and recurring schedules (every runtime).

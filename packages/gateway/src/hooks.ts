@@ -9,6 +9,7 @@ import {
   type ApiKeyScope,
   type JobState,
   type RetentionKey,
+  type TokenStatus,
 } from '@sluice/contracts';
 
 /** How a call arrived: plain HTTP (queries, mutations, SSE subscriptions) or a WebSocket. */
@@ -28,12 +29,15 @@ export interface GatewayHooks {
   endsStream(transport: Transport): boolean;
   /** Which retention setting removes a job in `state` (null: never removed). */
   retentionKey(state: JobState): RetentionKey | null;
+  /** Whether an approval token in `status` may still complete its wait (only `open`). */
+  tokenUsable(status: TokenStatus): boolean;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   scopeHeld: (granted, required) => hasScope(granted, required),
   endsStream: () => true,
   retentionKey: retentionKeyOf,
+  tokenUsable: (status) => status === 'open',
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

@@ -14,6 +14,8 @@ export const GATEWAY_SEEDED_BUGS = [
   'revocation-keeps-sse',
   /** Retention's filter counts a running or needs_review job as failed, and removes it. */
   'retention-removes-live-jobs',
+  /** A used approval token completes its wait again (a replay is accepted). */
+  'token-replay',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -33,6 +35,8 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
         retentionKey: (state) =>
           state === 'running' || state === 'needs_review' ? 'failed' : retentionKeyOf(state),
       };
+    case 'token-replay':
+      return { tokenUsable: (status) => status === 'open' || status === 'used' };
   }
 }
 

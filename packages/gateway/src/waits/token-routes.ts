@@ -74,8 +74,9 @@ export function registerTokens(app: Hono, deps: TokenRouteDeps): void {
   app.post('/v1/tokens/:token', async (c) => {
     const a = await admit(c);
     if ('refusal' in a) return a.refusal;
-    if (a.row.status === 'used') return reject(409, 'TOKEN_USED', 'the token was used already');
-    if (a.row.status !== 'open')
+    if (a.row.status === 'used' && !deps.waits.usable('used'))
+      return reject(409, 'TOKEN_USED', 'the token was used already');
+    if (a.row.status === 'expired' || a.row.status === 'cancelled')
       return reject(410, 'TOKEN_EXPIRED', `the token is ${a.row.status}`);
     const text = await c.req.text();
     if (text.length > MAX_BODY_BYTES) return reject(413, 'PAYLOAD_TOO_LARGE', 'body too large');

@@ -12,6 +12,7 @@ import {
   type RuntimeDispatcher,
   type SignalInput,
   type SignalResult,
+  type TokenStatus,
 } from '@sluice/contracts';
 import {
   completeToken,
@@ -38,12 +39,16 @@ export interface WaitResumerOptions {
   onEvents(events: StoredEvent[]): void;
   /** Waits settled per sweep pass, at most (default 500). */
   pageSize?: number | undefined;
+  /** Which token statuses may complete (the gateway's hooks; only `open`). */
+  tokenUsable?: ((status: TokenStatus) => boolean) | undefined;
 }
 
 export interface WaitResumer {
   signal(tenantId: string, input: SignalInput): Promise<SignalResult>;
   /** The token's row as of now (undefined: unknown token). */
   token(tokenHash: string): Promise<TokenRow | undefined>;
+  /** Whether a token in this status may complete its wait. */
+  usable(status: TokenStatus): boolean;
   complete(tokenHash: string, payload: unknown): Promise<CompleteTokenAnswer>;
   /** One sweep pass: settles due and satisfied waits, resumes their jobs. Returns how many. */
   sweep(now?: number): Promise<number>;
@@ -70,6 +75,7 @@ function invalid(field: string, issues: readonly z.core.$ZodIssue[] | undefined,
 
 export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
   const { database, dispatch, runtime } = opts;
+  const usable = opts.tokenUsable ?? ((status: TokenStatus) => status === 'open');
   const stage = (tx: Db, pointers: MessagePointer[]) =>
     pointers.length > 0 ? dispatch.stage(tx, pointers) : Promise.resolve();
 
@@ -135,10 +141,11 @@ export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
     },
 
     token: (tokenHash) => getToken(database.db, tokenHash),
+    usable,
 
     async complete(tokenHash, payload) {
       const row = await getToken(database.db, tokenHash);
-      if (row?.status === 'open') {
+      if (row && usable(row.status)) {
         const kind = await database.db
           .selectFrom('jobs')
           .select('kind')
@@ -150,7 +157,7 @@ export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
           throw invalid('payload', parsed.error.issues, 'does not match the event schema');
       }
       const answer = await database.transaction(async (tx) => {
-        const a = await completeToken(tx, tokenHash, payload);
+        const a = await completeToken(tx, tokenHash, payload, Date.now(), usable);
         if (a.kind === 'completed' && a.signal.resumed) await stage(tx, [a.signal.resumed.pointer]);
         return a;
       });

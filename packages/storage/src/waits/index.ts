@@ -5,3 +5,4 @@ export * from './due-waits.js';
 export * from './children-outcomes.js';
 export * from './children.js';
 export * from './tokens.js';
+export * from './ready-value.js';

@@ -4,7 +4,7 @@
 // replay or a race finds it used and changes nothing), and the event is sent to the job as a
 // signal whose id derives from the token — the same write-then-check as `jobs.signal`.
 
-import type { TokenStatus } from '@sluice/contracts';
+import { TOKEN_STATUSES, type TokenStatus } from '@sluice/contracts';
 import type { Db, SluiceDatabase } from '../database.js';
 import { isoNow } from '../json.js';
 import { sendSignal, type SignalAnswer } from './signals.js';
@@ -108,15 +108,19 @@ export async function completeToken(
   tokenHash: string,
   payload: unknown,
   now = Date.now(),
+  /** Which statuses a completion may use (only `open`; a seam for fault-injection tests). */
+  usable: (status: TokenStatus) => boolean = (status) => status === 'open',
 ): Promise<CompleteTokenAnswer> {
   const token = await getToken(tx, tokenHash, now);
   if (!token) return { kind: 'not_found' };
-  if (token.status !== 'open') return { kind: 'refused', status: token.status };
+  if (!usable(token.status) || token.status === 'expired')
+    return { kind: 'refused', status: token.status === 'open' ? 'used' : token.status };
+  // Compare-and-set on the status read: of two completions racing, one moves the row.
   const used = await tx
     .updateTable('job_tokens')
     .set({ status: 'used', used_at: isoNow(now) })
     .where('token_hash', '=', tokenHash)
-    .where('status', '=', 'open')
+    .where('status', 'in', TOKEN_STATUSES.filter(usable))
     .executeTakeFirst();
   if (Number(used.numUpdatedRows) === 0) return { kind: 'refused', status: 'used' };
   const signal = await sendSignal(

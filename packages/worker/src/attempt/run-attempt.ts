@@ -163,6 +163,8 @@ export async function runAttempt<D extends Delivery>(
       fence: () => attempt.fence,
       onSuspended: (event) => deps.publish?.([event]),
       onFenced: lose,
+      hooks,
+      attemptId: job.attemptId,
     });
     const output = await runStages({
       waits,

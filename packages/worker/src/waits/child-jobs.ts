@@ -24,6 +24,8 @@ export interface ChildJobsDeps {
   assertCapable(): void;
   keyOf(base: string, key: string | undefined): string;
   wait(spec: WaitSpec): Promise<Settled>;
+  /** The key the child is started under (the caller's key). */
+  childKey(key: string): string;
   onFenced(): void;
   flush(): Promise<void>;
 }
@@ -56,13 +58,14 @@ export function createChildJobs(deps: ChildJobsDeps): ChildJobs {
         throw new NonRetriableError(
           `children.start: the input does not match ${job.kind}'s input schema: ${parsed.error.message}`,
         );
+      const key = deps.childKey(opts.key);
       // The version is chosen once from the child's idempotency key, like a submit's.
-      const version = chooseVersion(childIdempotencyKey(deps.job.id, opts.key), job.versions);
+      const version = chooseVersion(childIdempotencyKey(deps.job.id, key), job.versions);
       await deps.flush();
       const answer = await startChild(deps.database, {
         parentId: deps.job.id,
         parentEpoch: deps.job.epoch,
-        key: opts.key,
+        key,
         child: {
           id: formatJobId(version),
           tenantId: '',

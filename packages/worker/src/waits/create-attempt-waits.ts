@@ -20,12 +20,12 @@ import {
 } from '@sluice/contracts';
 import {
   getWait,
-  registerWait,
   type SluiceDatabase,
   type StoredEvent,
   type WaitRequest,
 } from '@sluice/storage/d1';
 import { z } from 'zod';
+import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import { AttemptSuspended } from './attempt-suspended.js';
 import { createChildJobs } from './child-jobs.js';
 import { createTokens } from './tokens.js';
@@ -45,6 +45,10 @@ export interface AttemptWaitsDeps {
   /** The attempt's writes were fenced: it lost its job. */
   onFenced(): void;
   now?: (() => number) | undefined;
+  /** Test seams: the wait's transaction and the child key (the real ones by default). */
+  hooks?: Pick<WorkerHooks, 'registerWait' | 'childKey'> | undefined;
+  /** The attempt's id (a seeded bug keys children by it). */
+  attemptId?: string | undefined;
 }
 
 export interface AttemptWaits {
@@ -98,7 +102,7 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
     const stored = await getWait(deps.database.db, deps.job.id, spec.waitKey);
     if (stored && stored.status !== 'open') return { status: stored.status, value: stored.result };
     await deps.flush();
-    const answer = await registerWait(deps.database, {
+    const answer = await (deps.hooks ?? DEFAULT_HOOKS).registerWait(deps.database, {
       ...spec,
       jobId: deps.job.id,
       fence: deps.fence(),
@@ -158,6 +162,8 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
   });
   const children = createChildJobs({
     ...deps,
+    childKey: (key) =>
+      (deps.hooks ?? DEFAULT_HOOKS).childKey(key, { attemptId: deps.attemptId ?? '' }),
     assertCapable: () => assertCapable('childJobs'),
     keyOf,
     wait,
