@@ -11,6 +11,7 @@ import { defineHandler } from '../attempt/define-handler.js';
 import { registerLazyStartCases } from './conformance-lazy-start.case.js';
 import { registerLifecycleCases } from './conformance-lifecycle.case.js';
 import { registerPriorityCases } from './conformance-priorities.case.js';
+import { registerChildCases } from './conformance-children.case.js';
 import { registerWaitCases } from './conformance-waits.case.js';
 import {
   ackAfterStoredCheck,
@@ -434,5 +435,6 @@ export function runtimeConformance(
     registerLazyStartCases(h);
     registerPriorityCases(h);
     registerWaitCases(h);
+    registerChildCases(h);
   });
 }

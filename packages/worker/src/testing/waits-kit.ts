@@ -6,6 +6,7 @@
 
 import type { MessagePointer } from '@sluice/contracts';
 import {
+  completeToken,
   dueScheduledJobs,
   sendSignal,
   settleCandidates,
@@ -82,4 +83,28 @@ export function startPump(h: ConformanceHarness, everyMs = 50): { stop(): Promis
       await loop;
     },
   };
+}
+
+/** sha256 hex, as the gateway stores tokens. */
+async function sha256(text: string): Promise<string> {
+  const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** `POST /v1/tokens/<token>` as the gateway does it (one transaction, staged resume). */
+export async function completeTokenAsGateway(
+  h: ConformanceHarness,
+  token: string,
+  payload: unknown,
+): Promise<'completed' | 'refused' | 'not_found' | 'job_ended'> {
+  const hash = await sha256(token);
+  const answer = await h.database.transaction(async (tx) => {
+    const a = await completeToken(tx, hash, payload);
+    if (a.kind === 'completed' && a.signal.resumed)
+      await stageIn(h, tx, [a.signal.resumed.pointer]);
+    return a;
+  });
+  if (answer.kind === 'completed' && answer.signal.resumed)
+    await afterCommit(h, [answer.signal.resumed.pointer]);
+  return answer.kind;
 }
