@@ -4,7 +4,8 @@
 // - `job_waits`: one row per wait of a job, keyed by the wait's deterministic key (`event:<name>#n`,
 //   `sleep#n`, `children#n`): `open` while the job waits, then `resolved` or `timed_out` with the
 //   value the replay returns. `due_at` is the timeout or wake time; `job_waits_due` (open rows
-//   with a due time only) is what the due sweep reads, so finished waits cost it nothing.
+//   with a due time only) and `job_waits_open` are what the due sweep reads, so settled waits
+//   cost it nothing.
 // - `job_signals`: events sent to a job, kept until a wait consumes one (`consumed_by` = that
 //   wait's key), so a signal sent before the wait is never lost. `signal_id` makes a send
 //   idempotent per job.
@@ -33,9 +34,16 @@ export function waits(dialect: SqlDialect): Migration {
       await exec(
         `create index job_waits_due on job_waits (due_at) where status = 'open' and due_at is not null`,
       );
+      // The sweep's children read walks the open children waits only: settled waits, the many,
+      // and the open waits of other kinds are not in this index.
+      await exec(`create index job_waits_open on job_waits (kind, job_id) where status = 'open'`);
       await exec(`create table job_signals (job_id text not null, signal_id text not null,
         name text not null, payload ${json}, consumed_by text, created_at text not null,
         primary key (job_id, signal_id))`);
+      // Signals no wait took yet (sent before their wait): what the sweep's belt reads.
+      await exec(
+        'create index job_signals_unconsumed on job_signals (job_id) where consumed_by is null',
+      );
       await exec(`create table job_tokens (token_hash text primary key, tenant_id text not null,
         job_id text not null, token_key text not null, event text not null, status text not null,
         expires_at text not null, created_at text not null, used_at text)`);

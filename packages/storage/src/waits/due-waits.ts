@@ -50,15 +50,17 @@ export async function sweepCandidates(
     .where('j.state', '=', 'waiting')
     .limit(limit)
     .execute();
+  // Driven from the signals no wait took (few: those sent before their wait), never from the
+  // open waits (as many as jobs waiting).
   const signalled = await db
-    .selectFrom('job_waits as w')
-    .innerJoin('job_signals as s', (j) =>
-      j.onRef('s.job_id', '=', 'w.job_id').onRef('s.name', '=', 'w.event'),
+    .selectFrom('job_signals as s')
+    .innerJoin('job_waits as w', (j) =>
+      j.onRef('w.job_id', '=', 's.job_id').onRef('w.event', '=', 's.name'),
     )
     .select(['w.job_id', 'w.wait_key'])
+    .where('s.consumed_by', 'is', null)
     .where('w.status', '=', 'open')
     .where('w.kind', '=', 'event')
-    .where('s.consumed_by', 'is', null)
     .limit(limit)
     .execute();
   const seen = new Set<string>();
