@@ -12,7 +12,8 @@ import { JOB_STATES } from './state-machine.js';
 export const WAIT_KINDS = ['event', 'sleep', 'children'] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
-export const WAIT_STATUSES = ['open', 'resolved', 'timed_out'] as const;
+/** `cancelled`: its job was cancelled while it waited (the sweep never looks at it again). */
+export const WAIT_STATUSES = ['open', 'resolved', 'timed_out', 'cancelled'] as const;
 export type WaitStatus = (typeof WAIT_STATUSES)[number];
 
 /** Event names: short identifiers (they appear in reasons such as `event:approved`). */

@@ -26,6 +26,7 @@ import {
   type SubmitInput,
 } from '@sluice/contracts';
 import {
+  closeWaits,
   getJob,
   listChildren,
   listJobs,
@@ -107,7 +108,14 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
             .catch((error: unknown) =>
               deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
             );
-          // Its attached children go with it (a detached child lives on).
+          // Its waits close (the sweep never reads them again); its attached children go with it
+          // (a detached child lives on).
+          await closeWaits(db, job.id).catch((error: unknown) =>
+            deps.logger.error('closing the waits of a cancelled job failed', {
+              jobId: job.id,
+              error,
+            }),
+          );
           await cancelCascade(deps, ctx.tenantId, job.id).catch((error: unknown) =>
             deps.logger.error('cancelling the children of a cancelled job failed', {
               jobId: job.id,

@@ -3,7 +3,7 @@
 // detached child (`children.start(…, { detached: true })`) is left alone. Best effort after the
 // parent's cancel is stored: a child that fails to cancel here is logged, never blocks the parent.
 
-import { cascadeTargets, transitionJob } from '@sluice/storage/portable';
+import { cascadeTargets, closeWaits, transitionJob } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
 
 export async function cancelCascade(
@@ -22,6 +22,7 @@ export async function cancelCascade(
       : await transitionJob(database.db, { id, event: 'cancel', reason: 'PARENT_CANCELLED' });
     if (!r.ok) continue;
     cancelled++;
+    await closeWaits(database.db, id);
     deps.hub.publish([r.event]);
     await deps.stopRun?.({ id, version: r.job.version }).catch(() => {});
   }

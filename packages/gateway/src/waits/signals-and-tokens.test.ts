@@ -9,6 +9,7 @@ import {
   listEvents,
   registerWait,
   startChild,
+  sweepCandidates,
   createTokenRow,
   type SluiceDatabase,
 } from '@sluice/storage';
@@ -114,6 +115,32 @@ describeEachDialect('signals and approval tokens', (ctx) => {
     expect(otherTenant).toMatchObject({ data: { code: 'NOT_FOUND' } });
     expect(await f.counts()).toEqual(before);
     expect((await client.jobs.get.query({ id })).state).toBe('waiting');
+  });
+
+  it('a cancelled waiting job closes its waits: the sweep skips them and a signal is refused', async () => {
+    // Catches a cancel that leaves the wait open: the sweep would read it every pass forever.
+    const id = await waitingJob(f);
+    const database = f.db.database;
+    await database.db
+      .updateTable('job_waits')
+      .set({ due_at: new Date(Date.now() - 1000).toISOString() })
+      .where('job_id', '=', id)
+      .execute();
+    const client = f.http(f.keyA);
+    expect(await client.jobs.cancel.mutate({ id })).toMatchObject({ state: 'cancelled' });
+    const waits = await database.db
+      .selectFrom('job_waits')
+      .select('status')
+      .where('job_id', '=', id)
+      .execute();
+    expect(waits).toEqual([{ status: 'cancelled' }]);
+    expect(
+      (await sweepCandidates(database.db, Date.now(), 500)).filter((c) => c.jobId === id),
+    ).toEqual([]);
+    const late = await errorOf(
+      client.jobs.signal.mutate({ id, name: 'approved', payload: { ok: true, by: 'late' } }),
+    );
+    expect(late).toMatchObject({ data: { code: 'CONFLICT' } });
   });
 
   it('a token completes its wait once: GET shows it, a replay is refused, the job resumed exactly once', async () => {

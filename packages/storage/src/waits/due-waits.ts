@@ -33,12 +33,14 @@ export async function sweepCandidates(
   limit: number,
 ): Promise<SweepCandidate[]> {
   const due = await db
-    .selectFrom('job_waits')
-    .select(['job_id', 'wait_key'])
-    .where('status', '=', 'open')
-    .where('due_at', 'is not', null)
-    .where('due_at', '<=', isoNow(now))
-    .orderBy('due_at')
+    .selectFrom('job_waits as w')
+    .innerJoin('jobs as j', 'j.id', 'w.job_id')
+    .select(['w.job_id', 'w.wait_key'])
+    .where('w.status', '=', 'open')
+    .where('w.due_at', 'is not', null)
+    .where('w.due_at', '<=', isoNow(now))
+    .where('j.state', '=', 'waiting')
+    .orderBy('w.due_at')
     .limit(limit)
     .execute();
   const children = await db

@@ -44,7 +44,7 @@ export type WaitAnswer =
 
 /** What a settled wait returns: its value, or the timed-out marker. */
 export function settledAnswer(w: WaitRow): WaitAnswer | undefined {
-  if (w.status === 'open') return undefined;
+  if (w.status !== 'resolved' && w.status !== 'timed_out') return undefined;
   return { kind: 'settled', status: w.status, value: w.result };
 }
 
@@ -69,7 +69,7 @@ export async function registerWait(
       .where('job_id', '=', req.jobId)
       .where('wait_key', '=', req.waitKey)
       .executeTakeFirst();
-    if (existing && existing.status !== 'open') {
+    if (existing && (existing.status === 'resolved' || existing.status === 'timed_out')) {
       return {
         kind: 'settled',
         status: existing.status as 'resolved' | 'timed_out',

@@ -110,7 +110,7 @@ export async function settleWait(
   tx: Db,
   jobId: string,
   waitKey: string,
-  status: Exclude<WaitStatus, 'open'>,
+  status: 'resolved' | 'timed_out',
   result: unknown,
   now: number,
 ): Promise<boolean> {
@@ -122,6 +122,16 @@ export async function settleWait(
     .where('status', '=', 'open')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
+}
+
+/** Closes the open waits of a job that left `waiting` for good (a cancel): the sweep skips them. */
+export async function closeWaits(db: Db, jobId: string, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('job_waits')
+    .set({ status: 'cancelled', resolved_at: isoNow(now) })
+    .where('job_id', '=', jobId)
+    .where('status', '=', 'open')
+    .execute();
 }
 
 /** A job queued again by its wait's end, with what the dispatch path needs. */

@@ -100,7 +100,8 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
 
   async function wait(spec: WaitSpec): Promise<Settled> {
     const stored = await getWait(deps.database.db, deps.job.id, spec.waitKey);
-    if (stored && stored.status !== 'open') return { status: stored.status, value: stored.result };
+    if (stored && (stored.status === 'resolved' || stored.status === 'timed_out'))
+      return { status: stored.status, value: stored.result };
     await deps.flush();
     const answer = await (deps.hooks ?? DEFAULT_HOOKS).registerWait(deps.database, {
       ...spec,
