@@ -61,10 +61,14 @@ describeEachDialect('durable waits', (ctx) => {
     const other = database.capabilities.concurrentWriters ? ctx().open() : database;
     for (let i = 0; i < 100; i++) {
       const job = await runningJob(database);
-      const [wait, sent] = await Promise.all([
-        registerWait(database, waitOn(job)),
-        signal(other, job.id, { ok: i }),
-      ]);
+      // Who asks first alternates: on SQLite (one writer) that is the order they commit in; on
+      // PostgreSQL both are in flight at once on their own connections.
+      const waiting = () => registerWait(database, waitOn(job));
+      const sending = () => signal(other, job.id, { ok: i });
+      const [wait, sent] =
+        i % 2 === 0
+          ? await Promise.all([waiting(), sending()])
+          : await Promise.all([sending(), waiting()]).then(([s, w]) => [w, s] as const);
       const row = await getJobById(database.db, job.id);
       if (wait.kind === 'settled') {
         expect(wait.value).toEqual({ ok: i });
