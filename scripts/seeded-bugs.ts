@@ -92,7 +92,10 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   // A signal committed between the wait's check and its suspend strands the job: it never ends.
   'wait-check-then-suspend': [worker(['runtimes/embedded.test.ts'], 'no lost wakeup')],
   // The retried parent's start uses a new key: a second child appears.
-  'child-key-per-attempt': [worker(['runtimes/embedded.test.ts'], 'starts the child exactly once')],
+  'child-key-per-attempt': [
+    worker(['runtimes/embedded.test.ts'], 'starts the child exactly once'),
+    worker(['invariants/child-started-once-across-a-crash.test.ts']),
+  ],
   // A replayed token completion is accepted (200, not 409).
   'token-replay': [gateway(['waits/signals-and-tokens.test.ts'], 'completes its wait once')],
   'checkpoint-without-unit-key': [

@@ -37,6 +37,8 @@ export const CRASH_POINTS = [
   'before-outcome-write',
   /** The outcome write committed; the delivery is not acknowledged yet. */
   'after-terminal-before-ack',
+  /** A child job's insert committed; nothing of the parent after it is stored. */
+  'after-child-start',
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 

@@ -26,6 +26,8 @@ export interface ChildJobsDeps {
   wait(spec: WaitSpec): Promise<Settled>;
   /** The key the child is started under (the caller's key). */
   childKey(key: string): string;
+  /** The child's insert committed (a crash point). */
+  started(): void;
   onFenced(): void;
   flush(): Promise<void>;
 }
@@ -82,6 +84,7 @@ export function createChildJobs(deps: ChildJobsDeps): ChildJobs {
         deps.onFenced();
         throw new SluiceError('LEASE_LOST', 'this attempt no longer holds the job');
       }
+      deps.started();
       return { id: answer.id, kind: job.kind };
     },
 

@@ -46,7 +46,7 @@ export interface AttemptWaitsDeps {
   onFenced(): void;
   now?: (() => number) | undefined;
   /** Test seams: the wait's transaction and the child key (the real ones by default). */
-  hooks?: Pick<WorkerHooks, 'registerWait' | 'childKey'> | undefined;
+  hooks?: Pick<WorkerHooks, 'registerWait' | 'childKey' | 'at'> | undefined;
   /** The attempt's id (a seeded bug keys children by it). */
   attemptId?: string | undefined;
 }
@@ -165,6 +165,7 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
     ...deps,
     childKey: (key) =>
       (deps.hooks ?? DEFAULT_HOOKS).childKey(key, { attemptId: deps.attemptId ?? '' }),
+    started: () => (deps.hooks ?? DEFAULT_HOOKS).at('after-child-start'),
     assertCapable: () => assertCapable('childJobs'),
     keyOf,
     wait,
