@@ -17,7 +17,7 @@ import { insertEvents } from '../repos/events.js';
 import type { StoredEvent } from '../repos/event-rows.js';
 import { transitionEvent } from '../repos/transition-event.js';
 import { readyValue } from './ready-value.js';
-import { inTransaction, lockJob, settleWait, type WaitRow } from './wait-rows.js';
+import { inTransaction, lockJob, settleWait } from './wait-rows.js';
 
 export interface WaitRequest {
   jobId: string;
@@ -41,12 +41,6 @@ export type WaitAnswer =
   | { kind: 'suspended'; event: StoredEvent; lastSeq: number }
   /** The attempt no longer holds the job: nothing was written. */
   | { kind: 'fenced' };
-
-/** What a settled wait returns: its value, or the timed-out marker. */
-export function settledAnswer(w: WaitRow): WaitAnswer | undefined {
-  if (w.status !== 'resolved' && w.status !== 'timed_out') return undefined;
-  return { kind: 'settled', status: w.status, value: w.result };
-}
 
 export async function registerWait(
   database: SluiceDatabase,
