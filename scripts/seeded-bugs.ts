@@ -109,6 +109,15 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'singleton-never-holds': [client(['flow/singleton-never-two-running.test.ts'], 'queue')],
   // A batch run holds more than maxSize inputs.
   'batch-ignores-max-size': [client(['flow/batch-never-loses-or-duplicates-an-input.test.ts'])],
+  // A signal committed between the wait's check and its suspend strands the job: it never ends.
+  'wait-check-then-suspend': [worker(['runtimes/embedded.test.ts'], 'no lost wakeup')],
+  // The retried parent's start uses a new key: a second child appears.
+  'child-key-per-attempt': [
+    worker(['runtimes/embedded.test.ts'], 'starts the child exactly once'),
+    worker(['invariants/child-started-once-across-a-crash.test.ts']),
+  ],
+  // A replayed token completion is accepted (200, not 409).
+  'token-replay': [gateway(['waits/signals-and-tokens.test.ts'], 'completes its wait once')],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

@@ -1,5 +1,5 @@
 // Type tests: the registry alone types the client. Run by `vitest --typecheck`.
-import { defineJob, defineJobs, type JobView } from '@sluice/contracts';
+import { defineJob, defineJobs, type ChildView, type JobView } from '@sluice/contracts';
 import { describe, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
 import { createSluiceClient, type JobHandle, type JobWatchEvent } from './index.js';
@@ -20,7 +20,14 @@ const ping = defineJob({
   input: z.object({}),
   output: z.literal('pong'),
 });
-export const jobs = defineJobs(summarize, ping);
+const review = defineJob({
+  kind: 'demo.review',
+  versions: { current: 'v1' },
+  input: z.object({}),
+  output: z.object({}),
+  events: { approved: z.object({ by: z.string(), ok: z.boolean() }), note: z.string() },
+});
+export const jobs = defineJobs(summarize, ping, review);
 type Jobs = typeof jobs;
 
 const client = createSluiceClient<Jobs>({ url: 'http://localhost:3000', apiKey: 'k' });
@@ -147,4 +154,24 @@ test('review.list carries each job’s evidence: reason, unit, provider and the 
   expectTypeOf(item.review.calls).toEqualTypeOf<
     { unitKey: string; callName: string; provider: string; outcome: string }[]
   >();
+});
+
+describe('signal', () => {
+  test("names an event some kind declares, with that event's payload", async () => {
+    await client.jobs.signal('v1-x', 'approved', { by: 'ann', ok: true });
+    await client.jobs.signal('v1-x', 'note', 'looks good');
+    // @ts-expect-error no kind declares this event
+    await client.jobs.signal('v1-x', 'rejected', {});
+    // @ts-expect-error wrong payload for the event
+    await client.jobs.signal('v1-x', 'approved', { by: 'ann' });
+    const handle = await client.submit('demo.review', {});
+    const r = await handle.signal('approved', { by: 'bo', ok: false }, { signalId: 's1' });
+    expectTypeOf(r.delivered).toEqualTypeOf<boolean>();
+    // @ts-expect-error a typed handle takes only its own kind's events
+    await handle.signal('note', 1);
+    const other = await client.submit('demo.ping', {});
+    // @ts-expect-error ping declares no events
+    await other.signal('approved', { by: 'x', ok: true });
+    expectTypeOf(await handle.children()).toEqualTypeOf<ChildView[]>();
+  });
 });

@@ -6,8 +6,10 @@ import {
   API_PATHS,
   type FileView,
   type JobRegistry,
+  type ChildView,
   type HoldResult,
   type JobView,
+  type SignalResult,
   type ListResult,
   type ReviewListResult,
   type ScheduleListResult,
@@ -37,7 +39,10 @@ import type {
   JobHandle,
   ListOptions,
   PageOptions,
+  RegistryEventName,
+  RegistryEventPayload,
   ScheduleOptions,
+  SignalOptions,
   SubmitOptions,
   UploadBody,
   UploadOptions,
@@ -106,6 +111,18 @@ export interface SluiceClient<R extends JobRegistry> {
     list(opts?: ListOptions<R>): Promise<ListResult>;
     /** Sets or lifts a job's legal hold (a key with `jobs:manage` or `admin`). */
     hold(id: string, hold: boolean): Promise<HoldResult>;
+    /**
+     * Sends an event to a job that waits (or will wait) for it, typed from the registry: the
+     * name is one some kind declares in `events`, the payload that event's schema input.
+     */
+    signal<E extends RegistryEventName<R>>(
+      id: string,
+      name: E,
+      payload: RegistryEventPayload<R, E>,
+      opts?: SignalOptions,
+    ): Promise<SignalResult>;
+    /** A job's children (`ctx.children.start`), oldest first. */
+    children(id: string): Promise<ChildView[]>;
   };
   files: {
     get(id: string): Promise<FileView>;
@@ -225,6 +242,17 @@ export function createSluiceClient<R extends JobRegistry>(
       get: (id) => query(transport, API_PATHS.get, { id }),
       list: (opts) => query(transport, API_PATHS.list, page(opts)),
       hold: (id, hold) => mutate(transport, API_PATHS.hold, { id, hold }),
+      signal: (id, name, payload, opts = {}) =>
+        mutate(transport, API_PATHS.signal, {
+          id,
+          name,
+          payload,
+          ...(opts.signalId !== undefined ? { signalId: opts.signalId } : {}),
+        }),
+      async children(id) {
+        const r = await query<{ items: ChildView[] }>(transport, API_PATHS.children, { id });
+        return r.items;
+      },
     },
     files: {
       get: (id) => query(transport, API_PATHS.fileGet, { id }),

@@ -14,7 +14,10 @@ export type {
   ListOptions,
   Page,
   PageOptions,
+  RegistryEventName,
+  RegistryEventPayload,
   ScheduleOptions,
+  SignalOptions,
   SubmitOptions,
   UntypedJob,
   UploadBody,
@@ -31,6 +34,9 @@ export type {
   ReviewListResult,
   ScheduleListResult,
   ScheduleView,
+  ChildView,
+  SignalResult,
+  WaitResult,
 } from '@sluice/contracts/wire';
 export type { ApiKey, EventSourceClass, WebSocketClass } from './transport.js';
 export {

@@ -6,7 +6,9 @@ import {
   isTerminalState,
   type AnyJobDefinition,
   type AssetView,
+  type ChildView,
   type JobAssetsResult,
+  type SignalResult,
   type JobResult,
   type JobState,
   type JobView,
@@ -24,7 +26,14 @@ import {
 import { SluiceApiError } from './errors.js';
 import { mutate, query } from './rpc.js';
 import { settleResult } from './settle-result.js';
-import type { HandleKind, JobHandle, JobWatchEvent, UntypedJob, WatchOptions } from './types.js';
+import type {
+  HandleKind,
+  JobHandle,
+  JobWatchEvent,
+  SignalOptions,
+  UntypedJob,
+  WatchOptions,
+} from './types.js';
 import { watchJob, type StreamDeps } from './watch-job.js';
 
 export interface HandleInit {
@@ -95,6 +104,25 @@ class SluiceJobHandle<J extends AnyJobDefinition> implements JobHandle<J> {
 
   cancel(): Promise<{ id: string; state: JobState }> {
     return mutate(this.#deps.transport, API_PATHS.cancel, { id: this.id });
+  }
+
+  signal(name: string, payload: unknown, opts: SignalOptions = {}): Promise<SignalResult> {
+    return mutate(this.#deps.transport, API_PATHS.signal, {
+      id: this.id,
+      name,
+      payload,
+      ...(opts.signalId !== undefined ? { signalId: opts.signalId } : {}),
+    });
+  }
+
+  async children(opts: { signal?: AbortSignal } = {}): Promise<ChildView[]> {
+    const r = await query<{ items: ChildView[] }>(
+      this.#deps.transport,
+      API_PATHS.children,
+      { id: this.id },
+      opts.signal,
+    );
+    return r.items;
   }
 
   async assets(opts: { signal?: AbortSignal } = {}): Promise<AssetView[]> {

@@ -18,6 +18,10 @@ import type {
   inferJobKind,
   inferJobOutput,
   inferJobProgress,
+  inferJobEventName,
+  inferJobEventPayload,
+  ChildView,
+  SignalResult,
 } from '@sluice/contracts/wire';
 
 import type { AssetRef, Download, DownloadOptions, SignedUrl } from './download.js';
@@ -83,6 +87,18 @@ export interface JobHandle<J extends AnyJobDefinition = UntypedJob> {
    */
   watch(opts?: WatchOptions): AsyncIterableIterator<JobWatchEvent<J>>;
   cancel(): Promise<{ id: string; state: JobState }>;
+  /**
+   * Sends an event the job waits for (`ctx.waitForEvent(name)`), its payload typed and checked by
+   * the kind's `events[name]` schema. Kept when the job is not waiting yet; `signalId` makes a
+   * retried send idempotent.
+   */
+  signal<E extends inferJobEventName<J>>(
+    name: E,
+    payload: inferJobEventPayload<J, E>,
+    opts?: SignalOptions,
+  ): Promise<SignalResult>;
+  /** The child jobs it started (`ctx.children.start`), oldest first. */
+  children(opts?: { signal?: AbortSignal }): Promise<ChildView[]>;
   /** The job's assets so far: its own (finalize) ones first, then each unit's, by name. */
   assets(opts?: { signal?: AbortSignal }): Promise<AssetView[]>;
   /** Streams one asset, whole or a byte range (`unit` for an asset a unit wrote). */
@@ -93,6 +109,21 @@ export interface JobHandle<J extends AnyJobDefinition = UntypedJob> {
     opts?: AssetRef & { expiresInSeconds?: number | undefined },
   ): Promise<SignedUrl>;
 }
+
+export interface SignalOptions {
+  /** The same id sent twice stores the signal once (`isDuplicate: true` the second time). */
+  signalId?: string | undefined;
+}
+
+/** Every event name some kind of the registry declares. */
+export type RegistryEventName<R extends JobRegistry> = {
+  [K in keyof R]: inferJobEventName<R[K]>;
+}[keyof R];
+
+/** The payload of event `E` (of whichever kinds declare it). */
+export type RegistryEventPayload<R extends JobRegistry, E extends string> = {
+  [K in keyof R]: E extends inferJobEventName<R[K]> ? inferJobEventPayload<R[K], E> : never;
+}[keyof R];
 
 export interface SubmitOptions {
   /** The same key (per tenant and kind) returns the same job, with `isDuplicate: true`. */

@@ -10,6 +10,8 @@ export const API_PATHS = {
   watch: 'jobs.watch',
   watchAll: 'jobs.watchAll',
   hold: 'jobs.hold',
+  signal: 'jobs.signal',
+  children: 'jobs.children',
   fileGet: 'files.get',
   fileList: 'files.list',
   fileDelete: 'files.delete',
@@ -36,6 +38,8 @@ export const API_PATHS = {
 export const MAX_BATCH_CALLS = 50;
 
 export const UPLOAD_PATH = '/v1/uploads';
+/** `GET`/`POST ${TOKENS_PATH}/:token`: an approval token's status, and its completion. */
+export const TOKENS_PATH = '/v1/tokens';
 /** `GET ${FILES_PATH}/:id` streams an uploaded file. */
 export const FILES_PATH = '/v1/files';
 /** `GET ${JOBS_PATH}/:id/assets/:name` streams a job's asset. */

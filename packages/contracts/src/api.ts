@@ -35,6 +35,8 @@ export const JobView = z.object({
   waiting: JobWaiting.nullable().optional(),
   /** Under a legal hold: retention never removes the job while it is set (`jobs.hold`). */
   hold: z.boolean().optional(),
+  /** A child job's parent (`ctx.children.start`); its children: `jobs.children`. */
+  parentId: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

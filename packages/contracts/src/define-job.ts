@@ -14,6 +14,7 @@ import type { ProviderCall } from './idempotency.js';
 import { isVersion } from './job-id.js';
 import { JobLimits } from './limits.js';
 import { isJobKind } from './names.js';
+import { isEventName } from './waits.js';
 import { parseRetention, type Retention, type RetentionInput } from './retention.js';
 import { assertRolloutPercent } from './version-routing.js';
 
@@ -33,6 +34,7 @@ export interface JobDefinition<
   TOutput extends Schema = Schema,
   TProgress extends Schema = Schema,
   TVersions extends JobVersions = JobVersions,
+  TEvents extends EventSchemas = EventSchemas,
 > {
   readonly kind: TKind;
   /** Literal version names when defined with `defineJob`, so handler maps can be checked. */
@@ -59,10 +61,15 @@ export interface JobDefinition<
    * array of outputs, aligned (`inferRunInput` / `inferRunOutput`).
    */
   readonly batch?: BatchOptions | undefined;
+  /** The events a job of this kind may wait for (`ctx.waitForEvent`), each with its payload schema. */
+  readonly events: TEvents;
 }
 
+/** Event name → payload schema. */
+export type EventSchemas = Readonly<Record<string, Schema>>;
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance: any definition fits
-export type AnyJobDefinition = JobDefinition<string, any, any, any, any>;
+export type AnyJobDefinition = JobDefinition<string, any, any, any, any, any>;
 export type JobRegistry = Readonly<Record<string, AnyJobDefinition>>;
 
 export type inferJobInput<J extends AnyJobDefinition> = z.input<J['input']>;
@@ -78,6 +85,13 @@ export type inferRunInput<J extends AnyJobDefinition> = J extends BatchJob
 export type inferRunOutput<J extends AnyJobDefinition> = J extends BatchJob
   ? z.input<J['output']>[]
   : z.input<J['output']>;
+/** The event names a kind declares (`never` when it declares none). */
+export type inferJobEventName<J extends AnyJobDefinition> = Extract<keyof J['events'], string>;
+/** The payload a signal of event `E` carries (the schema's input side). */
+export type inferJobEventPayload<
+  J extends AnyJobDefinition,
+  E extends inferJobEventName<J>,
+> = z.input<J['events'][E]>;
 export type inferJobKind<R extends JobRegistry> = Extract<keyof R, string>;
 /** The versions a kind may have jobs in: `current`, and `next` during a rollout. */
 export type inferJobVersion<J extends AnyJobDefinition> =
@@ -103,6 +117,7 @@ export interface DefineJobOptions<
   TOutput extends Schema,
   TProgress extends Schema,
   TVersions extends JobVersions = JobVersions,
+  TEvents extends EventSchemas = EventSchemas,
 > {
   kind: TKind;
   versions: TVersions;
@@ -133,6 +148,11 @@ export interface DefineJobOptions<
   debounce?: DebounceOptions;
   /** At most one live job per key: `{ key, mode: 'skip' | 'queue' | 'cancel-older' }`. */
   singleton?: SingletonOptions;
+  /**
+   * Events a job may wait for (`ctx.waitForEvent(name)`), each with the zod schema of its
+   * payload: `client.jobs.signal(id, name, payload)` is typed and checked against it.
+   */
+  events?: TEvents;
 }
 
 export function defineJob<
@@ -142,8 +162,9 @@ export function defineJob<
   TProgress extends Schema = z.ZodUnknown,
   const TVersions extends JobVersions = JobVersions,
   const TBatch extends BatchOptions | undefined = undefined,
+  TEvents extends EventSchemas = Record<never, Schema>,
 >(
-  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions> & {
+  options: DefineJobOptions<TKind, TInput, TOutput, TProgress, TVersions, TEvents> & {
     /**
      * Submits gathered into one run: `{ key, maxSize, maxWaitMs }`. The handler then receives
      * the array of inputs and returns one output per input, in order; each submitter's handle
@@ -151,7 +172,7 @@ export function defineJob<
      */
     batch?: TBatch;
   },
-): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> &
+): JobDefinition<TKind, TInput, TOutput, TProgress, TVersions, TEvents> &
   (TBatch extends BatchOptions ? BatchJob : unknown) {
   const invalid = (message: string) =>
     new SluiceError('INVALID_CONFIG', `job "${options.kind}": ${message}`);
@@ -192,6 +213,16 @@ export function defineJob<
     singleton: options.singleton,
     batch: options.batch,
   });
+  for (const name of Object.keys(options.events ?? {})) {
+    if (!isEventName(name))
+      throw new SluiceError(
+        'INVALID_CONFIG',
+        `job "${options.kind}": event "${name}" is not a name`,
+        {
+          details: { kind: options.kind, field: `events.${name}` },
+        },
+      );
+  }
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -208,7 +239,8 @@ export function defineJob<
     ...(limits ? { limits: limits.data } : {}),
     ...(retention ? { retention: Object.freeze(retention) } : {}),
     ...flow,
-  }) as JobDefinition<TKind, TInput, TOutput, TProgress, TVersions> &
+    events: Object.freeze({ ...(options.events ?? {}) }) as TEvents,
+  }) as JobDefinition<TKind, TInput, TOutput, TProgress, TVersions, TEvents> &
     (TBatch extends BatchOptions ? BatchJob : unknown);
 }
 

@@ -25,3 +25,4 @@ export * from './scopes.js';
 export * from './state-callback.js';
 export * from './runtime-store.js';
 export * from './call-outcomes.js';
+export * from './waits.js';

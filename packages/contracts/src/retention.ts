@@ -59,6 +59,7 @@ export function retentionKeyOf(state: JobState): RetentionKey | null {
     case 'scheduled':
     case 'queued':
     case 'running':
+    case 'waiting':
     case 'needs_review':
       return null;
     default: {

@@ -24,6 +24,9 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   debouncesSubmits: true,
   singletonKeys: true,
   batchesSubmits: true,
+  // A suspended job is a `waiting` row; resuming it queues the row again (the table is the queue).
+  durableWaits: true,
+  childJobs: true,
 });
 
 /**
@@ -57,6 +60,10 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   debouncesSubmits: false,
   singletonKeys: false,
   batchesSubmits: false,
+  // A wait would map to `step.waitForEvent`/`step.sleep` and a resume to `instance.sendEvent`,
+  // through the D1 job store's batches: not built yet, so refused (submit and call), never faked.
+  durableWaits: false,
+  childJobs: false,
 });
 
 /**

@@ -81,6 +81,18 @@ export interface RuntimeCapabilities {
   readonly singletonKeys: boolean;
   /** Submits gathered into one run of a batch kind; see `debouncesSubmits`. */
   readonly batchesSubmits: boolean;
+  /**
+   * Durable waits (`ctx.waitForEvent`, `ctx.sleep`, approval tokens): the attempt suspends, the
+   * job waits `waiting` holding nothing, and the gateway's due sweep or a signal queues it again
+   * through the ordinary dispatch path. A runtime without it refuses a submit of a kind that
+   * declares `events`, and a wait call fails with a typed error: never a silent busy wait.
+   */
+  readonly durableWaits: boolean;
+  /**
+   * Child jobs (`ctx.children.start`/`wait`): started in a transaction fenced by the parent's
+   * epoch, waited for as a durable wait. Without it `ctx.children` fails with a typed error.
+   */
+  readonly childJobs: boolean;
 }
 
 export interface VersionKey {

@@ -44,6 +44,9 @@ const LEGAL: Record<string, JobState> = {
   'accepted stale': 'stale',
   'queued stale': 'stale',
   'running stale': 'stale',
+  'running suspend': 'waiting',
+  'waiting resume': 'queued',
+  'waiting cancel': 'cancelled',
 };
 
 describe('transition: every state × event', () => {

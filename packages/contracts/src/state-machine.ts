@@ -9,6 +9,8 @@ export const JOB_STATES = [
   'scheduled',
   'queued',
   'running',
+  /** Suspended on a durable wait (event, sleep, token, children): holds no slot, lease or entry. */
+  'waiting',
   'succeeded',
   'failed',
   'cancelled',
@@ -43,7 +45,14 @@ export const TRANSITIONS = {
   fail: { from: ['running'], to: 'failed' },
   /** A failed attempt that may run again (backoff), or work given back on drain. */
   retry: { from: ['running'], to: 'queued' },
-  cancel: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'cancelled' },
+  /**
+   * The attempt ends on a durable wait (`ctx.waitForEvent`, `ctx.sleep`, a token, children): its
+   * budget is refunded and it holds nothing until the wait is resolved.
+   */
+  suspend: { from: ['running'], to: 'waiting' },
+  /** The wait was resolved (signal, timeout, token, children): queued like a retry, run from the top. */
+  resume: { from: ['waiting'], to: 'queued' },
+  cancel: { from: ['accepted', 'scheduled', 'queued', 'running', 'waiting'], to: 'cancelled' },
   review: { from: ['running'], to: 'needs_review' },
   approve: { from: ['needs_review'], to: 'queued' },
   discard: { from: ['needs_review'], to: 'failed' },

@@ -16,6 +16,8 @@ export type {
   inferJobProgress,
   inferRunInput,
   inferRunOutput,
+  inferJobEventName,
+  inferJobEventPayload,
 } from './define-job.js';
 export type {
   BatchOptions,
@@ -25,6 +27,13 @@ export type {
   SingletonMode,
   SingletonOptions,
 } from './flow-control.js';
+export type {
+  ChildView,
+  SignalResult,
+  TokenView,
+  TokenCompleteResult,
+  WaitResult,
+} from './waits.js';
 export type {
   AssetView,
   FeedItem,

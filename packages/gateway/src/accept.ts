@@ -187,6 +187,12 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         },
       );
     }
+    // A kind that waits for events would never be woken on a runtime that cannot suspend it.
+    if (Object.keys(def.events ?? {}).length > 0 && !deps.capabilities.durableWaits) {
+      throw new SluiceError('BAD_REQUEST', 'this runtime cannot suspend jobs on durable waits', {
+        details: { capability: 'durableWaits', kind: request.kind },
+      });
+    }
     if (declaresProviderLimits(def.providers) && !deps.capabilities.limitsProviders) {
       throw new SluiceError(
         'BAD_REQUEST',

@@ -23,6 +23,19 @@ it('types jobs.submit from the registry', () => {
         batch?: BatchOptions | undefined;
       }
     | {
+        kind: 'demo.approve';
+        input: { text: string };
+        idempotencyKey?: string | undefined;
+        fileIds?: string[] | undefined;
+        runAt?: string | undefined;
+        delayMs?: number | undefined;
+        priority?: number | undefined;
+        hold?: boolean | undefined;
+        debounce?: DebounceOptions | undefined;
+        singleton?: SingletonOptions | undefined;
+        batch?: BatchOptions | undefined;
+      }
+    | {
         kind: 'demo.copy';
         input: { text: string };
         idempotencyKey?: string | undefined;

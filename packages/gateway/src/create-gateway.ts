@@ -14,6 +14,8 @@ import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
 import { releaseSingletons } from './flow/release-singletons.js';
+import { createWaitResumer } from './waits/wait-resumer.js';
+import { registerTokens } from './waits/token-routes.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
@@ -80,6 +82,17 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     onError('dispatch after commit'),
     options.dispatchBatch,
   );
+  // Signals, tokens and the wait sweep, where the runtime suspends jobs (`durableWaits`).
+  const waits = runtime.capabilities.durableWaits
+    ? createWaitResumer({
+        jobs: options.jobs,
+        database,
+        runtime,
+        dispatch,
+        onEvents: (events) => hub.publish(events),
+        tokenUsable: hooks.tokenUsable,
+      })
+    : undefined;
   // Delayed jobs (runtimes with `delaysJobs`) and recurring schedules (every runtime).
   const scheduler = createDueScheduler({
     database,
@@ -88,6 +101,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     owner: `gw-${randomToken().slice(0, 12)}`,
     onEvents: (events) => hub.publish(events),
     onError: onError('due-job scheduler'),
+    waits,
     // Bound late: the acceptor is built below (it tells this scheduler of delayed jobs).
     schedules: createScheduleFirer({
       db: database.db,
@@ -132,6 +146,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       dispatch,
       logger,
       signer,
+      waits,
       onScheduleTick: (at) => scheduler.poke(at),
     },
     gate,
@@ -184,6 +199,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     quotaBytes: limits.tenantStorageBytes,
   });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
+  if (waits) registerTokens(app, { waits, metrics, logger, limits, address: remoteAddress });
   options.runtimeRoutes?.(app, {
     database,
     publish: (events) => hub.publish(events),

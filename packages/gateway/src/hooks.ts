@@ -9,6 +9,7 @@ import {
   type ApiKeyScope,
   type JobState,
   type RetentionKey,
+  type TokenStatus,
 } from '@sluice/contracts';
 import { decideFlow } from './flow/decide-flow.js';
 
@@ -31,6 +32,8 @@ export interface GatewayHooks {
   retentionKey(state: JobState): RetentionKey | null;
   /** What a flow-controlled submit does with its key (debounce, singleton, batch). */
   decideFlow: typeof decideFlow;
+  /** Whether an approval token in `status` may still complete its wait (only `open`). */
+  tokenUsable(status: TokenStatus): boolean;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
@@ -38,6 +41,7 @@ export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   endsStream: () => true,
   retentionKey: retentionKeyOf,
   decideFlow,
+  tokenUsable: (status) => status === 'open',
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

@@ -22,6 +22,7 @@ export function toJobView(job: JobRow): JobView {
     // write clears it, this is belt and braces.
     waiting: job.state === 'queued' || job.state === 'scheduled' ? (job.waiting ?? null) : null,
     hold: job.hold,
+    parentId: job.parentId,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,

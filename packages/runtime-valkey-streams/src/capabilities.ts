@@ -31,5 +31,8 @@ export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
     debouncesSubmits: true,
     singletonKeys: true,
     batchesSubmits: true,
+    // Resuming writes the outbox row and dispatches after commit, like a due delayed job.
+    durableWaits: true,
+    childJobs: true,
   });
 }

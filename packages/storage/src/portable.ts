@@ -63,3 +63,4 @@ export * from './retention/retention-sweep.js';
 export { retentionOverview, type RetentionOverview } from './retention/retention-groups.js';
 export { RETENTION_TABLES } from './retention/retention-sql.js';
 export { archiveKey } from './retention/retention-archive.js';
+export * from './waits/index.js';

@@ -52,6 +52,10 @@ export interface JobsTable {
   waiting: string | null;
   /** 1: a legal hold — retention never removes the job while it is set. */
   hold: number;
+  /** A child job's parent (`ctx.children.start`); null for a job submitted by a client. */
+  parent_id: string | null;
+  /** 1: a child the parent's cancel leaves alone. */
+  detached: number;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
@@ -258,7 +262,50 @@ export interface FlowWaitingTable {
   created_at: string;
 }
 
+/** A wait of a job (`job_waits`): open while the job waits, then its value for the replay. */
+export interface JobWaitsTable {
+  job_id: string;
+  wait_key: string;
+  kind: string;
+  event: string | null;
+  due_at: string | null;
+  status: string;
+  result: JsonColumn | null;
+  /** A children wait: the child ids it waits for. */
+  children: JsonColumn | null;
+  /** A children wait: `all` or `any`. */
+  mode: string | null;
+  created_at: string;
+  resolved_at: string | null;
+}
+
+/** An event sent to a job, kept until a wait consumes it. */
+export interface JobSignalsTable {
+  job_id: string;
+  signal_id: string;
+  name: string;
+  payload: JsonColumn | null;
+  consumed_by: string | null;
+  created_at: string;
+}
+
+/** An approval token: only its sha256 is stored. */
+export interface JobTokensTable {
+  token_hash: string;
+  tenant_id: string;
+  job_id: string;
+  token_key: string;
+  event: string;
+  status: string;
+  expires_at: string;
+  created_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
+  job_waits: JobWaitsTable;
+  job_signals: JobSignalsTable;
+  job_tokens: JobTokensTable;
   jobs: JobsTable;
   schedules: SchedulesTable;
   job_events: JobEventsTable;

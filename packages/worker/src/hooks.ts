@@ -5,7 +5,7 @@
 // the dangerous variants live under `src/testing/` only.
 
 import { decideRecovery, type Delivery } from '@sluice/contracts';
-import { extendLeases, type UnitCheckpoint } from '@sluice/storage/d1';
+import { extendLeases, registerWait, type UnitCheckpoint } from '@sluice/storage/d1';
 import type { Attempt } from './attempt/attempt.js';
 import { runPool } from './attempt/pool.js';
 import { decideStagingSweep } from './assets/decide-asset.js';
@@ -37,6 +37,8 @@ export const CRASH_POINTS = [
   'before-outcome-write',
   /** The outcome write committed; the delivery is not acknowledged yet. */
   'after-terminal-before-ack',
+  /** A child job's insert committed; nothing of the parent after it is stored. */
+  'after-child-start',
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
@@ -71,6 +73,10 @@ export interface WorkerHooks {
   awaitTurn(previous: Promise<void>): Promise<void>;
   /** Before a read batch is admitted (none by default: nothing is awaited per batch). */
   beforeAdmit?: ((deliveries: readonly Delivery[]) => Promise<void>) | undefined;
+  /** A durable wait's write-then-check-or-suspend (ONE transaction under the job's lock). */
+  registerWait: typeof registerWait;
+  /** The key a child is started under in its parent (the child's key; never per attempt). */
+  childKey(key: string, attempt: { attemptId: string }): string;
 }
 
 export const DEFAULT_HOOKS: WorkerHooks = Object.freeze<WorkerHooks>({
@@ -88,6 +94,8 @@ export const DEFAULT_HOOKS: WorkerHooks = Object.freeze<WorkerHooks>({
   beforeOutcome: async () => {},
   beforeWrite: async () => {},
   awaitTurn: (previous) => previous,
+  registerWait,
+  childKey: (key) => key,
 });
 
 export function resolveHooks(hooks: Partial<WorkerHooks> | undefined): WorkerHooks {

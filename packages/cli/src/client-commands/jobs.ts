@@ -1,9 +1,10 @@
-// `sluice jobs list|get|cancel|watch`: a running gateway's jobs, as the API key's tenant sees them.
+// `sluice jobs list|get|cancel|watch|signal`: a running gateway's jobs, as the API key's tenant
+// sees them. `get` shows a child's parent and a parent's children.
 
 import { Option, type Command } from 'commander';
 import { JOB_STATES, isTerminalState, type JobState } from '@sluice/contracts';
 import type { JobWatchEvent } from '@sluice/client';
-import { EXIT_CODES, type ExitCode } from '../cli-errors.js';
+import { EXIT_CODES, UsageError, type ExitCode } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { withClient, withGatewayOptions, type GatewayFlags } from './connect.js';
 import { jobLine, printJobs } from './job-lines.js';
@@ -24,10 +25,56 @@ export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): 
       printJobs(io.out, page, flags.json, 'no jobs');
     });
 
-  withGatewayOptions(jobs.command('get').description('one job').argument('<id>', 'job id')).action(
-    async (id: string, flags: GatewayFlags) => {
-      const job = await withClient(flags, (c) => c.jobs.get(id));
-      io.out(flags.json ? JSON.stringify(job) : jobLine(job));
+  withGatewayOptions(
+    jobs
+      .command('get')
+      .description('one job, with its parent and children')
+      .argument('<id>', 'job id'),
+  ).action(async (id: string, flags: GatewayFlags) => {
+    const [job, children] = await withClient(flags, (c) =>
+      Promise.all([c.jobs.get(id), c.jobs.children(id)]),
+    );
+    if (flags.json) {
+      io.out(JSON.stringify({ ...job, children }));
+      return;
+    }
+    io.out(jobLine(job));
+    if (job.parentId) io.out(`  parent	${job.parentId}`);
+    for (const child of children)
+      io.out(`  child	${child.id}	${child.kind}	${child.state}${child.detached ? '\tdetached' : ''}`);
+  });
+
+  withGatewayOptions(
+    jobs
+      .command('signal')
+      .description('send an event a job waits for (ctx.waitForEvent), its payload as JSON')
+      .argument('<id>', 'job id')
+      .argument('<name>', "event name, declared in the kind's events")
+      .argument('[payload]', 'the payload as JSON (default null)')
+      .option('--signal-id <id>', 'idempotency: the same id is stored once'),
+  ).action(
+    async (
+      id: string,
+      name: string,
+      payload: string | undefined,
+      flags: GatewayFlags & { signalId?: string },
+    ) => {
+      let value: unknown = null;
+      if (payload !== undefined) {
+        try {
+          value = JSON.parse(payload);
+        } catch {
+          throw new UsageError('payload: not JSON');
+        }
+      }
+      const r = await withClient(flags, (c) =>
+        c.jobs.signal(id, name, value, flags.signalId ? { signalId: flags.signalId } : {}),
+      );
+      io.out(
+        flags.json
+          ? JSON.stringify(r)
+          : `${r.id}\t${r.name}\t${r.delivered ? 'delivered' : 'kept'}${r.isDuplicate ? '\tduplicate' : ''}`,
+      );
     },
   );
 

@@ -26,6 +26,8 @@ export const WORKERS_GATEWAY_FEATURES = Object.freeze({
   operatorActions: false,
   /** Expired-upload and orphan sweepers: nothing to sweep without uploads. */
   sweepers: false,
+  /** Signals, approval tokens and child jobs: the Workflows runtime has no `durableWaits`. */
+  durableWaits: false,
 });
 
 export type WorkersGatewayFeature = keyof typeof WORKERS_GATEWAY_FEATURES;
@@ -38,6 +40,7 @@ const REFUSED: Readonly<Record<string, WorkersGatewayFeature>> = {
   'schedules.resume': 'schedules',
   'files.signedUrl': 'downloads',
   'jobs.assetUrl': 'downloads',
+  'jobs.signal': 'durableWaits',
 };
 
 /** The typed refusal of a procedure this gateway cannot honour, or undefined. */

@@ -31,7 +31,7 @@ describeEachDialect('retention never removes a live, reviewed or held job', (ctx
 
   it('a pass over jobs years past every retention removes only the unheld ended ones', async () => {
     expect([...LIVE].sort()).toEqual(
-      ['accepted', 'needs_review', 'queued', 'running', 'scheduled'].sort(),
+      ['accepted', 'needs_review', 'queued', 'running', 'scheduled', 'waiting'].sort(),
     );
     const db = ctx().database.db;
     const now = Date.now();

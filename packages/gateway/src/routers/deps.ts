@@ -7,6 +7,7 @@ import type { DispatchPath } from '../dispatch.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { GatewayLogger } from '../logger.js';
+import type { WaitResumer } from '../waits/wait-resumer.js';
 
 export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   jobs: R;
@@ -18,6 +19,8 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   logger: GatewayLogger;
   /** Signs gateway download links when the blob store cannot presign. */
   signer: UrlSigner;
+  /** Signals and tokens, where the runtime has `durableWaits` (absent: `jobs.signal` refuses). */
+  waits?: WaitResumer | undefined;
   /** A schedule's next tick was set here: wakes the due-job scheduler by then. */
   onScheduleTick?: ((at: number) => void) | undefined;
   /**

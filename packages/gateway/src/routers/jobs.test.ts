@@ -14,6 +14,7 @@ const JOB_VIEW_KEYS = [
   'id',
   'kind',
   'maxAttempts',
+  'parentId',
   'priority',
   'reason',
   'runAt',

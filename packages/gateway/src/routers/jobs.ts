@@ -3,6 +3,8 @@
 
 import {
   CancelResult,
+  ChildrenInput,
+  ChildrenResult,
   createSubmitSchema,
   FeedItem,
   GetInput,
@@ -14,6 +16,8 @@ import {
   ListInput,
   ListResult,
   SluiceError,
+  SignalInput,
+  SignalResult,
   SubmitResult,
   transition,
   WatchAllInput,
@@ -21,7 +25,15 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import { getJob, listJobs, setJobHold, transitionJob } from '@sluice/storage/portable';
+import {
+  closeWaits,
+  getJob,
+  listChildren,
+  listJobs,
+  setJobHold,
+  transitionJob,
+} from '@sluice/storage/portable';
+import { cancelCascade } from '../waits/cancel-cascade.js';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -96,11 +108,47 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
             .catch((error: unknown) =>
               deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
             );
+          // Its waits close (the sweep never reads them again); its attached children go with it
+          // (a detached child lives on).
+          await closeWaits(db, job.id).catch((error: unknown) =>
+            deps.logger.error('closing the waits of a cancelled job failed', {
+              jobId: job.id,
+              error,
+            }),
+          );
+          await cancelCascade(deps, ctx.tenantId, job.id).catch((error: unknown) =>
+            deps.logger.error('cancelling the children of a cancelled job failed', {
+              jobId: job.id,
+              error,
+            }),
+          );
           return { id: job.id, state: r.job.state };
         }
         // It moved meanwhile (a worker finished it, another cancel won).
         if (r.job?.state === 'cancelled') return { id: job.id, state: r.job.state };
         throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
+      }),
+
+    // A signal steers a job the caller may submit and cancel: the same scope, `jobs:submit`.
+    signal: p
+      .scoped('jobs:submit')
+      .input(SignalInput)
+      .output(SignalResult)
+      .mutation(({ ctx, input }) => {
+        if (!deps.waits)
+          throw new SluiceError('BAD_REQUEST', 'this runtime cannot suspend jobs (durableWaits)', {
+            details: { capability: 'durableWaits' },
+          });
+        return deps.waits.signal(ctx.tenantId, input);
+      }),
+
+    children: p
+      .scoped('jobs:read')
+      .input(ChildrenInput)
+      .output(ChildrenResult)
+      .query(async ({ ctx, input }) => {
+        await ownJob(ctx.tenantId, input.id);
+        return { items: await listChildren(db, ctx.tenantId, input.id) };
       }),
 
     // A legal hold: retention never removes the job while it is set (an operator's call).

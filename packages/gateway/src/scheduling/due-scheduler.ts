@@ -48,6 +48,12 @@ export interface DueSchedulerOptions {
    * finished), before the due jobs are moved, so this same pass dispatches them.
    */
   releaseHeld?: ((now: number) => Promise<number>) | undefined;
+  /**
+   * Durable waits: timeouts, sleeps and children waits settled (and their jobs resumed) by the
+   * same replica in the same pass, after the due jobs (a child started due now runs first).
+   */
+  waits?:
+    { sweep(now: number): Promise<number>; nextDue(): Promise<number | undefined> } | undefined;
 }
 
 export interface DueSchedulerStats {
@@ -55,6 +61,8 @@ export interface DueSchedulerStats {
   dispatched: number;
   /** Jobs made by recurring schedules. */
   fired: number;
+  /** Waiting jobs queued again by the wait sweep. */
+  resumed: number;
   errors: number;
 }
 
@@ -74,7 +82,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
   const maxSleepMs = opts.maxSleepMs ?? 1000;
   const lockTtlMs = opts.lockTtlMs ?? Math.max(5000, 5 * maxSleepMs);
   const pageSize = opts.pageSize ?? 500;
-  const stats: DueSchedulerStats = { passes: 0, dispatched: 0, fired: 0, errors: 0 };
+  const stats: DueSchedulerStats = { passes: 0, dispatched: 0, fired: 0, resumed: 0, errors: 0 };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wakeAt = Infinity;
   let running: Promise<number> | undefined;
@@ -126,6 +134,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
       total += count;
       if (count < pageSize) break;
     }
+    if (opts.waits && !closed) stats.resumed += await opts.waits.sweep(now);
     return total;
   }
 
@@ -164,11 +173,13 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
     let next = now + maxSleepMs;
     // After a failed pass, wait the full sleep: what is due would fail again at once.
     if (holding && stats.errors === errors) {
-      const [due, tick] = await Promise.all([
+      const [due, tick, wait] = await Promise.all([
         nextScheduledDue(db).catch(() => undefined),
         opts.schedules?.nextTick().catch(() => undefined),
+        opts.waits?.nextDue().catch(() => undefined),
       ]);
-      for (const at of [due, tick]) if (at !== undefined) next = Math.min(next, Math.max(at, now));
+      for (const at of [due, tick, wait])
+        if (at !== undefined) next = Math.min(next, Math.max(at, now));
     }
     sleepUntil(next);
   }

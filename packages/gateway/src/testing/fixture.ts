@@ -45,6 +45,14 @@ export const testJobs = defineJobs(
     input: z.object({ n: z.number().int() }).strict(),
     output: z.object({ n: z.number() }),
   }),
+  // Waits for a person's decision (signals, approval tokens).
+  defineJob({
+    kind: 'demo.approve',
+    versions: { current: 'v1' },
+    input: z.object({ text: z.string().max(1000) }).strict(),
+    output: z.object({ ok: z.boolean() }),
+    events: { approved: z.object({ ok: z.boolean(), by: z.string().max(100) }).strict() },
+  }),
 );
 export type TestJobs = typeof testJobs;
 export type TestClient = TRPCClient<AppRouter<TestJobs>>;

@@ -21,6 +21,8 @@ export const GATEWAY_SEEDED_BUGS = [
   'singleton-never-holds',
   /** A batch takes inputs past `maxSize` (it never counts itself full). */
   'batch-ignores-max-size',
+  /** A used approval token completes its wait again (a replay is accepted). */
+  'token-replay',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -61,6 +63,8 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
             ? { action: 'append', dueAt: undefined, size: slot.size + 1 }
             : decideFlow(plan, slot, now, facts),
       };
+    case 'token-replay':
+      return { tokenUsable: (status) => status === 'open' || status === 'used' };
   }
 }
 

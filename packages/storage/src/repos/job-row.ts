@@ -38,6 +38,10 @@ export interface JobRow {
   waiting: JobWaiting | null;
   /** A legal hold: retention never removes the job while it is set. */
   hold: boolean;
+  /** A child job's parent (null: submitted by a client). */
+  parentId: string | null;
+  /** A child its parent's cancel leaves alone. */
+  detached: boolean;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -63,6 +67,8 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     apiKeyId: row.api_key_id ?? null,
     waiting: row.waiting ? (fromJson<JobWaiting>(row.waiting) ?? null) : null,
     hold: Number(row.hold ?? 0) === 1,
+    parentId: row.parent_id ?? null,
+    detached: Number(row.detached ?? 0) === 1,
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,
@@ -90,6 +96,9 @@ export interface NewJob {
   apiKeyId?: string | null | undefined;
   /** Under a legal hold from the start (retention never removes it while set). */
   hold?: boolean | undefined;
+  /** A child job's parent and whether the parent's cancel leaves it alone. */
+  parentId?: string | null | undefined;
+  detached?: boolean | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -123,5 +132,7 @@ export function newJobRow(job: NewJob, at: string) {
     api_key_id: job.apiKeyId ?? null,
     waiting: null,
     hold: job.hold ? 1 : 0,
+    parent_id: job.parentId ?? null,
+    detached: job.detached ? 1 : 0,
   };
 }

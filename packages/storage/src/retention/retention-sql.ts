@@ -152,6 +152,9 @@ export function deleteSql(sweep: string): [table: string, query: RawBuilder<unkn
     // A key row naming a removed job reads as a free key; drop it with the job.
     ['flow_keys', sql`delete from flow_keys where job_id in ${m}`],
     ['flow_waiting', sql`delete from flow_waiting where job_id in ${m}`],
+    ['job_waits', sql`delete from job_waits where job_id in ${m}`],
+    ['job_signals', sql`delete from job_signals where job_id in ${m}`],
+    ['job_tokens', sql`delete from job_tokens where job_id in ${m}`],
     ['jobs', sql`delete from jobs where id in ${m}`],
   ];
 }

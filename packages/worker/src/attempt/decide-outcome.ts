@@ -18,6 +18,7 @@ import {
   type JobError,
   type JobWaiting,
 } from '@sluice/contracts';
+import { isAttemptSuspended } from '../waits/attempt-suspended.js';
 
 /** Why the host aborted an attempt's signal. */
 export type AbortCause = 'cancelled' | 'lease_lost' | 'drain';
@@ -59,6 +60,11 @@ export type Outcome =
   | { kind: 'stale'; error: JobError; reason: 'FILE_MISSING' }
   /** The job was cancelled while running: the cancel is stored already, only acknowledge. */
   | { kind: 'ack_only' }
+  /**
+   * The attempt suspended on a durable wait: the suspend (job `waiting`, attempt refunded) was
+   * stored by the wait's own fenced transaction; only acknowledge the delivery.
+   */
+  | { kind: 'suspended' }
   /** The lease went to another attempt: write nothing, acknowledge nothing. */
   | { kind: 'none' };
 
@@ -137,6 +143,7 @@ export function decideOutcome(f: OutcomeFacts): Outcome {
   }
   if (f.result.ok) return { kind: 'succeed', output: f.result.output };
   const { error } = f.result;
+  if (isAttemptSuspended(error)) return { kind: 'suspended' };
   const stored = parseError(error);
   const cls = classifyError(error);
   switch (cls) {

@@ -12,6 +12,7 @@ import {
 import type { z } from 'zod';
 import type { AssetClient } from '../assets/types.js';
 import type { ProviderClient } from '../guard/types.js';
+import type { HandlerWaits } from '../waits/types.js';
 
 /** One unit of work planned by `prepare`. The key names it across attempts: keep it deterministic. */
 export interface Unit<TUnit> {
@@ -32,7 +33,13 @@ export interface HandlerFiles {
   open(fileId: string): Promise<ReadableStream<Uint8Array>>;
 }
 
-export interface HandlerContext<J extends AnyJobDefinition = AnyJobDefinition> {
+/**
+ * What a stage gets. Durable waits (`waitForEvent`, `sleep`, `createToken`) and `children` come
+ * from `HandlerWaits`: allowed in prepare, apply and finalize, refused in a unit's execute.
+ */
+export interface HandlerContext<
+  J extends AnyJobDefinition = AnyJobDefinition,
+> extends HandlerWaits<J> {
   readonly jobId: string;
   readonly kind: J['kind'];
   readonly version: string;
@@ -83,7 +90,11 @@ export interface HandlerStages<J extends AnyJobDefinition, TUnit, TResult, TAppl
 
 export interface Handler<J extends AnyJobDefinition = AnyJobDefinition> {
   readonly job: J;
-  readonly stages: HandlerStages<J, unknown, unknown, unknown>;
+  /**
+   * Typed by `defineHandler`; stored loosely, so a `Handler` of any kind is a `Handler` (the
+   * context's generic wait methods would otherwise make `Handler<J>` invariant in `J`).
+   */
+  readonly stages: HandlerStages<AnyJobDefinition, unknown, unknown, unknown>;
 }
 
 export function defineHandler<
@@ -102,6 +113,6 @@ export function defineHandler<
   }
   return Object.freeze({
     job,
-    stages: stages as unknown as HandlerStages<J, unknown, unknown, unknown>,
+    stages: stages as unknown as HandlerStages<AnyJobDefinition, unknown, unknown, unknown>,
   });
 }

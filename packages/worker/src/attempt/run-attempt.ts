@@ -28,6 +28,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { createStep, type CheckpointStore } from './step.js';
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import { databaseLedger } from '../guard/call-ledger.js';
+import { createAttemptWaits } from '../waits/create-attempt-waits.js';
+import type { StoredEvent } from '@sluice/storage';
 
 export interface RunAttemptDeps<D extends Delivery> {
   database: SluiceDatabase;
@@ -55,6 +57,8 @@ export interface RunAttemptDeps<D extends Delivery> {
   queued(attempt: Attempt<D>): void;
   /** The attempt's writes were fenced: it lost its job. */
   lose(attempt: Attempt<D>): void;
+  /** Events stored outside the writer (a suspend): logged and sent to the gateways. */
+  publish?: ((events: StoredEvent[]) => void) | undefined;
 }
 
 export async function runAttempt<D extends Delivery>(
@@ -147,7 +151,23 @@ export async function runAttempt<D extends Delivery>(
         deps.queued(attempt);
       },
     });
+    const waits = createAttemptWaits({
+      database: deps.database,
+      capabilities: deps.capabilities,
+      definition: handler.job,
+      job,
+      flush: async () => {
+        await ensureStarted();
+        await deps.persist(attempt);
+      },
+      fence: () => attempt.fence,
+      onSuspended: (event) => deps.publish?.([event]),
+      onFenced: lose,
+      hooks,
+      attemptId: job.attemptId,
+    });
     const output = await runStages({
+      waits,
       handler,
       job,
       signal,
@@ -185,7 +205,12 @@ export async function runAttempt<D extends Delivery>(
     backoff: (n) => backoffMs(n, deps.retryBackoff),
   });
   traced?.end(outcome.kind, !result.ok);
-  if (!result.ok && outcome.kind !== 'ack_only' && outcome.kind !== 'none') {
+  if (
+    !result.ok &&
+    outcome.kind !== 'ack_only' &&
+    outcome.kind !== 'none' &&
+    outcome.kind !== 'suspended'
+  ) {
     // Stored on the job by the outcome write; logged as well for operators.
     deps.logger.warn('attempt failed', {
       jobId: job.id,

@@ -37,6 +37,8 @@ const caps: RuntimeCapabilities = {
   debouncesSubmits: true,
   singletonKeys: true,
   batchesSubmits: true,
+  durableWaits: true,
+  childJobs: true,
 };
 
 const handler = defineHandler(summarize, {

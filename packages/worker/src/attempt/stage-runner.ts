@@ -34,6 +34,8 @@ import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import { createRefusingGuard, type ProviderGuard } from '../guard/provider-guard.js';
 import type { GuardStage } from '../guard/types.js';
 import { abortReason } from './pool.js';
+import { refusingWaits, type AttemptWaits } from '../waits/create-attempt-waits.js';
+import type { HandlerWaits } from '../waits/types.js';
 
 export interface AttemptJob {
   readonly id: string;
@@ -63,6 +65,8 @@ export interface RunStagesInput {
   hooks?: WorkerHooks | undefined;
   /** Whether a step was answered from a checkpoint (unknown on platforms that memoize). */
   reused?: ((stepName: string) => boolean) | undefined;
+  /** The attempt's durable waits and child jobs (default: refused, as on a runtime without them). */
+  waits?: AttemptWaits | undefined;
   /** The runtime's flags; `memoizesSteps` makes the stages themselves steps. */
   capabilities?: Pick<RuntimeCapabilities, 'memoizesSteps'> | undefined;
 }
@@ -133,9 +137,12 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   };
   // One literal of a fixed shape per stage and unit (an object spread here was ~3 % of a busy
   // worker's CPU).
+  const noWaits = refusingWaits('this run has no durable waits (the runtime lacks durableWaits)');
+  const waitsFor = (stage: GuardStage): HandlerWaits => run.waits?.forStage(stage) ?? noWaits;
   const contextWith = (
     providers: HandlerContext['providers'],
     stageAssets: HandlerContext['assets'],
+    w: HandlerWaits,
   ): HandlerContext => ({
     jobId: job.id,
     kind: job.kind,
@@ -149,9 +156,14 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
     step: run.step,
     providers,
     assets: stageAssets,
+    waitForEvent: w.waitForEvent,
+    sleep: w.sleep,
+    createToken: w.createToken,
+    children: w.children,
   });
   const stageCtx = (stage: Exclude<GuardStage, 'execute'>): HandlerContext =>
-    contextWith(guard.forStage(stage), assets.forStage(stage));
+    contextWith(guard.forStage(stage), assets.forStage(stage), waitsFor(stage));
+  const unitWaits = waitsFor('execute');
   const { stages } = handler;
   const memoized = run.capabilities?.memoizesSteps === true;
   /** A stage's work: a step of its own where a replay would otherwise run it again. */
@@ -175,7 +187,7 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
           try {
             const value = await stages.execute(
               unit,
-              contextWith(providers, assets.forUnit(unit.key)),
+              contextWith(providers, assets.forUnit(unit.key), unitWaits),
             );
             // Memoized: the event belongs to the step, so a replay that reuses it queues none.
             if (memoized) events.push({ type: 'unit_done', unitKey: unit.key });

@@ -58,7 +58,8 @@ export function createRunWriter(deps: {
     return next;
   };
   const storeTerminal = async (outcome: Outcome): Promise<string> => {
-    if (outcome.kind === 'none' || outcome.kind === 'ack_only') return outcome.kind;
+    if (outcome.kind === 'none' || outcome.kind === 'ack_only' || outcome.kind === 'suspended')
+      return outcome.kind;
     const finish = finishWriteOf(outcome, Date.now(), false);
     try {
       await persist(finish);

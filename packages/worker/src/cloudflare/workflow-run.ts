@@ -250,6 +250,8 @@ export async function runWorkflowJob(
   if (writer.terminal !== undefined) {
     throw deps.nonRetryable(`${job.id} ended ${writer.terminal}: ${reasonOf(outcome)}`);
   }
+  // Unreachable while Workflows declare no `durableWaits` (a wait fails before it can suspend).
+  if (outcome.kind === 'suspended') throw deps.nonRetryable(`${job.id} cannot suspend here`);
   if (outcome.kind === 'none' || outcome.kind === 'ack_only') {
     return { jobId: job.id, state: outcome.kind === 'none' ? 'lease_lost' : 'cancelled' };
   }

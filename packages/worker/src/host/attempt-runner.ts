@@ -9,7 +9,7 @@
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
-import type { BlobStore, SluiceDatabase } from '@sluice/storage';
+import type { BlobStore, SluiceDatabase, StoredEvent } from '@sluice/storage';
 import type { Attempt } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
@@ -51,6 +51,8 @@ export interface AttemptRunnerOptions<D extends Delivery> {
   tracer?: Tracer | undefined;
   logger: WorkerLogger;
   hooks: WorkerHooks;
+  /** Events stored outside the writer (a suspend): logged and sent to the gateways. */
+  publish?: ((events: StoredEvent[]) => void) | undefined;
 }
 
 export class AttemptRunner<D extends Delivery> {
@@ -83,6 +85,7 @@ export class AttemptRunner<D extends Delivery> {
         if (x.writeBehind && x.phase === 'running') writer.schedule(x);
       },
       lose: (x) => holdings.lose(x),
+      publish: o.publish,
     };
   }
 
@@ -185,6 +188,8 @@ export class AttemptRunner<D extends Delivery> {
     const { consumer } = this.opts;
     if (outcome.kind === 'none') return;
     if (outcome.kind === 'ack_only') return this.opts.finisher.ackOnly(a);
+    // The wait's own transaction stored the suspend: the delivery only needs letting go.
+    if (outcome.kind === 'suspended') return this.opts.finisher.ackOnly(a, 'suspended');
     if (!a.started && a.cause === 'drain' && outcome.kind === 'retry') {
       // Never written: the job is still queued, so giving the delivery back is all there is.
       await consumer.release([a.delivery], 0);

@@ -34,7 +34,10 @@ export interface DeliveryFacts {
 }
 
 export type DeliveryDecision =
-  | { action: 'ack'; why: 'no_pointer' | 'row_missing' | 'finished' | 'duplicate' | 'scheduled' }
+  | {
+      action: 'ack';
+      why: 'no_pointer' | 'row_missing' | 'finished' | 'duplicate' | 'scheduled' | 'waiting';
+    }
   | { action: 'dead_letter'; reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS'; detail: string }
   | { action: 'stale'; reason: 'FILE_MISSING'; detail: string }
   | { action: 'start' | 'reclaim'; epoch: number }
@@ -64,6 +67,9 @@ export function decideDelivery(f: DeliveryFacts): DeliveryDecision {
     // Not due yet: the gateway's due-job scheduler dispatches it again when it is.
     case 'scheduled':
       return { action: 'ack', why: 'scheduled' };
+    // Suspended on a durable wait: its resume dispatches it again (a late or duplicate entry).
+    case 'waiting':
+      return { action: 'ack', why: 'waiting' };
     case 'queued':
     case 'running':
       return decideRunnable(f, f.pointer, row);

@@ -70,11 +70,16 @@ export class DeliveryFinisher<D extends Delivery> implements FlushListener {
     void this.finishDeliveries(finished);
   }
 
-  /** A cancelled attempt's delivery, which needs no write: acknowledged (unless the write is). */
-  async ackOnly(a: Attempt<D>): Promise<void> {
+  /**
+   * A delivery whose outcome needs no write (a cancel, or a suspend its wait already stored):
+   * acknowledged (unless the write is).
+   */
+  async ackOnly(a: Attempt<D>, outcome: 'ack_only' | 'suspended' = 'ack_only'): Promise<void> {
     const { consumer } = this.opts;
     if (!consumer.capabilities.acksWithOutcome) await consumer.ack([a.delivery]);
-    this.report([{ jobId: a.job.id, outcome: 'ack_only', state: undefined }]);
+    this.report([
+      { jobId: a.job.id, outcome, state: outcome === 'suspended' ? 'waiting' : undefined },
+    ]);
   }
 
   /** After a flush: the transport is told what the stored outcomes ask, grouped. */

@@ -158,6 +158,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       tracer: opts.tracer,
       logger,
       hooks,
+      publish,
     });
     this.reads = new ReadLoop({
       consumer,

@@ -11,6 +11,8 @@ import { defineHandler } from '../attempt/define-handler.js';
 import { registerLazyStartCases } from './conformance-lazy-start.case.js';
 import { registerLifecycleCases } from './conformance-lifecycle.case.js';
 import { registerPriorityCases } from './conformance-priorities.case.js';
+import { registerChildCases } from './conformance-children.case.js';
+import { registerWaitCases } from './conformance-waits.case.js';
 import {
   ackAfterStoredCheck,
   allTerminal,
@@ -432,5 +434,7 @@ export function runtimeConformance(
     registerLifecycleCases(h);
     registerLazyStartCases(h);
     registerPriorityCases(h);
+    registerWaitCases(h);
+    registerChildCases(h);
   });
 }

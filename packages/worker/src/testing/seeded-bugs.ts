@@ -9,6 +9,7 @@
 import { routeByPrefix } from '@sluice/contracts';
 import { loadSnapshots, type SluiceDatabase } from '@sluice/storage';
 import { CRASH_POINTS, DEFAULT_HOOKS, resolveHooks, type WorkerHooks } from '../hooks.js';
+import { checkThenSuspend } from './seeded-wait-bugs.js';
 
 export const SEEDED_BUGS = [
   /** The delivery is acknowledged before the outcome is stored. */
@@ -31,6 +32,10 @@ export const SEEDED_BUGS = [
   'unfenced-write',
   /** Overlapping admissions hand their attempts over as their row reads return, not in read order. */
   'admit-out-of-order',
+  /** A durable wait checks for a signal and suspends in two transactions (a lost wakeup). */
+  'wait-check-then-suspend',
+  /** A child is keyed by its parent's attempt: a retried parent starts a second child. */
+  'child-key-per-attempt',
 ] as const;
 export type SeededBug = (typeof SEEDED_BUGS)[number];
 
@@ -120,6 +125,10 @@ export function seededHooks(bug: SeededBug, database?: SluiceDatabase): Partial<
       return { findCheckpoint: (stored) => stored.values().next().value };
     case 'admit-out-of-order':
       return { awaitTurn: async () => {} };
+    case 'wait-check-then-suspend':
+      return { registerWait: checkThenSuspend };
+    case 'child-key-per-attempt':
+      return { childKey: (key, attempt) => `${key}@${attempt.attemptId}` };
     case 'unfenced-write':
       return {
         beforeWrite: async (attempts) => {

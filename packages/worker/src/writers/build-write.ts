@@ -16,7 +16,10 @@ import type { Attempt } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 
 /** Outcomes that store something. */
-export type StoredOutcome = Exclude<Outcome, { kind: 'ack_only' } | { kind: 'none' }>;
+export type StoredOutcome = Exclude<
+  Outcome,
+  { kind: 'ack_only' } | { kind: 'none' } | { kind: 'suspended' }
+>;
 
 /** The end of an attempt, as stored. */
 export interface FinishWrite {
