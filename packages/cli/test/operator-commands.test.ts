@@ -102,6 +102,49 @@ describe('sluice jobs', () => {
   });
 });
 
+describe('sluice jobs list filters and jobs show', () => {
+  it('list --tag --meta finds the tagged job; show prints its attempts, units and events', async () => {
+    const job = await client.submit(
+      'ops.steps',
+      { units: 2, unitMs: 1 },
+      { tags: ['cli-search', 'eu'], metadata: { customer: 'c-42', plan: 5 } },
+    );
+    await client.submit('ops.steps', { units: 1, unitMs: 1 }, { tags: ['eu'] });
+    await job.result();
+    const listed = await sluice(['jobs', 'list', '--tag', 'eu', '--meta', 'customer=c-42']);
+    expect(listed.code).toBe(EXIT_CODES.ok);
+    expect(listed.out).toEqual([
+      expect.stringMatching(new RegExp(`^${job.id}\tops.steps@v1\tsucceeded\t`)),
+    ]);
+    const byPlan = await sluice([
+      'jobs',
+      'list',
+      '--meta',
+      'plan=5',
+      '--state',
+      'succeeded',
+      '--json',
+    ]);
+    expect(JSON.parse(byPlan.out[0] as string).items).toEqual([
+      expect.objectContaining({ id: job.id, tags: ['cli-search', 'eu'] }),
+    ]);
+    const bad = await sluice(['jobs', 'list', '--state', 'done']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.err[0]).toContain('--state');
+
+    const shown = await sluice(['jobs', 'show', job.id]);
+    expect(shown.code).toBe(EXIT_CODES.ok);
+    expect(shown.out).toContain('tags\tcli-search, eu');
+    expect(shown.out).toContain('attempts (1)');
+    expect(shown.out.find((l) => l.startsWith('  #1\t'))).toMatch(/\tworker \S+\t.*succeeded$/);
+    // A job that ends for good keeps no checkpoints (only a later attempt would read them).
+    expect(shown.out).toContain('provider calls (0, 0 may have billed)');
+    expect(shown.out.filter((l) => /^ {2}\d+\t.*→ (running|succeeded)$/.test(l))).toHaveLength(2);
+    const detail = JSON.parse((await sluice(['jobs', 'show', job.id, '--json'])).out[0] as string);
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, epoch: 1, outcome: 'succeeded' });
+  });
+});
+
 describe('sluice dead-letters and review', () => {
   it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
     const job = await client.submit('ops.exhaust', {});

@@ -25,6 +25,7 @@ import {
   type SignedUrl,
 } from './download.js';
 import { createJobHandle } from './job-handle.js';
+import { operatorJobs, type OperatorJobs } from './operator-client.js';
 import { mutate, query } from './rpc.js';
 import {
   createTransport,
@@ -93,7 +94,7 @@ export interface SluiceClient<R extends JobRegistry> {
   watchAll<K extends inferJobKind<R> = inferJobKind<R>>(
     opts?: WatchAllOptions<K>,
   ): AsyncIterableIterator<FeedEvent<R, K>>;
-  jobs: {
+  jobs: OperatorJobs & {
     get(id: string): Promise<JobView>;
     list(opts?: ListOptions<R>): Promise<ListResult>;
     /** Sets or lifts a job's legal hold (a key with `jobs:manage` or `admin`). */
@@ -186,6 +187,8 @@ export function createSluiceClient<R extends JobRegistry>(
         ...(opts.delayMs !== undefined ? { delayMs: opts.delayMs } : {}),
         ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
         ...(opts.hold !== undefined ? { hold: opts.hold } : {}),
+        ...(opts.tags !== undefined ? { tags: opts.tags } : {}),
+        ...(opts.metadata !== undefined ? { metadata: opts.metadata } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,
@@ -203,6 +206,7 @@ export function createSluiceClient<R extends JobRegistry>(
       return watchFeed(deps, opts, opts.signal) as AsyncIterableIterator<never>;
     },
     jobs: {
+      ...operatorJobs(transport),
       get: (id) => query(transport, API_PATHS.get, { id }),
       list: (opts) => query(transport, API_PATHS.list, page(opts)),
       hold: (id, hold) => mutate(transport, API_PATHS.hold, { id, hold }),

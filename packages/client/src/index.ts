@@ -24,7 +24,17 @@ export type {
 } from './types.js';
 export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
+export type { OperatorJobs } from './operator-client.js';
 export type {
+  AttemptView,
+  JobDetail,
+  JobFilter,
+  LabelledJobView,
+  LedgerCallView,
+  MetadataMatch,
+  SearchInput,
+  SearchResult,
+  UnitView,
   AssetView,
   CallInDoubt,
   ReviewItem,

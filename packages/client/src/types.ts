@@ -98,6 +98,10 @@ export interface SubmitOptions {
   priority?: number | undefined;
   /** A legal hold from the start: retention never removes the job while it is set. */
   hold?: boolean | undefined;
+  /** Labels to find the job by (`jobs.search`): at most 20, each up to 64 of `A-Za-z0-9._:/=-`. */
+  tags?: string[] | undefined;
+  /** JSON values by key (at most 32 keys, 4 KiB as JSON): searchable by key and value. */
+  metadata?: Record<string, unknown> | undefined;
   signal?: AbortSignal | undefined;
 }
 

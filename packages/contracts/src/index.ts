@@ -16,6 +16,8 @@ export * from './schedules.js';
 export * from './runtime.js';
 export * from './runtime-keys.js';
 export * from './api.js';
+export * from './job-labels.js';
+export * from './operator-api.js';
 export * from './stream-events.js';
 export * from './stream-replies.js';
 export * from './runtime-capabilities.js';

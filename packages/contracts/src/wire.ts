@@ -31,6 +31,18 @@ export type {
   SubmitResult,
 } from './api.js';
 export type {
+  AttemptView,
+  JobDetail,
+  JobFilter,
+  JobLinks,
+  LabelledJobView,
+  LedgerCallView,
+  MetadataMatch,
+  SearchInput,
+  SearchResult,
+  UnitView,
+} from './operator-api.js';
+export type {
   CreateScheduleInput,
   MissedTickPolicy,
   ScheduleListResult,

@@ -45,6 +45,9 @@ export interface SubmitRequest {
   priority?: number | undefined;
   /** A legal hold from the start: retention never removes the job while it is set. */
   hold?: boolean | undefined;
+  /** Searchable labels (`jobs.search`), bounded by the submit schema. */
+  tags?: string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The figures the accept path moves (a prom-client registry on Node, plain fields on Workers). */
@@ -184,6 +187,8 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         traceContext,
         apiKeyId,
         hold: request.hold === true,
+        tags: request.tags ?? [],
+        metadata: request.metadata ?? {},
         outcome: !route.ok
           ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }
           : due === undefined

@@ -18,6 +18,8 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
     | {
         kind: 'demo.copy';
@@ -28,6 +30,8 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
     | {
         kind: 'demo.rollout';
@@ -38,6 +42,8 @@ it('types jobs.submit from the registry', () => {
         delayMs?: number | undefined;
         priority?: number | undefined;
         hold?: boolean | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{

@@ -23,6 +23,7 @@ export * from './blobs/local-blob-store.js';
 export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
+export * from './repos/job-search.js';
 export * from './repos/scheduled-jobs.js';
 export * from './repos/schedules.js';
 export * from './repos/units.js';

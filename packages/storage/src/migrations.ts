@@ -8,6 +8,7 @@ import type { SluiceDatabase } from './database.js';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 import { fairLimits } from './migration-fair-limits.js';
 import { jobLimits } from './migration-job-limits.js';
+import { operator } from './migration-operator.js';
 import { priority } from './migration-priority.js';
 import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
@@ -331,6 +332,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0014_assets_tenant': assetsTenantIndex(),
     '0015_job_limits': jobLimits(),
     '0016_retention': retention(dialect),
+    '0017_operator': operator(dialect),
   };
 }
 

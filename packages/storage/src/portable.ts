@@ -32,6 +32,7 @@ export * from './repos/locks.js';
 export * from './repos/transition-event.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
+export * from './repos/job-search.js';
 export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';

@@ -30,6 +30,7 @@ import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import { streamSignal, type Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { createDownloadProcedures } from './downloads.js';
+import { createOperatorJobProcedures } from './operator-jobs.js';
 import { logJobStates } from '../log-job-states.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
@@ -139,5 +140,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
 
     // `assets`, `assetUrl`
     ...createDownloadProcedures(p, deps as RouterDeps).jobs,
+    // `search`, `detail`
+    ...createOperatorJobProcedures(p, deps as RouterDeps),
   });
 }

@@ -38,6 +38,9 @@ export interface JobRow {
   waiting: JobWaiting | null;
   /** A legal hold: retention never removes the job while it is set. */
   hold: boolean;
+  /** The submitter's tags and metadata (searchable). */
+  tags: string[];
+  metadata: Record<string, unknown>;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -63,6 +66,9 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     apiKeyId: row.api_key_id ?? null,
     waiting: row.waiting ? (fromJson<JobWaiting>(row.waiting) ?? null) : null,
     hold: Number(row.hold ?? 0) === 1,
+    tags: row.tags === undefined ? [] : (fromJson<string[]>(row.tags) ?? []),
+    metadata:
+      row.metadata === undefined ? {} : (fromJson<Record<string, unknown>>(row.metadata) ?? {}),
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,
@@ -90,6 +96,8 @@ export interface NewJob {
   apiKeyId?: string | null | undefined;
   /** Under a legal hold from the start (retention never removes it while set). */
   hold?: boolean | undefined;
+  tags?: readonly string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -123,5 +131,7 @@ export function newJobRow(job: NewJob, at: string) {
     api_key_id: job.apiKeyId ?? null,
     waiting: null,
     hold: job.hold ? 1 : 0,
+    tags: toJson(job.tags ?? []),
+    metadata: toJson(job.metadata ?? {}),
   };
 }

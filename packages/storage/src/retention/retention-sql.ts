@@ -149,6 +149,8 @@ export function deleteSql(sweep: string): [table: string, query: RawBuilder<unkn
     ['outbox', sql`delete from outbox where job_id in ${m}`],
     ['files', sql`delete from files where id in (${ownFiles(sweep)})`],
     ['job_files', sql`delete from job_files where job_id in ${m}`],
+    ['job_tags', sql`delete from job_tags where job_id in ${m}`],
+    ['job_meta', sql`delete from job_meta where job_id in ${m}`],
     ['jobs', sql`delete from jobs where id in ${m}`],
   ];
 }

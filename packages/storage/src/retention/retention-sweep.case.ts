@@ -79,6 +79,8 @@ export function retentionSweepCases(
     const rowsBefore = await countRows(db(), [t]);
     const keysBefore = await blobKeys(blobs, [t]);
     expect(rowsBefore.job_files).toBe(3); // the trigger linked every referenced upload
+    expect(rowsBefore.job_tags).toBe(13); // and indexed every job's labels
+    expect(rowsBefore.job_meta).toBe(13);
 
     const result = await sweepRetention({
       database: ctx().database,
@@ -106,6 +108,8 @@ export function retentionSweepCases(
       outbox: rowsBefore.outbox - 5,
       files: rowsBefore.files - 1, // the upload only a removed job used; the shared one stays
       job_files: rowsBefore.job_files - 2,
+      job_tags: rowsBefore.job_tags - 5,
+      job_meta: rowsBefore.job_meta - 5,
       retention_marks: 0,
       retention_blobs: 0,
     });

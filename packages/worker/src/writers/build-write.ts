@@ -72,17 +72,21 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
         transitionEvent(job.id, ++seq, dueAt, 'scheduled', 'queued', job.attempts - 1, {}),
       );
     }
-    events.push(
-      transitionEvent(
-        job.id,
-        ++seq,
-        attempt.startedAt || at,
-        attempt.startFrom === 'scheduled' ? 'queued' : attempt.startFrom,
-        'running',
-        job.attempts,
-        {},
-      ),
+    const running = transitionEvent(
+      job.id,
+      ++seq,
+      attempt.startedAt || at,
+      attempt.startFrom === 'scheduled' ? 'queued' : attempt.startFrom,
+      'running',
+      job.attempts,
+      {},
     );
+    // Who ran the attempt and under which fence: the operator's attempt list reads them here.
+    if (running.type === 'state') {
+      running.worker = ctx.owner;
+      running.epoch = job.epoch;
+    }
+    events.push(running);
   }
   for (const e of attempt.pending.events)
     events.push({ ...e, jobId: job.id, seq: ++seq } as JobEvent);
