@@ -28,7 +28,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** One vitest invocation: files of a package, optionally narrowed to matching test names. */
 interface Run {
-  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway';
+  pkg: 'packages/worker' | 'packages/cli' | 'packages/gateway' | 'packages/client';
   files: string[];
   testNamePattern?: string;
   /** Extra environment for the run (e.g. a smaller chaos soak). */
@@ -44,6 +44,12 @@ const worker = (files: string[], testNamePattern?: string): Run => ({
 const gateway = (files: string[], testNamePattern?: string): Run => ({
   pkg: 'packages/gateway',
   files: files.map((f) => `src/${f}`),
+  ...(testNamePattern ? { testNamePattern } : {}),
+});
+
+const client = (files: string[], testNamePattern?: string): Run => ({
+  pkg: 'packages/client',
+  files: files.map((f) => `test/${f}`),
   ...(testNamePattern ? { testNamePattern } : {}),
 });
 
@@ -89,6 +95,8 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'revocation-keeps-sse': [gateway(['auth/streams-end-on-revocation.test.ts'])],
   // Retention's filter lets running and needs_review jobs through: their rows and blobs go.
   'retention-removes-live-jobs': [gateway(['retention/retention-never-removes-live-jobs.test.ts'])],
+  // A rerun forgets the ledger: calls already answered (and billed) are sent again.
+  'rerun-forgets-ledger': [client(['rerun-never-bills-a-completed-call-twice.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

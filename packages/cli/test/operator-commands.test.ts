@@ -145,6 +145,35 @@ describe('sluice jobs list filters and jobs show', () => {
   });
 });
 
+describe('sluice jobs requeue and rerun', () => {
+  it('requeue brings a failed job back (it parks again); rerun runs a succeeded one again', async () => {
+    const parked = await client.submit('ops.park', {});
+    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+      timeoutMs: 15_000,
+    });
+    await client.review.discard(parked.id, 'not now');
+    const requeued = await sluice(['jobs', 'requeue', parked.id, '--note', 'try again']);
+    expect(requeued).toMatchObject({ code: EXIT_CODES.ok, out: [`${parked.id}\tqueued`] });
+    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+      timeoutMs: 15_000,
+    });
+
+    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    await done.result();
+    const rerun = await sluice(['jobs', 'rerun', done.id, '--json']);
+    expect(rerun.code).toBe(EXIT_CODES.ok);
+    expect(JSON.parse(rerun.out[0] as string)).toMatchObject({ id: done.id, state: 'queued' });
+    await waitFor(async () => (await client.jobs.detail(done.id)).attempts.length === 2, {
+      timeoutMs: 15_000,
+    });
+    const running = await client.submit('ops.steps', { units: 10, unitMs: 5_000 });
+    const refused = await sluice(['jobs', 'requeue', running.id]);
+    expect(refused.code).toBe(EXIT_CODES.refused);
+    expect(refused.err).toEqual([expect.stringMatching(/^sluice: CONFLICT: cannot requeue/)]);
+    await client.job(running.id).cancel();
+  });
+});
+
 describe('sluice dead-letters and review', () => {
   it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
     const job = await client.submit('ops.exhaust', {});

@@ -125,9 +125,17 @@ export interface SluiceClient<R extends JobRegistry> {
      * and provider its review named, and the calls in billing doubt an approval would authorise.
      */
     list(opts?: PageOptions<R>): Promise<ReviewListResult>;
-    /** Authorises one more call of the ambiguous unit and requeues the job. */
-    approve<K extends inferJobKind<R>>(id: string, note: string, kind: K): Promise<JobHandle<R[K]>>;
-    approve(id: string, note: string): Promise<JobHandle>;
+    /**
+     * Authorises one more call of each call left in billing doubt and requeues the job; the
+     * handle carries `authorised`, how many. Refused (CONFLICT) when the review came from a call
+     * refused before sending (fail-closed), which no approval can let through.
+     */
+    approve<K extends inferJobKind<R>>(
+      id: string,
+      note: string,
+      kind: K,
+    ): Promise<JobHandle<R[K]> & { authorised: number }>;
+    approve(id: string, note: string): Promise<JobHandle & { authorised: number }>;
     /** Fails the job. */
     discard(id: string, note: string): Promise<JobView>;
   };
@@ -230,8 +238,11 @@ export function createSluiceClient<R extends JobRegistry>(
     review: {
       list: (opts) => query(transport, API_PATHS.reviewList, page(opts)),
       approve: (async (id: string, note: string, kind?: string) => {
-        const out = await mutate(transport, API_PATHS.reviewApprove, { id, note });
-        return handle(id, kind ?? kindOf(out));
+        const out = await mutate<{ authorised?: number }>(transport, API_PATHS.reviewApprove, {
+          id,
+          note,
+        });
+        return Object.assign(handle(id, kind ?? kindOf(out)), { authorised: out.authorised ?? 0 });
       }) as SluiceClient<R>['review']['approve'],
       discard: (id, note) => mutate(transport, API_PATHS.reviewDiscard, { id, note }),
     },

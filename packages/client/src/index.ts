@@ -32,6 +32,7 @@ export type {
   LabelledJobView,
   LedgerCallView,
   MetadataMatch,
+  OperatorActionResult,
   SearchInput,
   SearchResult,
   UnitView,

@@ -18,6 +18,7 @@ export * from './runtime-keys.js';
 export * from './api.js';
 export * from './job-labels.js';
 export * from './operator-api.js';
+export * from './operator-actions.js';
 export * from './stream-events.js';
 export * from './stream-replies.js';
 export * from './runtime-capabilities.js';

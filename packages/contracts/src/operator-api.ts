@@ -74,8 +74,12 @@ export const AttemptView = z.object({
 });
 export type AttemptView = z.infer<typeof AttemptView>;
 
+/** A stored checkpoint: a unit's result, or a stage's (`stage:prepare`, `stage:apply`, …). */
 export const UnitView = z.object({
-  unitKey: z.string(),
+  /** The step it belongs to, as stored (`unit:<key>`, `stage:prepare`, …). */
+  step: z.string(),
+  /** The unit's own key (null for a stage). */
+  unitKey: z.string().nullable(),
   /** The checkpoint: the unit's result (null when it is an asset). */
   result: z.unknown(),
   assetKey: z.string().nullable(),

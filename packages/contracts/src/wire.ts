@@ -43,6 +43,17 @@ export type {
   UnitView,
 } from './operator-api.js';
 export type {
+  AuditAction,
+  AuditEntry,
+  AuditListInput,
+  AuditListResult,
+  BulkAction,
+  BulkListResult,
+  BulkOperationView,
+  BulkPreview,
+  OperatorActionResult,
+} from './operator-actions.js';
+export type {
   CreateScheduleInput,
   MissedTickPolicy,
   ScheduleListResult,

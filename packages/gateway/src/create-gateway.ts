@@ -128,6 +128,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       logger,
       signer,
       onScheduleTick: (at) => scheduler.poke(at),
+      hooks,
     },
     gate,
     limits.maxInputDepth,

@@ -3,6 +3,7 @@
 // Production passes nothing and gets the real decisions; no environment variable or test name
 // is read here, and the dangerous variants live under `src/testing/` only.
 
+import type { Db } from '@sluice/storage/portable';
 import {
   hasScope,
   retentionKeyOf,
@@ -28,12 +29,19 @@ export interface GatewayHooks {
   endsStream(transport: Transport): boolean;
   /** Which retention setting removes a job in `state` (null: never removed). */
   retentionKey(state: JobState): RetentionKey | null;
+  /**
+   * Inside a rerun's transaction, once its checkpoints are dropped (`units`: the ones that run
+   * again; empty: none dropped). Production does nothing; a seeded bug forgets the ledger here,
+   * to prove the ledger is what keeps a rerun from paying for a call twice.
+   */
+  onRerun(tx: Db, rerun: { jobId: string; units: readonly string[] }): Promise<void>;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   scopeHeld: (granted, required) => hasScope(granted, required),
   endsStream: () => true,
   retentionKey: retentionKeyOf,
+  onRerun: async () => {},
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

@@ -24,6 +24,8 @@ export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
 export * from './repos/job-queries.js';
 export * from './repos/job-search.js';
+export * from './repos/rerun-checkpoints.js';
+export * from './repos/audit-log.js';
 export * from './repos/scheduled-jobs.js';
 export * from './repos/schedules.js';
 export * from './repos/units.js';

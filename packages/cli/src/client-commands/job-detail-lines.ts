@@ -17,7 +17,7 @@ export function detailLines(d: JobDetail): string[] {
     );
   }
   out.push('', `units (${d.units.length})`);
-  for (const u of d.units) out.push(`  ${u.unitKey}\tepoch ${u.epoch}\t${u.createdAt}`);
+  for (const u of d.units) out.push(`  ${u.unitKey ?? u.step}\tepoch ${u.epoch}\t${u.createdAt}`);
   out.push('', `provider calls (${d.bills.calls}, ${d.bills.billed} may have billed)`);
   for (const c of d.calls) {
     out.push(

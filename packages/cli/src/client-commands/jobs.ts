@@ -6,6 +6,7 @@ import type { JobWatchEvent } from '@sluice/client';
 import { EXIT_CODES, type ExitCode } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { withClient, withGatewayOptions, type GatewayFlags } from './connect.js';
+import { addJobActionCommands } from './job-actions.js';
 import { detailLines } from './job-detail-lines.js';
 import { jobLine, printJobs } from './job-lines.js';
 import { pageOptions, withPageOptions, type PageFlags } from './page-options.js';
@@ -39,6 +40,8 @@ export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): 
       io.out(flags.json ? JSON.stringify(job) : jobLine(job));
     },
   );
+
+  addJobActionCommands(jobs, io);
 
   withGatewayOptions(
     jobs

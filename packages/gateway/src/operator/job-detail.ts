@@ -14,6 +14,7 @@ import {
 } from '@sluice/storage/portable';
 import { toAssetView } from '../downloads/downloadables.js';
 import { attemptsFrom, toLabelledView, toLedgerView } from './job-views.js';
+import { unitKeyOf } from './rerun-plan.js';
 
 /** The most events a detail carries (a job's history is bounded by its attempts and units). */
 const MAX_DETAIL_EVENTS = 5000;
@@ -39,7 +40,8 @@ export async function readJobDetail(
     units: [...units.values()]
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.unitKey.localeCompare(b.unitKey))
       .map((u) => ({
-        unitKey: u.unitKey,
+        step: u.unitKey,
+        unitKey: unitKeyOf(u.unitKey),
         result: u.result,
         assetKey: u.assetKey,
         epoch: u.epoch,

@@ -21,7 +21,7 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import { getJob, listJobs, setJobHold, transitionJob } from '@sluice/storage/portable';
+import { appendAudit, getJob, listJobs, setJobHold } from '@sluice/storage/portable';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -30,8 +30,9 @@ import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import { streamSignal, type Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { createDownloadProcedures } from './downloads.js';
+import { createOperatorActionProcedures } from './operator-actions.js';
 import { createOperatorJobProcedures } from './operator-jobs.js';
-import { logJobStates } from '../log-job-states.js';
+import { runJobAction } from '../operator/run-action.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 
@@ -83,25 +84,15 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         if (job.state === 'cancelled') return { id: job.id, state: job.state };
         const legal = transition(job.state, 'cancel');
         if (!legal.ok) throw new SluiceError('CONFLICT', legal.error.message);
-        // One conditional statement either way; D1 has no interactive transaction to wrap it.
-        const r = database.capabilities.interactiveTransactions
-          ? await database.transaction((tx) => transitionJob(tx, { id: job.id, event: 'cancel' }))
-          : await transitionJob(db, { id: job.id, event: 'cancel' });
-        if (r.ok) {
-          hub.publish([r.event]);
-          logJobStates(deps.logger, [r.event], r.job);
-          // The runtime stops the run (Workflows: terminate the instance). The cancel is already
-          // stored, so a run that outlives a failed stop has its next fenced write refused.
-          await deps
-            .stopRun?.({ id: job.id, version: job.version })
-            .catch((error: unknown) =>
-              deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-            );
+        try {
+          const r = await runJobAction(deps as RouterDeps, ctx, job.id, { action: 'cancel' });
           return { id: job.id, state: r.job.state };
+        } catch (error) {
+          // It moved meanwhile (a worker finished it, another cancel won).
+          const now = await getJob(db, ctx.tenantId, job.id);
+          if (now?.state === 'cancelled') return { id: job.id, state: now.state };
+          throw error;
         }
-        // It moved meanwhile (a worker finished it, another cancel won).
-        if (r.job?.state === 'cancelled') return { id: job.id, state: r.job.state };
-        throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
       }),
 
     // A legal hold: retention never removes the job while it is set (an operator's call).
@@ -112,6 +103,16 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
       .mutation(async ({ ctx, input }) => {
         const held = await setJobHold(db, ctx.tenantId, input.id, input.hold);
         if (!held) throw notFound();
+        await appendAudit(db, [
+          {
+            tenantId: ctx.tenantId,
+            keyId: ctx.keyId ?? null,
+            action: 'job.hold',
+            target: held.id,
+            note: null,
+            details: { hold: held.hold },
+          },
+        ]);
         deps.logger.info?.('job hold set', { jobId: held.id, hold: held.hold, keyId: ctx.keyId });
         return held;
       }),
@@ -142,5 +143,7 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
     ...createDownloadProcedures(p, deps as RouterDeps).jobs,
     // `search`, `detail`
     ...createOperatorJobProcedures(p, deps as RouterDeps),
+    // `requeue`, `rerun`
+    ...createOperatorActionProcedures(p, deps as RouterDeps),
   });
 }

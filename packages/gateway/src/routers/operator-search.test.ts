@@ -166,7 +166,9 @@ describeEachDialect('operator search and detail', (ctx) => {
     expect(d.attempts).toEqual([
       expect.objectContaining({ attempt: 1, outcome: 'succeeded', endedAt: expect.any(String) }),
     ]);
-    expect(d.units).toEqual([expect.objectContaining({ unitKey: 'u0', result: { n: 1 }, epoch })]);
+    expect(d.units).toEqual([
+      expect.objectContaining({ step: 'unit:u0', unitKey: 'u0', result: { n: 1 }, epoch }),
+    ]);
     expect(
       d.calls.map((x) => [x.unitKey, x.outcome, x.billed, x.idempotencyKey, x.externalId]),
     ).toEqual([

@@ -14,6 +14,8 @@ export const GATEWAY_SEEDED_BUGS = [
   'revocation-keeps-sse',
   /** Retention's filter counts a running or needs_review job as failed, and removes it. */
   'retention-removes-live-jobs',
+  /** A rerun starts the job with a clean ledger: billed calls are forgotten, and sent again. */
+  'rerun-forgets-ledger',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -32,6 +34,12 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
       return {
         retentionKey: (state) =>
           state === 'running' || state === 'needs_review' ? 'failed' : retentionKeyOf(state),
+      };
+    case 'rerun-forgets-ledger':
+      return {
+        async onRerun(tx, { jobId }) {
+          await tx.deleteFrom('provider_calls').where('job_id', '=', jobId).execute();
+        },
       };
   }
 }

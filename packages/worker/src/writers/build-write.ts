@@ -102,8 +102,10 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     );
   }
   const to = finish?.to ?? 'running';
-  // Checkpoints matter only to a later attempt: a job that ends for good drops them.
-  const units = finish && isFinalState(finish.to) ? [] : attempt.pending.units;
+  // Checkpoints matter only to a later attempt: a job that ends for good drops them. A failed
+  // job keeps them: an operator's requeue or rerun is that later attempt.
+  const units =
+    finish && finish.to !== 'failed' && isFinalState(finish.to) ? [] : attempt.pending.units;
   const write: AttemptWrite = {
     id: job.id,
     tenantId: job.tenantId,
