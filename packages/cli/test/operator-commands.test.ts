@@ -174,6 +174,28 @@ describe('sluice jobs requeue and rerun', () => {
   });
 });
 
+describe('sluice audit', () => {
+  it('lists the operator actions with who and why, and exports them as JSON lines', async () => {
+    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    await done.result();
+    await sluice(['jobs', 'rerun', done.id, '--note', 'audit me']);
+    const listed = await sluice(['audit', '--action', 'job.rerun']);
+    expect(listed.code).toBe(EXIT_CODES.ok);
+    expect(listed.out[0]).toMatch(new RegExp(`\tjob.rerun\t${done.id}\t\\S+\taudit me$`));
+    const exported = await sluice(['audit', 'export', '--target', done.id]);
+    expect(exported.code).toBe(EXIT_CODES.ok);
+    const lines = exported.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      expect.objectContaining({ action: 'job.rerun', target: done.id, note: 'audit me' }),
+    ]);
+    const bad = await sluice(['audit', '--action', 'nope']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
 describe('sluice dead-letters and review', () => {
   it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
     const job = await client.submit('ops.exhaust', {});

@@ -26,6 +26,12 @@ import {
 } from './download.js';
 import { createJobHandle } from './job-handle.js';
 import { operatorJobs, type OperatorJobs } from './operator-client.js';
+import {
+  auditNamespace,
+  bulkNamespace,
+  type AuditNamespace,
+  type BulkNamespace,
+} from './operator-namespaces.js';
 import { mutate, query } from './rpc.js';
 import {
   createTransport,
@@ -153,6 +159,10 @@ export interface SluiceClient<R extends JobRegistry> {
     resume(id: string): Promise<ScheduleView>;
     delete(id: string): Promise<void>;
   };
+  /** Bulk operations over a filter: dry run, start, progress (scope `jobs:manage`). */
+  bulk: BulkNamespace;
+  /** The tenant's audit log: list and JSON-lines export (scope `jobs:manage`). */
+  audit: AuditNamespace;
   /**
    * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
    * a consumer of the live feed (which carries on live, it does not replay) re-reads what it
@@ -257,6 +267,8 @@ export function createSluiceClient<R extends JobRegistry>(
         await mutate(transport, API_PATHS.scheduleDelete, { id });
       },
     },
+    bulk: bulkNamespace(transport),
+    audit: auditNamespace(transport),
     onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();

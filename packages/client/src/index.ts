@@ -26,6 +26,12 @@ export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
 export type { OperatorJobs } from './operator-client.js';
 export type {
+  AuditFilter,
+  AuditNamespace,
+  BulkNamespace,
+  BulkStartOptions,
+} from './operator-namespaces.js';
+export type {
   AttemptView,
   JobDetail,
   JobFilter,
@@ -33,6 +39,11 @@ export type {
   LedgerCallView,
   MetadataMatch,
   OperatorActionResult,
+  AuditEntry,
+  AuditListResult,
+  BulkOperationView,
+  BulkPreview,
+  BulkListResult,
   SearchInput,
   SearchResult,
   UnitView,

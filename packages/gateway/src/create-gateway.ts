@@ -18,6 +18,7 @@ import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
 import { createGatekeeper } from './auth/gatekeeper.js';
 import { resolveGatewayHooks } from './hooks.js';
+import { registerAuditExport } from './operator/audit-export.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -165,6 +166,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     quotaBytes: limits.tenantStorageBytes,
   });
   registerDownloads(app, { database, blobs, gate, signer, metrics, logger });
+  registerAuditExport(app, { database, gate, onReject: (code) => metrics.reject(code) });
   if (options.stateCallback) {
     registerStateCallback(
       app,

@@ -3,6 +3,7 @@
 
 import type { JobRegistry } from '@sluice/contracts';
 import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { createAuditRouter } from './audit.js';
 import { createProcedures, type RefuseProcedure } from '../trpc/procedures.js';
 import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
@@ -24,6 +25,7 @@ export function createAppRouter<R extends JobRegistry>(
     deadLetters: createDeadLettersRouter(p, deps as RouterDeps),
     review: createReviewRouter(p, deps as RouterDeps),
     schedules: createSchedulesRouter(p, deps),
+    audit: createAuditRouter(p, deps as RouterDeps),
   });
 }
 
