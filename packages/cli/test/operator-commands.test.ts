@@ -174,6 +174,47 @@ describe('sluice jobs requeue and rerun', () => {
   });
 });
 
+describe('sluice bulk', () => {
+  it('a dry run counts, a run requeues every dead-lettered job of a tag and waits for the end', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const job = await client.submit('ops.exhaust', {}, { tags: ['cli-bulk'] });
+      ids.push(job.id);
+    }
+    for (const id of ids)
+      await waitFor(async () => (await client.jobs.get(id)).state === 'dead_lettered', {
+        timeoutMs: 15_000,
+      });
+    const dry = await sluice([
+      'bulk',
+      'run',
+      '--action',
+      'requeue',
+      '--tag',
+      'cli-bulk',
+      '--dry-run',
+    ]);
+    expect(dry).toMatchObject({ code: EXIT_CODES.ok, out: ['3 job(s) would be requeued'] });
+    const noKey = await sluice(['bulk', 'run', '--action', 'requeue', '--tag', 'cli-bulk']);
+    expect(noKey.code).toBe(EXIT_CODES.usage);
+    const run = await sluice([
+      'bulk',
+      'run',
+      '--action',
+      'requeue',
+      '--tag',
+      'cli-bulk',
+      '--key',
+      'k1',
+      '--wait',
+    ]);
+    expect(run.code).toBe(EXIT_CODES.ok);
+    expect(run.out.at(-1)).toMatch(/\trequeue\tsucceeded\t3\/3 processed\t3 applied\t/);
+    const listed = await sluice(['bulk', 'list']);
+    expect(listed.out[0]).toMatch(/\trequeue\tsucceeded\t/);
+  });
+});
+
 describe('sluice audit', () => {
   it('lists the operator actions with who and why, and exports them as JSON lines', async () => {
     const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });

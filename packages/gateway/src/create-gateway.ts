@@ -19,6 +19,7 @@ import { createApiKeyAuth } from './auth/api-key-auth.js';
 import { createGatekeeper } from './auth/gatekeeper.js';
 import { resolveGatewayHooks } from './hooks.js';
 import { registerAuditExport } from './operator/audit-export.js';
+import { createBulkRunner } from './operator/bulk-runner.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -118,6 +119,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     },
   });
   const signer = createUrlSigner(options.downloads?.signingSecret);
+  // Tracked bulk operations, batch by batch under a lease (any replica resumes a dead one's).
+  const bulk = createBulkRunner({ database, hub, dispatch, logger, hooks }, options.bulk);
   const router = createAppRouter(
     {
       jobs: options.jobs,
@@ -130,6 +133,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       signer,
       onScheduleTick: (at) => scheduler.poke(at),
       hooks,
+      bulk,
     },
     gate,
     limits.maxInputDepth,
@@ -236,6 +240,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   });
   retentionSweeper.start();
   scheduler.start();
+  bulk.start();
 
   return {
     app,
@@ -253,6 +258,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       closing = true;
       stopSweeper();
       await scheduler.close();
+      await bulk.close();
       stopOrphanSweeper();
       await retentionSweeper.close();
       await websocket.close();

@@ -35,6 +35,7 @@ export * from './repos/job-queries.js';
 export * from './repos/job-search.js';
 export * from './repos/rerun-checkpoints.js';
 export * from './repos/audit-log.js';
+export * from './repos/bulk-operations.js';
 export * from './repos/units.js';
 export * from './repos/provider-calls.js';
 export * from './repos/assets.js';

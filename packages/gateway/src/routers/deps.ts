@@ -26,6 +26,8 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
    * themselves (Workflows: terminate the instance). Absent: the worker sees the cancel.
    */
   stopRun?: ((job: { id: string; version: string }) => Promise<void>) | undefined;
+  /** Wakes this gateway's bulk-operation runner (a start was stored); absent where none runs. */
+  bulk?: { poke(): void } | undefined;
   /** Test seams of the operator actions (hooks.ts); absent: the real ones. */
   hooks?: Pick<GatewayHooks, 'onRerun'> | undefined;
 }
