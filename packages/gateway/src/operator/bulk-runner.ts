@@ -19,12 +19,14 @@ import {
   leaseBulkOperation,
   releaseBulkOperation,
   searchJobs,
+  transitionJobs,
+  type JobRow,
   type BulkOperationRow,
   type StoredEvent,
 } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
 import { bulkSearch } from './bulk-filter.js';
-import { applyJobAction } from './job-actions.js';
+import { applyJobAction, pointerOf, TRANSITION_ONLY, transitionFor } from './job-actions.js';
 
 export interface BulkRunnerOptions {
   /** Jobs per batch (one transaction each). Default 200. */
@@ -79,26 +81,37 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
     const cancelled: { id: string; version: string }[] = [];
     const counts = { processed: page.items.length, applied: 0, skipped: 0, failed: 0 };
     await database.transaction(async (tx) => {
-      for (const job of page.items) {
-        const out = await applyJobAction(
+      const req = {
+        action,
+        by: op.createdBy ?? op.tenantId,
+        note: op.note ?? undefined,
+        fromUnit: (op.params.fromUnit as string | undefined) ?? undefined,
+      };
+      if (TRANSITION_ONLY.has(action)) {
+        // One statement for the batch (grouped by the state each job was read in).
+        const moved = await transitionJobs(
           tx,
-          job,
-          {
-            action,
-            by: op.createdBy ?? op.tenantId,
-            note: op.note ?? undefined,
-            fromUnit: (op.params.fromUnit as string | undefined) ?? undefined,
-          },
-          deps.hooks,
+          page.items.map((job) => transitionFor(job, req)),
         );
-        if (!out.ok) {
-          counts[out.error.code === 'CONFLICT' ? 'skipped' : 'failed']++;
-          continue;
+        moved.forEach((out, i) => {
+          const job = page.items[i] as JobRow;
+          if (!out.ok) return void counts.skipped++;
+          counts.applied++;
+          events.push(out.event);
+          if (action === 'requeue') pointers.push(pointerOf(out.job));
+          if (action === 'cancel') cancelled.push({ id: job.id, version: job.version });
+        });
+      } else {
+        for (const job of page.items) {
+          const out = await applyJobAction(tx, job, req, deps.hooks);
+          if (!out.ok) {
+            counts[out.error.code === 'CONFLICT' ? 'skipped' : 'failed']++;
+            continue;
+          }
+          counts.applied++;
+          events.push(out.event);
+          if (out.pointer) pointers.push(out.pointer);
         }
-        counts.applied++;
-        events.push(out.event);
-        if (out.pointer) pointers.push(out.pointer);
-        if (action === 'cancel') cancelled.push({ id: job.id, version: job.version });
       }
       if (pointers.length) await deps.dispatch.stage(tx, pointers);
       // A short page is the last one: its cursor no longer matters.

@@ -42,7 +42,7 @@ export type ActionOutcome =
     }
   | { ok: false; error: SluiceError };
 
-const pointerOf = (job: JobRow): MessagePointer => ({
+export const pointerOf = (job: JobRow): MessagePointer => ({
   jobId: job.id,
   kind: job.kind,
   version: job.version,
@@ -74,6 +74,35 @@ async function approvable(tx: Db, job: JobRow) {
   return blocked;
 }
 
+/**
+ * The transition of `req` on `job`, compare-and-set on the state read: one definition for the
+ * single-job path and the bulk runner's one-statement batches (`transitionJobs`).
+ */
+export function transitionFor(job: JobRow, req: ActionRequest): TransitionRequest {
+  const from = job.state;
+  switch (req.action) {
+    case 'cancel':
+      return { id: job.id, event: 'cancel', from };
+    case 'discard':
+      return { id: job.id, event: 'discard', reason: req.note ?? `discarded by ${req.by}`, from };
+    default:
+      return {
+        id: job.id,
+        event: req.action,
+        from,
+        resetAttempts: true,
+        // Who approved stays on the row (the review's answer); a requeue or rerun clears the
+        // parked reason, as a dead-letter requeue always did (the audit log says who).
+        reason: req.action === 'approve' ? `approved by ${req.by}: ${req.note ?? ''}` : null,
+        error: null,
+        ...(req.action === 'rerun' ? { output: null } : {}),
+      };
+  }
+}
+
+/** Actions that are one transition and nothing else: a bulk batch moves them in one statement. */
+export const TRANSITION_ONLY: ReadonlySet<string> = new Set(['cancel', 'requeue', 'discard']);
+
 export async function applyJobAction(
   tx: Db,
   job: JobRow,
@@ -99,21 +128,7 @@ export async function applyJobAction(
     blocked = await approvable(tx, job);
     if (blocked instanceof SluiceError) return { ok: false, error: blocked };
   }
-  const transition: TransitionRequest =
-    req.action === 'cancel'
-      ? { id: job.id, event: 'cancel' }
-      : req.action === 'discard'
-        ? { id: job.id, event: 'discard', reason: req.note ?? `discarded by ${req.by}` }
-        : {
-            id: job.id,
-            event: req.action,
-            resetAttempts: true,
-            // Who approved stays on the row (the review's answer); a requeue or rerun clears
-            // the parked reason, as a dead-letter requeue always did (the audit log says who).
-            reason: req.action === 'approve' ? `approved by ${req.by}: ${req.note ?? ''}` : null,
-            error: null,
-            ...(req.action === 'rerun' ? { output: null } : {}),
-          };
+  const transition = transitionFor(job, req);
   // A compare-and-set on the state read: a job that moved meanwhile is not touched.
   const moved = await transitionJob(tx, transition);
   if (!moved.ok) return { ok: false, error: conflict(moved.job ?? job, req.action) };

@@ -128,7 +128,7 @@ describeEachDialect('operator search and detail', (ctx) => {
     const attemptId = (await c.jobs.get.query({ id })) && `att-${epoch}`;
     await storeUnitResult(database.db, {
       jobId: id,
-      unitKey: 'u0',
+      unitKey: 'unit:u0',
       result: { n: 1 },
       attemptId,
       epoch,

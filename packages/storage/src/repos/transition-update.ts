@@ -32,6 +32,12 @@ export interface TransitionRequest extends TransitionDetails {
   resetAttempts?: boolean | undefined;
   /** For start/reclaim: how long the new attempt holds the job (`lease_until`). */
   leaseMs?: number | undefined;
+  /**
+   * The state the caller read, for an event with several source states: the compare-and-set is
+   * on exactly it, so `transitionJobs` can move a group of such jobs in one statement. Absent:
+   * the state is read first.
+   */
+  from?: JobState | undefined;
 }
 
 export type TransitionOutcome =
