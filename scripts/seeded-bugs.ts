@@ -118,6 +118,8 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   ],
   // A replayed token completion is accepted (200, not 409).
   'token-replay': [gateway(['waits/signals-and-tokens.test.ts'], 'completes its wait once')],
+  // A rerun forgets the ledger: calls already answered (and billed) are sent again.
+  'rerun-forgets-ledger': [client(['rerun-never-bills-a-completed-call-twice.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

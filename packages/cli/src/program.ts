@@ -6,6 +6,8 @@ import { API_KEY_SCOPES } from '@sluice/contracts';
 import { Command } from 'commander';
 import { EXIT_CODES, type ExitCode } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
+import { addAuditCommands } from './client-commands/audit.js';
+import { addBulkCommands } from './client-commands/bulk.js';
 import { addDeadLetterCommands } from './client-commands/dead-letters.js';
 import { addJobsCommands } from './client-commands/jobs.js';
 import { addReviewCommands } from './client-commands/review.js';
@@ -163,6 +165,8 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
   addJobsCommands(program, io, setExit);
   addDeadLetterCommands(program, io);
   addReviewCommands(program, io);
+  addAuditCommands(program, io);
+  addBulkCommands(program, io, setExit);
 
   program.addHelpText(
     'after',

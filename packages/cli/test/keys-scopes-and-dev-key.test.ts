@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listAudit, openDatabase } from '@sluice/storage';
 import { freePort } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
@@ -65,6 +66,24 @@ describe('sluice keys create --scope --expires', () => {
     expect(listed.stdout.join('\n')).toMatch(
       /\tacme\t\tjobs:read\tcreated .*\tlast used never\texpires /,
     );
+
+    // Creating and revoking keys are operator actions: the audit log names them, via the CLI.
+    const extra = captureIo({ env, cwd: dir });
+    await main(['keys', 'create', '--tenant', 'acme', '--label', 'temp'], extra);
+    const tempId = /created key (\S+) /.exec(extra.stdout[0] as string)?.[1] as string;
+    await main(['keys', 'revoke', tempId], captureIo({ env, cwd: dir }));
+    const database = openDatabase({ url: env.DATABASE_URL });
+    try {
+      const log = await listAudit(database.db, { tenantId: 'acme' }, { limit: 10 });
+      expect(log.items.map((e) => [e.action, e.details.via])).toEqual([
+        ['key.revoke', 'cli'],
+        ['key.create', 'cli'],
+        ['key.create', 'cli'],
+      ]);
+      expect(log.items[0]?.target).toBe(tempId);
+    } finally {
+      await database.close();
+    }
 
     const settings = resolveSettings(config, { ...env, PORT: String(await freePort()) });
     const served = await runServe('gateway', settings, () => {});

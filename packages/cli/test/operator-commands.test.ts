@@ -102,6 +102,141 @@ describe('sluice jobs', () => {
   });
 });
 
+describe('sluice jobs list filters and jobs show', () => {
+  it('list --tag --meta finds the tagged job; show prints its attempts, units and events', async () => {
+    const job = await client.submit(
+      'ops.steps',
+      { units: 2, unitMs: 1 },
+      { tags: ['cli-search', 'eu'], metadata: { customer: 'c-42', plan: 5 } },
+    );
+    await client.submit('ops.steps', { units: 1, unitMs: 1 }, { tags: ['eu'] });
+    await job.result();
+    const listed = await sluice(['jobs', 'list', '--tag', 'eu', '--meta', 'customer=c-42']);
+    expect(listed.code).toBe(EXIT_CODES.ok);
+    expect(listed.out).toEqual([
+      expect.stringMatching(new RegExp(`^${job.id}\tops.steps@v1\tsucceeded\t`)),
+    ]);
+    const byPlan = await sluice([
+      'jobs',
+      'list',
+      '--meta',
+      'plan=5',
+      '--state',
+      'succeeded',
+      '--json',
+    ]);
+    expect(JSON.parse(byPlan.out[0] as string).items).toEqual([
+      expect.objectContaining({ id: job.id, tags: ['cli-search', 'eu'] }),
+    ]);
+    const bad = await sluice(['jobs', 'list', '--state', 'done']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+    expect(bad.err[0]).toContain('--state');
+
+    const shown = await sluice(['jobs', 'show', job.id]);
+    expect(shown.code).toBe(EXIT_CODES.ok);
+    expect(shown.out).toContain('tags\tcli-search, eu');
+    expect(shown.out).toContain('attempts (1)');
+    expect(shown.out.find((l) => l.startsWith('  #1\t'))).toMatch(/\tworker \S+\t.*succeeded$/);
+    // A job that ends for good keeps no checkpoints (only a later attempt would read them).
+    expect(shown.out).toContain('provider calls (0, 0 may have billed)');
+    expect(shown.out.filter((l) => /^ {2}\d+\t.*→ (running|succeeded)$/.test(l))).toHaveLength(2);
+    const detail = JSON.parse((await sluice(['jobs', 'show', job.id, '--json'])).out[0] as string);
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, epoch: 1, outcome: 'succeeded' });
+  });
+});
+
+describe('sluice jobs requeue and rerun', () => {
+  it('requeue brings a failed job back (it parks again); rerun runs a succeeded one again', async () => {
+    const parked = await client.submit('ops.park', {});
+    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+      timeoutMs: 15_000,
+    });
+    await client.review.discard(parked.id, 'not now');
+    const requeued = await sluice(['jobs', 'requeue', parked.id, '--note', 'try again']);
+    expect(requeued).toMatchObject({ code: EXIT_CODES.ok, out: [`${parked.id}\tqueued`] });
+    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+      timeoutMs: 15_000,
+    });
+
+    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    await done.result();
+    const rerun = await sluice(['jobs', 'rerun', done.id, '--json']);
+    expect(rerun.code).toBe(EXIT_CODES.ok);
+    expect(JSON.parse(rerun.out[0] as string)).toMatchObject({ id: done.id, state: 'queued' });
+    await waitFor(async () => (await client.jobs.detail(done.id)).attempts.length === 2, {
+      timeoutMs: 15_000,
+    });
+    const running = await client.submit('ops.steps', { units: 10, unitMs: 5_000 });
+    const refused = await sluice(['jobs', 'requeue', running.id]);
+    expect(refused.code).toBe(EXIT_CODES.refused);
+    expect(refused.err).toEqual([expect.stringMatching(/^sluice: CONFLICT: cannot requeue/)]);
+    await client.job(running.id).cancel();
+  });
+});
+
+describe('sluice bulk', () => {
+  it('a dry run counts, a run requeues every dead-lettered job of a tag and waits for the end', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const job = await client.submit('ops.exhaust', {}, { tags: ['cli-bulk'] });
+      ids.push(job.id);
+    }
+    for (const id of ids)
+      await waitFor(async () => (await client.jobs.get(id)).state === 'dead_lettered', {
+        timeoutMs: 15_000,
+      });
+    const dry = await sluice([
+      'bulk',
+      'run',
+      '--action',
+      'requeue',
+      '--tag',
+      'cli-bulk',
+      '--dry-run',
+    ]);
+    expect(dry).toMatchObject({ code: EXIT_CODES.ok, out: ['3 job(s) would be requeued'] });
+    const noKey = await sluice(['bulk', 'run', '--action', 'requeue', '--tag', 'cli-bulk']);
+    expect(noKey.code).toBe(EXIT_CODES.usage);
+    const run = await sluice([
+      'bulk',
+      'run',
+      '--action',
+      'requeue',
+      '--tag',
+      'cli-bulk',
+      '--key',
+      'k1',
+      '--wait',
+    ]);
+    expect(run.code).toBe(EXIT_CODES.ok);
+    expect(run.out.at(-1)).toMatch(/\trequeue\tsucceeded\t3\/3 processed\t3 applied\t/);
+    const listed = await sluice(['bulk', 'list']);
+    expect(listed.out[0]).toMatch(/\trequeue\tsucceeded\t/);
+  });
+});
+
+describe('sluice audit', () => {
+  it('lists the operator actions with who and why, and exports them as JSON lines', async () => {
+    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    await done.result();
+    await sluice(['jobs', 'rerun', done.id, '--note', 'audit me']);
+    const listed = await sluice(['audit', '--action', 'job.rerun']);
+    expect(listed.code).toBe(EXIT_CODES.ok);
+    expect(listed.out[0]).toMatch(new RegExp(`\tjob.rerun\t${done.id}\t\\S+\taudit me$`));
+    const exported = await sluice(['audit', 'export', '--target', done.id]);
+    expect(exported.code).toBe(EXIT_CODES.ok);
+    const lines = exported.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      expect.objectContaining({ action: 'job.rerun', target: done.id, note: 'audit me' }),
+    ]);
+    const bad = await sluice(['audit', '--action', 'nope']);
+    expect(bad.code).toBe(EXIT_CODES.usage);
+  });
+});
+
 describe('sluice dead-letters and review', () => {
   it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
     const job = await client.submit('ops.exhaust', {});

@@ -27,6 +27,13 @@ import {
   type SignedUrl,
 } from './download.js';
 import { createJobHandle } from './job-handle.js';
+import { operatorJobs, type OperatorJobs } from './operator-client.js';
+import {
+  auditNamespace,
+  bulkNamespace,
+  type AuditNamespace,
+  type BulkNamespace,
+} from './operator-namespaces.js';
 import { mutate, query } from './rpc.js';
 import {
   createTransport,
@@ -106,7 +113,7 @@ export interface SluiceClient<R extends JobRegistry> {
   watchAll<K extends inferJobKind<R> = inferJobKind<R>>(
     opts?: WatchAllOptions<K>,
   ): AsyncIterableIterator<FeedEvent<R, K>>;
-  jobs: {
+  jobs: OperatorJobs & {
     get(id: string): Promise<JobView>;
     list(opts?: ListOptions<R>): Promise<ListResult>;
     /** Sets or lifts a job's legal hold (a key with `jobs:manage` or `admin`). */
@@ -149,9 +156,17 @@ export interface SluiceClient<R extends JobRegistry> {
      * and provider its review named, and the calls in billing doubt an approval would authorise.
      */
     list(opts?: PageOptions<R>): Promise<ReviewListResult>;
-    /** Authorises one more call of the ambiguous unit and requeues the job. */
-    approve<K extends inferJobKind<R>>(id: string, note: string, kind: K): Promise<JobHandle<R[K]>>;
-    approve(id: string, note: string): Promise<JobHandle>;
+    /**
+     * Authorises one more call of each call left in billing doubt and requeues the job; the
+     * handle carries `authorised`, how many. Refused (CONFLICT) when the review came from a call
+     * refused before sending (fail-closed), which no approval can let through.
+     */
+    approve<K extends inferJobKind<R>>(
+      id: string,
+      note: string,
+      kind: K,
+    ): Promise<JobHandle<R[K]> & { authorised: number }>;
+    approve(id: string, note: string): Promise<JobHandle & { authorised: number }>;
     /** Fails the job. */
     discard(id: string, note: string): Promise<JobView>;
   };
@@ -169,6 +184,10 @@ export interface SluiceClient<R extends JobRegistry> {
     resume(id: string): Promise<ScheduleView>;
     delete(id: string): Promise<void>;
   };
+  /** Bulk operations over a filter: dry run, start, progress (scope `jobs:manage`). */
+  bulk: BulkNamespace;
+  /** The tenant's audit log: list and JSON-lines export (scope `jobs:manage`). */
+  audit: AuditNamespace;
   /**
    * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
    * a consumer of the live feed (which carries on live, it does not replay) re-reads what it
@@ -214,6 +233,8 @@ export function createSluiceClient<R extends JobRegistry>(
         ...(opts.debounce !== undefined ? { debounce: opts.debounce } : {}),
         ...(opts.singleton !== undefined ? { singleton: opts.singleton } : {}),
         ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+        ...(opts.tags !== undefined ? { tags: opts.tags } : {}),
+        ...(opts.metadata !== undefined ? { metadata: opts.metadata } : {}),
       };
       const accepted = await mutate<SubmitResult>(
         transport,
@@ -239,6 +260,7 @@ export function createSluiceClient<R extends JobRegistry>(
       return watchFeed(deps, opts, opts.signal) as AsyncIterableIterator<never>;
     },
     jobs: {
+      ...operatorJobs(transport),
       get: (id) => query(transport, API_PATHS.get, { id }),
       list: (opts) => query(transport, API_PATHS.list, page(opts)),
       hold: (id, hold) => mutate(transport, API_PATHS.hold, { id, hold }),
@@ -273,8 +295,11 @@ export function createSluiceClient<R extends JobRegistry>(
     review: {
       list: (opts) => query(transport, API_PATHS.reviewList, page(opts)),
       approve: (async (id: string, note: string, kind?: string) => {
-        const out = await mutate(transport, API_PATHS.reviewApprove, { id, note });
-        return handle(id, kind ?? kindOf(out));
+        const out = await mutate<{ authorised?: number }>(transport, API_PATHS.reviewApprove, {
+          id,
+          note,
+        });
+        return Object.assign(handle(id, kind ?? kindOf(out)), { authorised: out.authorised ?? 0 });
       }) as SluiceClient<R>['review']['approve'],
       discard: (id, note) => mutate(transport, API_PATHS.reviewDiscard, { id, note }),
     },
@@ -289,6 +314,8 @@ export function createSluiceClient<R extends JobRegistry>(
         await mutate(transport, API_PATHS.scheduleDelete, { id });
       },
     },
+    bulk: bulkNamespace(transport),
+    audit: auditNamespace(transport),
     onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();

@@ -27,7 +27,29 @@ export type {
 } from './types.js';
 export type { ReconnectOptions } from './backoff.js';
 export type { AssetRef, ByteRange, Download, DownloadOptions, SignedUrl } from './download.js';
+export type { OperatorJobs } from './operator-client.js';
 export type {
+  AuditFilter,
+  AuditNamespace,
+  BulkNamespace,
+  BulkStartOptions,
+} from './operator-namespaces.js';
+export type {
+  AttemptView,
+  JobDetail,
+  JobFilter,
+  LabelledJobView,
+  LedgerCallView,
+  MetadataMatch,
+  OperatorActionResult,
+  AuditEntry,
+  AuditListResult,
+  BulkOperationView,
+  BulkPreview,
+  BulkListResult,
+  SearchInput,
+  SearchResult,
+  UnitView,
   AssetView,
   CallInDoubt,
   ReviewItem,

@@ -157,6 +157,10 @@ export interface SubmitOptions {
   singleton?: SingletonOptions | undefined;
   /** Overrides a batch kind's declared `{ key, maxSize, maxWaitMs }` (only batch kinds take it). */
   batch?: BatchOptions | undefined;
+  /** Labels to find the job by (`jobs.search`): at most 20, each up to 64 of `A-Za-z0-9._:/=-`. */
+  tags?: string[] | undefined;
+  /** JSON values by key (at most 32 keys, 4 KiB as JSON): searchable by key and value. */
+  metadata?: Record<string, unknown> | undefined;
   signal?: AbortSignal | undefined;
 }
 

@@ -29,6 +29,15 @@ export const API_PATHS = {
   schedulePause: 'schedules.pause',
   scheduleResume: 'schedules.resume',
   scheduleDelete: 'schedules.delete',
+  search: 'jobs.search',
+  detail: 'jobs.detail',
+  requeue: 'jobs.requeue',
+  rerun: 'jobs.rerun',
+  bulkPreview: 'bulk.preview',
+  bulkStart: 'bulk.start',
+  bulkGet: 'bulk.get',
+  bulkList: 'bulk.list',
+  auditList: 'audit.list',
 } as const;
 
 /**
@@ -45,4 +54,6 @@ export const FILES_PATH = '/v1/files';
 /** `GET ${JOBS_PATH}/:id/assets/:name` streams a job's asset. */
 export const JOBS_PATH = '/v1/jobs';
 export const TRPC_PATH = '/trpc';
+/** `GET ${AUDIT_EXPORT_PATH}?…filters` streams the audit log as JSON lines (scope `jobs:manage`). */
+export const AUDIT_EXPORT_PATH = '/v1/audit.jsonl';
 export const WS_PATH = '/ws';

@@ -13,3 +13,6 @@ export const CALL_OUTCOMES = [
   'authorised',
 ] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+
+/** Outcomes of calls that never reached the provider (or are not calls): nothing was billed. */
+export const UNBILLED_OUTCOMES: readonly CallOutcome[] = ['never_sent', 'refused', 'authorised'];

@@ -52,6 +52,9 @@ export const StateEvent = z.object({
   type: z.literal('state'),
   reason: z.string().optional(),
   error: JobErrorSchema.optional(),
+  /** On the move to `running`: the worker that took the job and the attempt's fencing token. */
+  worker: z.string().optional(),
+  epoch: z.number().int().optional(),
 });
 export const ProgressEvent = z.object({ ...base, type: z.literal('progress'), data: z.unknown() });
 export const UnitDoneEvent = z.object({

@@ -4,6 +4,7 @@ import {
   FINAL_STATES,
   JOB_STATES,
   JOB_TRANSITIONS,
+  OPERATOR_EVENTS,
   PARKED_STATES,
   TERMINAL_STATES,
   assertTransition,
@@ -41,6 +42,10 @@ const LEGAL: Record<string, JobState> = {
   'queued dead_letter': 'dead_lettered',
   'running dead_letter': 'dead_lettered',
   'dead_lettered requeue': 'queued',
+  'failed requeue': 'queued',
+  'succeeded rerun': 'queued',
+  'failed rerun': 'queued',
+  'dead_lettered rerun': 'queued',
   'accepted stale': 'stale',
   'queued stale': 'stale',
   'running stale': 'stale',
@@ -124,15 +129,22 @@ describe('properties over random event sequences', () => {
     );
   });
 
-  it('nothing leaves a final state', () => {
+  it('nothing but an operator’s requeue or rerun leaves a final state', () => {
+    const operator = new Set<string>(OPERATOR_EVENTS);
     fc.assert(
       fc.property(fc.constantFrom(...FINAL_STATES), events, (start, seq) => {
-        for (const event of seq) expect(transition(start, event).ok).toBe(false);
+        for (const event of seq) {
+          if (operator.has(event)) continue;
+          expect(transition(start, event).ok).toBe(false);
+        }
       }),
     );
+    // cancelled and stale have no way out at all.
+    for (const s of ['cancelled', 'stale'] as const)
+      for (const e of JOB_TRANSITIONS) expect(transition(s, e).ok).toBe(false);
   });
 
-  it('the only ways out of a parked state are approve, discard and requeue', () => {
+  it('the only ways out of a parked state are approve, discard, requeue and rerun', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...PARKED_STATES),
@@ -141,7 +153,7 @@ describe('properties over random event sequences', () => {
           const result = transition(s, e);
           const allowed =
             (s === 'needs_review' && (e === 'approve' || e === 'discard')) ||
-            (s === 'dead_lettered' && e === 'requeue');
+            (s === 'dead_lettered' && (e === 'requeue' || e === 'rerun'));
           expect(result.ok).toBe(allowed);
           if (result.ok) expect(result.state).toBe(e === 'discard' ? 'failed' : 'queued');
         },

@@ -20,7 +20,7 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-/** States with no way out at all. */
+/** States a job stops in for good, unless an operator requeues or reruns it (`OPERATOR_EVENTS`). */
 export const FINAL_STATES = ['succeeded', 'failed', 'cancelled', 'stale'] as const;
 /** Terminal-looking states that only a person moves on (approve/discard, requeue). */
 export const PARKED_STATES = ['needs_review', 'dead_lettered'] as const;
@@ -57,11 +57,19 @@ export const TRANSITIONS = {
   approve: { from: ['needs_review'], to: 'queued' },
   discard: { from: ['needs_review'], to: 'failed' },
   dead_letter: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'dead_lettered' },
-  requeue: { from: ['dead_lettered'], to: 'queued' },
+  /** An operator's retry with a fresh attempt budget: dead-lettered, or failed for good. */
+  requeue: { from: ['dead_lettered', 'failed'], to: 'queued' },
+  /**
+   * An operator's run again of a job that ended: a new epoch, the checkpoints it keeps reused
+   * and the provider-call ledger untouched (a billed call is answered from it, never resent).
+   */
+  rerun: { from: ['succeeded', 'failed', 'dead_lettered'], to: 'queued' },
   stale: { from: ['accepted', 'scheduled', 'queued', 'running'], to: 'stale' },
 } as const satisfies Record<string, { from: readonly JobState[]; to: JobState }>;
 
 export type JobTransition = keyof typeof TRANSITIONS;
+/** The only events that leave a final state: a person's decision, never a worker's. */
+export const OPERATOR_EVENTS = ['requeue', 'rerun'] as const satisfies readonly JobTransition[];
 export const JOB_TRANSITIONS = Object.keys(TRANSITIONS) as JobTransition[];
 
 export type TransitionResult =

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { PRIORITY_MAX, PRIORITY_MIN, type JobRegistry, type inferJobInput } from './define-job.js';
 import { SluiceError } from './errors.js';
 import { BatchOptions, DebounceOptions, SingletonOptions } from './flow-control.js';
+import { Metadata, Tags } from './job-labels.js';
 
 export const IdempotencyKey = z.string().min(1).max(200);
 export const FileId = z.string().regex(/^f_[a-z2-7]{26}$/, 'not a file id');
@@ -37,6 +38,10 @@ export type SubmitInput<R extends JobRegistry> = {
     singleton?: SingletonOptions | undefined;
     /** Overrides the batch kind's declared `key`, `maxSize` or `maxWaitMs`. */
     batch?: BatchOptions | undefined;
+    /** Labels to find the job by (`jobs.search`): at most 20, each up to 64 characters. */
+    tags?: string[] | undefined;
+    /** JSON values by key (at most 32 keys, 4 KiB as JSON), searchable by key and value. */
+    metadata?: Record<string, unknown> | undefined;
   };
 }[Extract<keyof R, string>];
 
@@ -54,6 +59,8 @@ function member(kind: string, input: z.core.$ZodType) {
       debounce: DebounceOptions.optional(),
       singleton: SingletonOptions.optional(),
       batch: BatchOptions.optional(),
+      tags: Tags.optional(),
+      metadata: Metadata.optional(),
     })
     .strict()
     .refine((v) => v.runAt === undefined || v.delayMs === undefined, {

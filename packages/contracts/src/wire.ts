@@ -50,6 +50,29 @@ export type {
   SubmitResult,
 } from './api.js';
 export type {
+  AttemptView,
+  JobDetail,
+  JobFilter,
+  JobLinks,
+  LabelledJobView,
+  LedgerCallView,
+  MetadataMatch,
+  SearchInput,
+  SearchResult,
+  UnitView,
+} from './operator-api.js';
+export type {
+  AuditAction,
+  AuditEntry,
+  AuditListInput,
+  AuditListResult,
+  BulkAction,
+  BulkListResult,
+  BulkOperationView,
+  BulkPreview,
+  OperatorActionResult,
+} from './operator-actions.js';
+export type {
   CreateScheduleInput,
   MissedTickPolicy,
   ScheduleListResult,

@@ -60,6 +60,9 @@ export interface SubmitRequest {
   debounce?: DebounceOptions | undefined;
   singleton?: SingletonOptions | undefined;
   batch?: BatchOptions | undefined;
+  /** Searchable labels (`jobs.search`), bounded by the submit schema. */
+  tags?: string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The figures the accept path moves (a prom-client registry on Node, plain fields on Workers). */
@@ -230,6 +233,8 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
         traceContext,
         apiKeyId,
         hold: request.hold === true,
+        tags: request.tags ?? [],
+        metadata: request.metadata ?? {},
         outcome: !route.ok
           ? { to: 'dead_lettered', reason: route.reason, detail: route.detail }
           : due === undefined

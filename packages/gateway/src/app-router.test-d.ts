@@ -21,6 +21,8 @@ it('types jobs.submit from the registry', () => {
         debounce?: DebounceOptions | undefined;
         singleton?: SingletonOptions | undefined;
         batch?: BatchOptions | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
     | {
         kind: 'demo.approve';
@@ -34,6 +36,8 @@ it('types jobs.submit from the registry', () => {
         debounce?: DebounceOptions | undefined;
         singleton?: SingletonOptions | undefined;
         batch?: BatchOptions | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
     | {
         kind: 'demo.copy';
@@ -47,6 +51,8 @@ it('types jobs.submit from the registry', () => {
         debounce?: DebounceOptions | undefined;
         singleton?: SingletonOptions | undefined;
         batch?: BatchOptions | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
     | {
         kind: 'demo.rollout';
@@ -60,6 +66,8 @@ it('types jobs.submit from the registry', () => {
         debounce?: DebounceOptions | undefined;
         singleton?: SingletonOptions | undefined;
         batch?: BatchOptions | undefined;
+        tags?: string[] | undefined;
+        metadata?: Record<string, unknown> | undefined;
       }
   >();
   expectTypeOf<Out['jobs']['submit']>().toEqualTypeOf<{

@@ -21,6 +21,8 @@ import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
 import { createGatekeeper } from './auth/gatekeeper.js';
 import { resolveGatewayHooks } from './hooks.js';
+import { registerAuditExport } from './operator/audit-export.js';
+import { createBulkRunner } from './operator/bulk-runner.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
@@ -136,6 +138,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     },
   });
   const signer = createUrlSigner(options.downloads?.signingSecret);
+  // Tracked bulk operations, batch by batch under a lease (any replica resumes a dead one's).
+  const bulk = createBulkRunner({ database, hub, dispatch, logger, hooks }, options.bulk);
   const router = createAppRouter(
     {
       jobs: options.jobs,
@@ -148,6 +152,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       signer,
       waits,
       onScheduleTick: (at) => scheduler.poke(at),
+      hooks,
+      bulk,
     },
     gate,
     limits.maxInputDepth,
@@ -205,6 +211,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     publish: (events) => hub.publish(events),
     onReject: (code) => metrics.reject(code),
   });
+  registerAuditExport(app, { database, gate, onReject: (code) => metrics.reject(code) });
   app.use(
     '/trpc/*',
     requestLimit({
@@ -263,6 +270,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   });
   retentionSweeper.start();
   scheduler.start();
+  bulk.start();
 
   return {
     app,
@@ -280,6 +288,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       closing = true;
       stopSweeper();
       await scheduler.close();
+      await bulk.close();
       stopOrphanSweeper();
       await retentionSweeper.close();
       await websocket.close();

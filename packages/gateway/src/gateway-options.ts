@@ -13,6 +13,7 @@ import type { AcceptBatchOptions } from './accept-batcher.js';
 import type { AuthOptions } from './auth/api-key-auth.js';
 import type { Gatekeeper } from './auth/gatekeeper.js';
 import type { GatewayHooks } from './hooks.js';
+import type { BulkRunnerOptions } from './operator/bulk-runner.js';
 import type { DispatchBatchOptions } from './dispatch-batcher.js';
 import type { EventHub, EventTailer } from './events/event-hub.js';
 import type { RuntimeProbes } from './health.js';
@@ -114,6 +115,11 @@ export interface GatewayOptions<R extends JobRegistry> {
    * `maxSleepMs` (default 1000) bounds how late a job scheduled through another replica starts.
    */
   scheduler?: { maxSleepMs?: number };
+  /**
+   * Tracked bulk operations (`bulk.start`): jobs per batch, the pause between batches (the rate
+   * limit that keeps other tenants' reads fast), the runner's lease and idle poll.
+   */
+  bulk?: BulkRunnerOptions | undefined;
 }
 
 export interface Gateway<R extends JobRegistry = JobRegistry> {

@@ -3,6 +3,7 @@
 // Production passes nothing and gets the real decisions; no environment variable or test name
 // is read here, and the dangerous variants live under `src/testing/` only.
 
+import type { Db } from '@sluice/storage/portable';
 import {
   hasScope,
   retentionKeyOf,
@@ -34,6 +35,12 @@ export interface GatewayHooks {
   decideFlow: typeof decideFlow;
   /** Whether an approval token in `status` may still complete its wait (only `open`). */
   tokenUsable(status: TokenStatus): boolean;
+  /**
+   * Inside a rerun's transaction, once its checkpoints are dropped (`units`: the ones that run
+   * again; empty: none dropped). Production does nothing; a seeded bug forgets the ledger here,
+   * to prove the ledger is what keeps a rerun from paying for a call twice.
+   */
+  onRerun(tx: Db, rerun: { jobId: string; units: readonly string[] }): Promise<void>;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
@@ -42,6 +49,7 @@ export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   retentionKey: retentionKeyOf,
   decideFlow,
   tokenUsable: (status) => status === 'open',
+  onRerun: async () => {},
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

@@ -9,6 +9,7 @@ import type { SqlDialect } from './dialect/storage-dialect.js';
 import { fairLimits } from './migration-fair-limits.js';
 import { flowControl } from './migration-flow-control.js';
 import { jobLimits } from './migration-job-limits.js';
+import { operator } from './migration-operator.js';
 import { priority } from './migration-priority.js';
 import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
@@ -335,6 +336,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0016_retention': retention(dialect),
     '0017_flow_control': flowControl(),
     '0018_waits': waits(dialect),
+    '0019_operator': operator(dialect),
   };
 }
 

@@ -56,6 +56,10 @@ export interface JobsTable {
   parent_id: string | null;
   /** 1: a child the parent's cancel leaves alone. */
   detached: number;
+  /** JSON array of the submitter's tags (copied into `job_tags` by a trigger). */
+  tags: JsonColumn;
+  /** JSON object of the submitter's metadata (copied into `job_meta` by a trigger). */
+  metadata: JsonColumn;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
@@ -302,6 +306,73 @@ export interface JobTokensTable {
   used_at: string | null;
 }
 
+/** One tag of a job (kept by a trigger on `jobs`): searched by (tenant, tag) newest first. */
+export interface JobTagsTable {
+  job_id: string;
+  tenant_id: string;
+  tag: string;
+  created_at: string;
+}
+
+/** One top-level metadata key of a job, its value as text (kept by a trigger on `jobs`). */
+export interface JobMetaTable {
+  job_id: string;
+  tenant_id: string;
+  key: string;
+  value: string;
+  created_at: string;
+}
+
+/** A tracked bulk action over a filter (repos/bulk-operations.ts). */
+export interface BulkOperationsTable {
+  id: string;
+  tenant_id: string;
+  operation_key: string;
+  action: string;
+  filter: JsonColumn;
+  params: JsonColumn;
+  note: string | null;
+  /** running | succeeded | failed | cancelled */
+  state: string;
+  /** The dry-run count when it started. */
+  total: number;
+  processed: number;
+  applied: number;
+  skipped: number;
+  failed: number;
+  /** The job listing's cursor after the last batch done (null: from the top). */
+  cursor: string | null;
+  /** Only jobs created at or before this time: the set does not grow while it runs. */
+  until: string;
+  created_by: string | null;
+  error: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** An operator action (append-only: no UPDATE, DELETE only below a recorded prune horizon). */
+export interface AuditLogTable {
+  id: string;
+  tenant_id: string;
+  at: string;
+  key_id: string | null;
+  key_label: string | null;
+  action: string;
+  target: string | null;
+  note: string | null;
+  details: JsonColumn;
+}
+
+/** Every move of the audit log's prune horizon, with who moved it (append-only). */
+export interface AuditPrunesTable {
+  before: string;
+  at: string;
+  by: string;
+}
+
 export interface Database {
   job_waits: JobWaitsTable;
   job_signals: JobSignalsTable;
@@ -323,4 +394,9 @@ export interface Database {
   retention_blobs: RetentionBlobsTable;
   flow_keys: FlowKeysTable;
   flow_waiting: FlowWaitingTable;
+  job_tags: JobTagsTable;
+  job_meta: JobMetaTable;
+  bulk_operations: BulkOperationsTable;
+  audit_log: AuditLogTable;
+  audit_prunes: AuditPrunesTable;
 }

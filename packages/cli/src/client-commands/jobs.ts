@@ -1,14 +1,17 @@
 // `sluice jobs list|get|cancel|watch|signal`: a running gateway's jobs, as the API key's tenant
 // sees them. `get` shows a child's parent and a parent's children.
 
-import { Option, type Command } from 'commander';
-import { JOB_STATES, isTerminalState, type JobState } from '@sluice/contracts';
+import type { Command } from 'commander';
+import { isTerminalState, type JobState } from '@sluice/contracts';
 import type { JobWatchEvent } from '@sluice/client';
 import { EXIT_CODES, UsageError, type ExitCode } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { withClient, withGatewayOptions, type GatewayFlags } from './connect.js';
+import { addJobActionCommands } from './job-actions.js';
+import { detailLines } from './job-detail-lines.js';
 import { jobLine, printJobs } from './job-lines.js';
 import { pageOptions, withPageOptions, type PageFlags } from './page-options.js';
+import { searchFilter, withSearchOptions, type SearchFlags } from './search-options.js';
 import { progressFraction, renderProgressLine, type ProgressState } from './progress-bar.js';
 
 export type SetExit = (code: ExitCode) => void;
@@ -16,14 +19,21 @@ export type SetExit = (code: ExitCode) => void;
 export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): void {
   const jobs = program.command('jobs').description('list, inspect, cancel and watch jobs');
 
-  withPageOptions(withGatewayOptions(jobs.command('list').description('list jobs, newest first')))
-    .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
-    .action(async (flags: GatewayFlags & PageFlags & { state?: JobState }) => {
-      const page = await withClient(flags, (c) =>
-        c.jobs.list({ ...pageOptions(flags), ...(flags.state ? { state: flags.state } : {}) }),
-      );
-      printJobs(io.out, page, flags.json, 'no jobs');
-    });
+  withSearchOptions(
+    withPageOptions(
+      withGatewayOptions(
+        jobs
+          .command('list')
+          .description('list jobs, newest first: by kind, state, tags, metadata, time, error text'),
+      ),
+    ),
+  ).action(async (flags: GatewayFlags & PageFlags & SearchFlags) => {
+    const filter = searchFilter(flags);
+    const page = await withClient(flags, (c) =>
+      c.jobs.search({ ...pageOptions(flags), ...filter }),
+    );
+    printJobs(io.out, page, flags.json, 'no jobs');
+  });
 
   withGatewayOptions(
     jobs
@@ -77,6 +87,22 @@ export function addJobsCommands(program: Command, io: CliIo, setExit: SetExit): 
       );
     },
   );
+
+  addJobActionCommands(jobs, io);
+
+  withGatewayOptions(
+    jobs
+      .command('show')
+      .description('one job in full: attempts, units, provider calls with bills, assets, events')
+      .argument('<id>', 'job id')
+      .option('--tenant <id>', "another tenant's job (admin keys only)"),
+  ).action(async (id: string, flags: GatewayFlags & { tenant?: string }) => {
+    const detail = await withClient(flags, (c) =>
+      c.jobs.detail(id, flags.tenant ? { tenant: flags.tenant } : {}),
+    );
+    if (flags.json) io.out(JSON.stringify(detail));
+    else for (const line of detailLines(detail)) io.out(line);
+  });
 
   withGatewayOptions(
     jobs.command('cancel').description('cancel a job').argument('<id>', 'job id'),

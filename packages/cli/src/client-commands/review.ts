@@ -27,8 +27,11 @@ export function addReviewCommands(program: Command, io: CliIo): void {
       .requiredOption('--note <text>', 'why (recorded with the decision)'),
   ).action(async (id: string, flags: GatewayFlags & { note: string }) => {
     const handle = await withClient(flags, (c) => c.review.approve(id, flags.note));
+    const { authorised } = handle;
     io.out(
-      flags.json ? JSON.stringify({ id: handle.id, state: 'queued' }) : `${handle.id}\tqueued`,
+      flags.json
+        ? JSON.stringify({ id: handle.id, state: 'queued', authorised })
+        : `${handle.id}\tqueued\t${authorised} call(s) authorised`,
     );
   });
 

@@ -2,7 +2,14 @@
 // key once; only its hash is stored. Without --scope a key may submit and read jobs only
 // (least privilege): review decisions, dead-letter requeues and /metrics need their own scopes.
 import { API_KEY_SCOPES, isApiKeyScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
-import { createApiKey, listApiKeys, migrate, revokeApiKey } from '@sluice/storage';
+import { userInfo } from 'node:os';
+import {
+  appendAudit,
+  createApiKey,
+  listApiKeys,
+  migrate,
+  revokeApiKey,
+} from '@sluice/storage';
 import type { Settings } from '../define-config.js';
 import { openCliDatabase } from '../open-cli-database.js';
 
@@ -50,6 +57,18 @@ export function parseExpiry(raw: string | undefined, now = Date.now()): Date | u
   return at;
 }
 
+/**
+ * Who ran the command, for the audit log: the CLI works on the database itself, with no API key,
+ * so the operating-system user is the best name there is.
+ */
+function cliActor(): Record<string, string> {
+  try {
+    return { via: 'cli', user: userInfo().username };
+  } catch {
+    return { via: 'cli' };
+  }
+}
+
 export async function runKeys(
   settings: Settings,
   args: KeysArgs,
@@ -68,6 +87,16 @@ export async function runKeys(
           scopes,
           expiresAt,
         });
+        await appendAudit(database.db, [
+          {
+            tenantId: key.tenantId,
+            keyId: null,
+            action: 'key.create',
+            target: key.id,
+            note: null,
+            details: { ...cliActor(), label: args.label ?? null, scopes },
+          },
+        ]);
         out(
           `created key ${key.id} for tenant ${key.tenantId} (scopes ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}); it is shown only this once:`,
         );
@@ -93,11 +122,25 @@ export async function runKeys(
       }
       case 'revoke': {
         if (!args.id) throw new SluiceError('BAD_REQUEST', 'keys revoke needs a key id');
-        out(
-          (await revokeApiKey(database.db, args.id))
-            ? `revoked ${args.id}`
-            : `no active key ${args.id}`,
-        );
+        const revoked = await revokeApiKey(database.db, args.id);
+        if (revoked) {
+          const owner = await database.db
+            .selectFrom('api_keys')
+            .select(['tenant_id'])
+            .where('id', '=', args.id)
+            .executeTakeFirst();
+          await appendAudit(database.db, [
+            {
+              tenantId: owner?.tenant_id ?? '-',
+              keyId: null,
+              action: 'key.revoke',
+              target: args.id,
+              note: null,
+              details: cliActor(),
+            },
+          ]);
+        }
+        out(revoked ? `revoked ${args.id}` : `no active key ${args.id}`);
         return;
       }
       default:

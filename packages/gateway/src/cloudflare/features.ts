@@ -22,7 +22,11 @@ export const WORKERS_GATEWAY_FEATURES = Object.freeze({
   metrics: false,
   /** Recurring schedules: no due-job scheduler runs on Workers yet. */
   schedules: false,
-  /** Dead-letter requeue and review approve/discard: they need an interactive transaction. */
+  /**
+   * Dead-letter requeue, review approve/discard, requeue, rerun and bulk operations: they need
+   * an interactive transaction (and bulk operations a background runner). Search, detail and
+   * the audit log's reads are served.
+   */
   operatorActions: false,
   /** Expired-upload and orphan sweepers: nothing to sweep without uploads. */
   sweepers: false,
@@ -36,6 +40,10 @@ const REFUSED: Readonly<Record<string, WorkersGatewayFeature>> = {
   'deadLetters.requeue': 'operatorActions',
   'review.approve': 'operatorActions',
   'review.discard': 'operatorActions',
+  'jobs.requeue': 'operatorActions',
+  'jobs.rerun': 'operatorActions',
+  'bulk.preview': 'operatorActions',
+  'bulk.start': 'operatorActions',
   'schedules.create': 'schedules',
   'schedules.resume': 'schedules',
   'files.signedUrl': 'downloads',

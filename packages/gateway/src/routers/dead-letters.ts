@@ -1,24 +1,19 @@
 // `deadLetters.*`: the tenant's dead-lettered jobs, and requeue. A requeue resets the attempt
-// budget, clears the row's reason and error (the event history keeps them) and dispatches again:
-// in the same transaction for in-transaction runtimes, through the outbox otherwise.
+// budget, clears the row's error (the event history keeps it), records who requeued it and
+// dispatches again: in the same transaction for in-transaction runtimes, through the outbox
+// otherwise (operator/run-action.ts, shared with `jobs.requeue` and bulk operations).
 
-import {
-  CancelResult,
-  GetInput,
-  ListResult,
-  PageInput,
-  SluiceError,
-  type MessagePointer,
-} from '@sluice/contracts';
-import { getJob, listJobs, transitionJob } from '@sluice/storage/portable';
+import { CancelResult, GetInput, ListResult, PageInput, SluiceError } from '@sluice/contracts';
+import { getJob, listJobs } from '@sluice/storage/portable';
 import { toJobView } from '../job-view.js';
+import { runJobAction } from '../operator/run-action.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 
 export const RequeueResult = CancelResult;
 
 export function createDeadLettersRouter(p: Procedures, deps: RouterDeps) {
-  const { database, hub, dispatch } = deps;
+  const { database } = deps;
   return p.router({
     list: p
       .scoped('jobs:read')
@@ -37,37 +32,13 @@ export function createDeadLettersRouter(p: Procedures, deps: RouterDeps) {
       .input(GetInput)
       .output(RequeueResult)
       .mutation(async ({ ctx, input }) => {
-        const job = await getJob(database.db, ctx.tenantId, input.id);
+        const job = await getJob(deps.database.db, ctx.tenantId, input.id);
         if (!job) throw new SluiceError('NOT_FOUND', 'job not found');
+        // This path is the dead-letter queue's: a failed job is requeued with `jobs.requeue`.
         if (job.state !== 'dead_lettered') {
           throw new SluiceError('CONFLICT', `cannot requeue a job that is ${job.state}`);
         }
-        const pointer: MessagePointer = {
-          jobId: job.id,
-          kind: job.kind,
-          version: job.version,
-          tenantId: job.tenantId,
-          priority: job.priority,
-        };
-        const r = await database.transaction(async (tx) => {
-          const moved = await transitionJob(tx, {
-            id: job.id,
-            event: 'requeue',
-            resetAttempts: true,
-            reason: null,
-            error: null,
-          });
-          if (moved.ok) await dispatch.stage(tx, [pointer]);
-          return moved;
-        });
-        if (!r.ok) {
-          throw new SluiceError(
-            'CONFLICT',
-            `cannot requeue a job that is ${r.job?.state ?? 'gone'}`,
-          );
-        }
-        hub.publish([r.event]);
-        await dispatch.afterCommit([pointer], { markQueued: false });
+        const r = await runJobAction(deps, ctx, job.id, { action: 'requeue' });
         return { id: job.id, state: r.job.state };
       }),
   });

@@ -6,6 +6,7 @@ import type { Acceptor } from '../accept.js';
 import type { DispatchPath } from '../dispatch.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { EventHub } from '../events/event-hub.js';
+import type { GatewayHooks } from '../hooks.js';
 import type { GatewayLogger } from '../logger.js';
 import type { WaitResumer } from '../waits/wait-resumer.js';
 
@@ -28,4 +29,8 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
    * themselves (Workflows: terminate the instance). Absent: the worker sees the cancel.
    */
   stopRun?: ((job: { id: string; version: string }) => Promise<void>) | undefined;
+  /** Wakes this gateway's bulk-operation runner (a start was stored); absent where none runs. */
+  bulk?: { poke(): void } | undefined;
+  /** Test seams of the operator actions (hooks.ts); absent: the real ones. */
+  hooks?: Pick<GatewayHooks, 'onRerun'> | undefined;
 }

@@ -3,6 +3,8 @@
 
 import type { JobRegistry } from '@sluice/contracts';
 import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { createAuditRouter } from './audit.js';
+import { createBulkRouter } from './bulk.js';
 import { createProcedures, type RefuseProcedure } from '../trpc/procedures.js';
 import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
@@ -24,6 +26,8 @@ export function createAppRouter<R extends JobRegistry>(
     deadLetters: createDeadLettersRouter(p, deps as RouterDeps),
     review: createReviewRouter(p, deps as RouterDeps),
     schedules: createSchedulesRouter(p, deps),
+    audit: createAuditRouter(p, deps as RouterDeps),
+    bulk: createBulkRouter(p, deps as RouterDeps),
   });
 }
 

@@ -25,15 +25,7 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import {
-  closeWaits,
-  getJob,
-  listChildren,
-  listJobs,
-  setJobHold,
-  transitionJob,
-} from '@sluice/storage/portable';
-import { cancelCascade } from '../waits/cancel-cascade.js';
+import { appendAudit, getJob, listChildren, listJobs, setJobHold } from '@sluice/storage/portable';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -42,7 +34,9 @@ import { zIterable, zTrackedIterable } from '../trpc/async-iterable.js';
 import { streamSignal, type Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { createDownloadProcedures } from './downloads.js';
-import { logJobStates } from '../log-job-states.js';
+import { createOperatorActionProcedures } from './operator-actions.js';
+import { createOperatorJobProcedures } from './operator-jobs.js';
+import { runJobAction } from '../operator/run-action.js';
 
 const notFound = () => new SluiceError('NOT_FOUND', 'job not found');
 
@@ -94,39 +88,15 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
         if (job.state === 'cancelled') return { id: job.id, state: job.state };
         const legal = transition(job.state, 'cancel');
         if (!legal.ok) throw new SluiceError('CONFLICT', legal.error.message);
-        // One conditional statement either way; D1 has no interactive transaction to wrap it.
-        const r = database.capabilities.interactiveTransactions
-          ? await database.transaction((tx) => transitionJob(tx, { id: job.id, event: 'cancel' }))
-          : await transitionJob(db, { id: job.id, event: 'cancel' });
-        if (r.ok) {
-          hub.publish([r.event]);
-          logJobStates(deps.logger, [r.event], r.job);
-          // The runtime stops the run (Workflows: terminate the instance). The cancel is already
-          // stored, so a run that outlives a failed stop has its next fenced write refused.
-          await deps
-            .stopRun?.({ id: job.id, version: job.version })
-            .catch((error: unknown) =>
-              deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-            );
-          // Its waits close (the sweep never reads them again); its attached children go with it
-          // (a detached child lives on).
-          await closeWaits(db, job.id).catch((error: unknown) =>
-            deps.logger.error('closing the waits of a cancelled job failed', {
-              jobId: job.id,
-              error,
-            }),
-          );
-          await cancelCascade(deps, ctx.tenantId, job.id).catch((error: unknown) =>
-            deps.logger.error('cancelling the children of a cancelled job failed', {
-              jobId: job.id,
-              error,
-            }),
-          );
+        try {
+          const r = await runJobAction(deps as RouterDeps, ctx, job.id, { action: 'cancel' });
           return { id: job.id, state: r.job.state };
+        } catch (error) {
+          // It moved meanwhile (a worker finished it, another cancel won).
+          const now = await getJob(db, ctx.tenantId, job.id);
+          if (now?.state === 'cancelled') return { id: job.id, state: now.state };
+          throw error;
         }
-        // It moved meanwhile (a worker finished it, another cancel won).
-        if (r.job?.state === 'cancelled') return { id: job.id, state: r.job.state };
-        throw new SluiceError('CONFLICT', `cannot cancel a job that is ${r.job?.state ?? 'gone'}`);
       }),
 
     // A signal steers a job the caller may submit and cancel: the same scope, `jobs:submit`.
@@ -159,6 +129,16 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
       .mutation(async ({ ctx, input }) => {
         const held = await setJobHold(db, ctx.tenantId, input.id, input.hold);
         if (!held) throw notFound();
+        await appendAudit(db, [
+          {
+            tenantId: ctx.tenantId,
+            keyId: ctx.keyId ?? null,
+            action: 'job.hold',
+            target: held.id,
+            note: null,
+            details: { hold: held.hold },
+          },
+        ]);
         deps.logger.info?.('job hold set', { jobId: held.id, hold: held.hold, keyId: ctx.keyId });
         return held;
       }),
@@ -187,5 +167,9 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
 
     // `assets`, `assetUrl`
     ...createDownloadProcedures(p, deps as RouterDeps).jobs,
+    // `search`, `detail`
+    ...createOperatorJobProcedures(p, deps as RouterDeps),
+    // `requeue`, `rerun`
+    ...createOperatorActionProcedures(p, deps as RouterDeps),
   });
 }

@@ -159,4 +159,33 @@ describeEachDialect('review', (ctx) => {
     expect(text).toMatch(/^sluice_jobs_in_review [1-9]\d*$/m);
     expect(text).toMatch(/^sluice_provider_calls_refused 0$/m);
   });
+
+  it('approve refuses clearly when the review came from a fail-closed refusal: nothing to authorise', async () => {
+    const c = f.http(f.keyA);
+    const { database } = ctx();
+    const { id } = await c.jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'fc' } });
+    const epoch = await startJob(database, id);
+    await recordCallIntent(database.db, {
+      jobId: id,
+      unitKey: 'u0',
+      callName: 'undeclared',
+      attemptId: 'a',
+      epoch,
+      stage: 'execute',
+      provider: 'fake',
+      modality: 'text',
+      callClass: 'fail_closed',
+      outcome: 'refused',
+    });
+    const parked = await database.transaction((tx) =>
+      transitionJob(tx, { id, event: 'review', epoch, reason: 'call refused (fail-closed)' }),
+    );
+    expect(parked.ok).toBe(true);
+    const refused = await errorOf(c.review.approve.mutate({ id, note: 'please' }));
+    expect(refused.data).toMatchObject({ code: 'CONFLICT' });
+    expect(refused.message).toMatch(/^nothing to authorise: .*fail-closed/);
+    expect(await getJobById(database.db, id)).toMatchObject({ state: 'needs_review' });
+    const outcomes = (await callsForJob(database.db, id)).map((r) => r.outcome);
+    expect(outcomes).toEqual(['refused']);
+  });
 });

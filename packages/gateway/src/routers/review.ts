@@ -6,7 +6,10 @@
 //   approve  authorises exactly ONE more call of each call left in billing doubt (a ledger row
 //            `authorised`, with who and why), then `approve` → queued with a fresh attempt
 //            budget, and dispatches again — in one transaction with the dispatch for
-//            in-transaction runtimes, through the outbox and a post-commit dispatch otherwise
+//            in-transaction runtimes, through the outbox and a post-commit dispatch otherwise.
+//            Refused (CONFLICT, reason FAIL_CLOSED) when the review came from a call refused
+//            before sending: no approval can let that through, it would only park again.
+//            Both decisions are recorded in the audit log with the note (operator/run-action.ts).
 //   discard  `discard` → failed, the note kept as the reason
 
 import {
@@ -16,19 +19,11 @@ import {
   ReviewListResult,
   SluiceError,
   type JobEvent,
-  type MessagePointer,
 } from '@sluice/contracts';
-import {
-  authoriseCall,
-  callsForJob,
-  getJob,
-  listEvents,
-  listJobs,
-  transitionJob,
-  type JobRow,
-} from '@sluice/storage/portable';
+import { callsForJob, getJob, listEvents, listJobs, type JobRow } from '@sluice/storage/portable';
 import { z } from 'zod';
 import { toJobView } from '../job-view.js';
+import { runJobAction } from '../operator/run-action.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
 import { blockedCalls } from './review-ledger.js';
@@ -60,8 +55,7 @@ async function lastReview(db: RouterDeps['database']['db'], job: JobRow) {
 }
 
 export function createReviewRouter(p: Procedures, deps: RouterDeps) {
-  const { database, hub, dispatch } = deps;
-  const db = database.db;
+  const db = deps.database.db;
 
   async function parked(tenantId: string, id: string): Promise<JobRow> {
     const job = await getJob(db, tenantId, id);
@@ -71,8 +65,6 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
     }
     return job;
   }
-  const conflict = (job: JobRow | undefined) =>
-    new SluiceError('CONFLICT', `job is ${job?.state ?? 'gone'}, not needs_review`);
 
   return p.router({
     list: p
@@ -92,42 +84,14 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
       .input(ReviewDecisionInput)
       .output(ApproveResult)
       .mutation(async ({ ctx, input }) => {
-        const job = await parked(ctx.tenantId, input.id);
-        const by = ctx.keyId ?? ctx.tenantId;
-        const pointer: MessagePointer = {
-          jobId: job.id,
-          kind: job.kind,
-          version: job.version,
-          tenantId: job.tenantId,
-          priority: job.priority,
+        await parked(ctx.tenantId, input.id);
+        const r = await runJobAction(deps, ctx, input.id, { action: 'approve', note: input.note });
+        return {
+          id: r.job.id,
+          kind: r.job.kind,
+          state: 'queued' as const,
+          authorised: r.authorised,
         };
-        const r = await database.transaction(async (tx) => {
-          const blocked = blockedCalls(await callsForJob(tx, job.id));
-          for (const call of blocked) {
-            await authoriseCall(tx, {
-              jobId: job.id,
-              tenantId: job.tenantId,
-              unitKey: call.unitKey,
-              callName: call.callName,
-              by,
-              note: input.note,
-            });
-          }
-          const moved = await transitionJob(tx, {
-            id: job.id,
-            event: 'approve',
-            resetAttempts: true,
-            reason: `approved by ${by}: ${input.note}`,
-            error: null,
-          });
-          // Throwing rolls the authorisations back with the failed transition.
-          if (!moved.ok) throw conflict(moved.job);
-          await dispatch.stage(tx, [pointer]);
-          return { event: moved.event, authorised: blocked.length };
-        });
-        hub.publish([r.event]);
-        await dispatch.afterCommit([pointer], { markQueued: false });
-        return { id: job.id, kind: job.kind, state: 'queued' as const, authorised: r.authorised };
       }),
 
     discard: p
@@ -136,11 +100,7 @@ export function createReviewRouter(p: Procedures, deps: RouterDeps) {
       .output(JobView)
       .mutation(async ({ ctx, input }) => {
         await parked(ctx.tenantId, input.id);
-        const r = await database.transaction((tx) =>
-          transitionJob(tx, { id: input.id, event: 'discard', reason: input.note }),
-        );
-        if (!r.ok) throw conflict(r.job);
-        hub.publish([r.event]);
+        const r = await runJobAction(deps, ctx, input.id, { action: 'discard', note: input.note });
         return toJobView(r.job);
       }),
   });

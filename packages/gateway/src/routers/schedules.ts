@@ -17,6 +17,7 @@ import {
   type JobRegistry,
 } from '@sluice/contracts';
 import {
+  appendAudit,
   deleteSchedule,
   getSchedule,
   insertSchedule,
@@ -58,6 +59,17 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
     CreateScheduleInput<R>,
     CreateScheduleInput<R>
   >;
+  // Every change is in the audit log, written right after it (one statement each, so this runs
+  // on D1 too): who changed which schedule, and how.
+  const audit = (
+    ctx: { tenantId: string; keyId?: string | null | undefined },
+    action: 'schedule.create' | 'schedule.pause' | 'schedule.resume' | 'schedule.delete',
+    target: string,
+    details: Record<string, unknown> = {},
+  ) =>
+    appendAudit(db, [
+      { tenantId: ctx.tenantId, keyId: ctx.keyId ?? null, action, target, note: null, details },
+    ]);
   const own = async (tenantId: string, id: string) => {
     const s = await getSchedule(db, tenantId, id);
     if (!s) throw notFound();
@@ -86,6 +98,12 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
           nextFireAt: iso(first),
         });
         if (!row) throw new SluiceError('CONFLICT', 'a schedule of that name exists');
+        await audit(ctx, 'schedule.create', row.id, {
+          kind: row.kind,
+          cron: row.cron,
+          timezone: row.timezone,
+          name: row.name,
+        });
         if (first !== undefined && !row.paused) deps.onScheduleTick?.(first);
         return toScheduleView(row);
       }),
@@ -112,6 +130,7 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       .mutation(async ({ ctx, input }) => {
         const row = await setSchedulePaused(db, ctx.tenantId, input.id, true, null);
         if (!row) throw notFound();
+        await audit(ctx, 'schedule.pause', row.id);
         return toScheduleView(row);
       }),
 
@@ -125,6 +144,7 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
         const next = nextTick(s.cron, s.timezone, Date.now());
         const row = await setSchedulePaused(db, ctx.tenantId, input.id, false, iso(next));
         if (!row) throw notFound();
+        await audit(ctx, 'schedule.resume', row.id);
         if (next !== undefined) deps.onScheduleTick?.(next);
         return toScheduleView(row);
       }),
@@ -136,6 +156,7 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       .mutation(async ({ ctx, input }) => {
         const deleted = await deleteSchedule(db, ctx.tenantId, input.id);
         if (!deleted) throw notFound();
+        await audit(ctx, 'schedule.delete', input.id);
         return { id: input.id, deleted };
       }),
   });

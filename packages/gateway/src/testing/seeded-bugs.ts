@@ -23,6 +23,8 @@ export const GATEWAY_SEEDED_BUGS = [
   'batch-ignores-max-size',
   /** A used approval token completes its wait again (a replay is accepted). */
   'token-replay',
+  /** A rerun starts the job with a clean ledger: billed calls are forgotten, and sent again. */
+  'rerun-forgets-ledger',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -65,6 +67,12 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
       };
     case 'token-replay':
       return { tokenUsable: (status) => status === 'open' || status === 'used' };
+    case 'rerun-forgets-ledger':
+      return {
+        async onRerun(tx, { jobId }) {
+          await tx.deleteFrom('provider_calls').where('job_id', '=', jobId).execute();
+        },
+      };
   }
 }
 

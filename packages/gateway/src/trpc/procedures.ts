@@ -82,14 +82,14 @@ export function createProcedures(
     if (!admitted.ok) throw admitted.error;
     const refusal = refuse?.(path);
     if (refusal) throw refusal;
-    const { tenantId, keyId } = admitted.principal;
+    const { tenantId, keyId, scopes } = admitted.principal;
     if (type !== 'subscription') {
-      return next({ ctx: { tenantId, keyId, streamEnded: undefined } });
+      return next({ ctx: { tenantId, keyId, scopes, streamEnded: undefined } });
     }
     const stream = gate.openStream(admitted.principal, transport, ctx.socket ?? undefined);
     if (stream instanceof SluiceError) throw stream;
     try {
-      const result = await next({ ctx: { tenantId, keyId, streamEnded: stream.ended } });
+      const result = await next({ ctx: { tenantId, keyId, scopes, streamEnded: stream.ended } });
       if (!result.ok) {
         stream.release();
         return result;

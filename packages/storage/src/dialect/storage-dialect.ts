@@ -80,6 +80,15 @@ export interface InsertTrigger {
   statement: string;
 }
 
+/**
+ * A table no statement may UPDATE, and DELETE only rows for which `deleteWhen` holds (an SQL
+ * condition on `old.`): the audit log, whose only way out is a recorded prune horizon.
+ */
+export interface GuardedTable {
+  table: string;
+  deleteWhen: string;
+}
+
 /** The dialect as far as SQL written on a kysely handle needs it (no connection of its own). */
 export interface SqlDialect {
   readonly name: StorageDialectName;
@@ -111,6 +120,13 @@ export interface SqlDialect {
   jsonArrayElements(expr: string, alias: string): string;
   /** The statements that create `trigger` (migrations). */
   insertTrigger(trigger: InsertTrigger): string[];
+  /**
+   * A FROM item: one row per top-level key of the JSON object `expr`, in columns `key` and
+   * `value` (a string as itself, any other value as JSON text): the metadata index.
+   */
+  jsonObjectEntries(expr: string, alias: string): string;
+  /** The statements that make `t` refuse UPDATE and guarded DELETE (migrations). */
+  guardTrigger(t: GuardedTable): string[];
   /**
    * Rows and bytes of `tables` (retention metrics). PostgreSQL: the statistics collector's live
    * row estimate and `pg_total_relation_size`, both O(1). SQLite: `count(*)` and `dbstat`'s

@@ -41,7 +41,8 @@ export type EventIdRow = { job_id: string; event_id: number | string | null; seq
 export const JOB_COLUMNS =
   'id, tenant_id, kind, version, state, input, output, error, reason, idempotency_key, ' +
   'input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq, run_after, ' +
-  'lease_until, created_at, updated_at, finished_at, trace_context, priority, api_key_id, hold';
+  'lease_until, created_at, updated_at, finished_at, trace_context, priority, api_key_id, hold, ' +
+  'tags, metadata';
 
 export const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, payload, created_at';
 
@@ -98,7 +99,7 @@ export function jobsInsert(q: AcceptStatement, jobs: readonly AcceptedJob[], at:
       `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
       `0, null, 2, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +
       `${q.p(job.traceContext ?? null)}, ${q.p(job.priority ?? 0)}, ${q.p(job.apiKeyId ?? null)}, ` +
-      `${job.hold ? 1 : 0})`
+      `${job.hold ? 1 : 0}, ${q.p(toJson(job.tags ?? []))}, ${q.p(toJson(job.metadata ?? {}))})`
     );
   });
   return `insert into jobs (${JOB_COLUMNS}) values ${rows.join(', ')}`;

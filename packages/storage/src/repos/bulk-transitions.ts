@@ -40,10 +40,14 @@ export async function transitionJobs(
   const single: number[] = [];
   const seen = new Set<string>();
   requests.forEach((r, i) => {
-    // One row may appear once per statement; repeats and multi-source events go one by one.
-    if (sourceStates(r.event).length !== 1 || seen.has(r.id)) return single.push(i);
+    // One row may appear once per statement; repeats go one by one, and so do multi-source
+    // events unless the caller names the state it read (`from`), which the group CASes on.
+    const sources = sourceStates(r.event);
+    const from = r.from !== undefined && sources.includes(r.from) ? r.from : undefined;
+    if ((sources.length !== 1 && from === undefined) || seen.has(r.id)) return single.push(i);
     seen.add(r.id);
-    groups.set(r.event, [...(groups.get(r.event) ?? []), i]);
+    const group = `${r.event}\u0000${from ?? sources[0]}`;
+    groups.set(group, [...(groups.get(group) ?? []), i]);
   });
   // Row locks in id order (where the database has them), so concurrent batches never deadlock: inside the UPDATE
   // when it is the only one (a read batch of starts), else all of them first.
@@ -97,8 +101,9 @@ async function updateGroup(
   now: number,
   lockHere: boolean,
 ) {
-  const event = (reqs[0] as TransitionRequest).event;
-  const from = sourceStates(event)[0] as JobState;
+  const first = reqs[0] as TransitionRequest;
+  const event = first.event;
+  const from = first.from ?? (sourceStates(event)[0] as JobState);
   const to = TRANSITIONS[event].to as JobState;
   const at = isoNow(now);
   const dialect = dialectOf(tx);
@@ -118,10 +123,16 @@ async function updateGroup(
   const attempts = opens
     ? sql`jobs.attempts + 1`
     : sql`case when v.reset = 1 then 0 else jobs.attempts end`;
-  const epoch = opens ? sql`jobs.epoch + 1` : sql`jobs.epoch`;
+  // A rerun is a new run: a new epoch fences anything still holding the old one.
+  const epoch = opens || event === 'rerun' ? sql`jobs.epoch + 1` : sql`jobs.epoch`;
   const attemptId = opens ? sql`v.aid` : sql`jobs.attempt_id`;
   const leaseUntil = opens ? sql`v.lease` : to === 'running' ? sql`jobs.lease_until` : sql`null`;
-  const finished = isFinalState(to) ? sql`${at}` : sql`jobs.finished_at`;
+  // Leaving a final state (an operator's requeue or rerun): the job is not finished any more.
+  const finished = isFinalState(to)
+    ? sql`${at}`
+    : isFinalState(from)
+      ? sql`null`
+      : sql`jobs.finished_at`;
   const leaseCheck =
     event === 'reclaim'
       ? sql`and (jobs.lease_until is null or jobs.lease_until <= ${at})`

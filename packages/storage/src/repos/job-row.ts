@@ -42,6 +42,9 @@ export interface JobRow {
   parentId: string | null;
   /** A child its parent's cancel leaves alone. */
   detached: boolean;
+  /** The submitter's tags and metadata (searchable). */
+  tags: string[];
+  metadata: Record<string, unknown>;
 }
 
 export function toJobRow(row: Selectable<JobsTable>): JobRow {
@@ -69,6 +72,9 @@ export function toJobRow(row: Selectable<JobsTable>): JobRow {
     hold: Number(row.hold ?? 0) === 1,
     parentId: row.parent_id ?? null,
     detached: Number(row.detached ?? 0) === 1,
+    tags: row.tags === undefined ? [] : (fromJson<string[]>(row.tags) ?? []),
+    metadata:
+      row.metadata === undefined ? {} : (fromJson<Record<string, unknown>>(row.metadata) ?? {}),
     lastSeq: Number(row.last_seq),
     runAfter: row.run_after,
     leaseUntil: row.lease_until,
@@ -99,6 +105,8 @@ export interface NewJob {
   /** A child job's parent and whether the parent's cancel leaves it alone. */
   parentId?: string | null | undefined;
   detached?: boolean | undefined;
+  tags?: readonly string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** The row of a new job in `accepted` (every dialect's insert writes exactly this). */
@@ -134,5 +142,7 @@ export function newJobRow(job: NewJob, at: string) {
     hold: job.hold ? 1 : 0,
     parent_id: job.parentId ?? null,
     detached: job.detached ? 1 : 0,
+    tags: toJson(job.tags ?? []),
+    metadata: toJson(job.metadata ?? {}),
   };
 }

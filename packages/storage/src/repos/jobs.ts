@@ -67,7 +67,8 @@ export async function transitionJob(
   // With one possible source state the update itself is the whole check; with several, the
   // observed state is read first and the update is conditional on exactly it.
   let from: JobState = sources[0] as JobState;
-  if (sources.length > 1) {
+  if (req.from !== undefined && sources.includes(req.from)) from = req.from;
+  else if (sources.length > 1) {
     const cur = await tx
       .selectFrom('jobs')
       .select('state')

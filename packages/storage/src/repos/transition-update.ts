@@ -28,10 +28,16 @@ export interface TransitionRequest extends TransitionDetails {
   error?: JobError | null | undefined;
   /** Earliest next dispatch (retry backoff), ISO text. */
   runAfter?: string | null | undefined;
-  /** For approve/requeue: reset the attempt budget. */
+  /** For approve/requeue/rerun: reset the attempt budget. */
   resetAttempts?: boolean | undefined;
   /** For start/reclaim: how long the new attempt holds the job (`lease_until`). */
   leaseMs?: number | undefined;
+  /**
+   * The state the caller read, for an event with several source states: the compare-and-set is
+   * on exactly it, so `transitionJobs` can move a group of such jobs in one statement. Absent:
+   * the state is read first.
+   */
+  from?: JobState | undefined;
 }
 
 export type TransitionOutcome =
@@ -56,6 +62,8 @@ export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState,
   if (req.reason !== undefined) set.reason = req.reason;
   if (req.runAfter !== undefined) set.run_after = req.runAfter;
   if (isFinalState(to)) set.finished_at = at;
+  // An operator's requeue or rerun brings an ended job back: it is not finished any more.
+  else if (isFinalState(from)) set.finished_at = null;
   if (opensAttempt) {
     set.attempt_id = randomToken();
     set.lease_until = req.leaseMs === undefined ? null : isoIn(req.leaseMs, now);
@@ -68,8 +76,10 @@ export function transitionUpdate(db: Db, req: TransitionRequest, from: JobState,
     .set((eb) => ({
       last_seq: eb('last_seq', '+', 1),
       ...(opensAttempt ? { attempts: eb('attempts', '+', 1), epoch: eb('epoch', '+', 1) } : {}),
-      // Opening an attempt always counts it; a reset applies to approve/requeue.
+      // Opening an attempt always counts it; a reset applies to approve/requeue/rerun.
       ...(req.resetAttempts && !opensAttempt ? { attempts: eb.val(0) } : {}),
+      // A rerun is a new run: a new epoch fences anything still holding the old one.
+      ...(req.event === 'rerun' ? { epoch: eb('epoch', '+', 1) } : {}),
     }))
     .where('id', '=', req.id)
     .where('state', '=', from);

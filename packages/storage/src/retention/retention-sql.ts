@@ -155,6 +155,8 @@ export function deleteSql(sweep: string): [table: string, query: RawBuilder<unkn
     ['job_waits', sql`delete from job_waits where job_id in ${m}`],
     ['job_signals', sql`delete from job_signals where job_id in ${m}`],
     ['job_tokens', sql`delete from job_tokens where job_id in ${m}`],
+    ['job_tags', sql`delete from job_tags where job_id in ${m}`],
+    ['job_meta', sql`delete from job_meta where job_id in ${m}`],
     ['jobs', sql`delete from jobs where id in ${m}`],
   ];
 }

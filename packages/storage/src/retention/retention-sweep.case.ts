@@ -79,6 +79,8 @@ export function retentionSweepCases(
     const rowsBefore = await countRows(db(), [t]);
     const keysBefore = await blobKeys(blobs, [t]);
     expect(rowsBefore.job_files).toBe(3); // the trigger linked every referenced upload
+    expect(rowsBefore.job_tags).toBe(13); // and indexed every job's labels
+    expect(rowsBefore.job_meta).toBe(13);
 
     const result = await sweepRetention({
       database: ctx().database,
@@ -108,6 +110,8 @@ export function retentionSweepCases(
       job_files: rowsBefore.job_files - 2,
       flow_keys: rowsBefore.flow_keys - 5,
       flow_waiting: rowsBefore.flow_waiting - 4,
+      job_tags: rowsBefore.job_tags - 5,
+      job_meta: rowsBefore.job_meta - 5,
       retention_marks: 0,
       retention_blobs: 0,
     });

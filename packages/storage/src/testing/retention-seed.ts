@@ -75,6 +75,8 @@ export async function seedJob(db: Db, blobs: BlobStore, s: SeedJob) {
           fileIds: s.fileIds ?? [],
           maxAttempts: 3,
           hold: s.hold,
+          // Labels fill `job_tags`/`job_meta` (by trigger): retention removes them with the job.
+          ...(s.full === false ? {} : { tags: ['seeded'], metadata: { seed: 1 } }),
         },
         isoNow(s.now - s.ageMs - 60_000),
       ),
@@ -221,6 +223,8 @@ export const RETENTION_SUITE_TABLES = [
   'job_files',
   'flow_keys',
   'flow_waiting',
+  'job_tags',
+  'job_meta',
   'retention_marks',
   'retention_blobs',
 ] as const;
@@ -243,6 +247,8 @@ export async function countRows(db: Db, tenants: readonly string[]): Promise<Row
     (select count(*) from job_files where job_id in ${ofJobs}) as job_files,
     (select count(*) from flow_keys where tenant_id in (${t})) as flow_keys,
     (select count(*) from flow_waiting where tenant_id in (${t})) as flow_waiting,
+    (select count(*) from job_tags where tenant_id in (${t})) as job_tags,
+    (select count(*) from job_meta where tenant_id in (${t})) as job_meta,
     (select count(*) from retention_marks) as retention_marks,
     (select count(*) from retention_blobs) as retention_blobs`.execute(db);
   const row = r.rows[0] ?? {};

@@ -75,17 +75,21 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
         transitionEvent(job.id, ++seq, dueAt, 'scheduled', 'queued', job.attempts - 1, {}),
       );
     }
-    events.push(
-      transitionEvent(
-        job.id,
-        ++seq,
-        attempt.startedAt || at,
-        attempt.startFrom === 'scheduled' ? 'queued' : attempt.startFrom,
-        'running',
-        job.attempts,
-        {},
-      ),
+    const running = transitionEvent(
+      job.id,
+      ++seq,
+      attempt.startedAt || at,
+      attempt.startFrom === 'scheduled' ? 'queued' : attempt.startFrom,
+      'running',
+      job.attempts,
+      {},
     );
+    // Who ran the attempt and under which fence: the operator's attempt list reads them here.
+    if (running.type === 'state') {
+      running.worker = ctx.owner;
+      running.epoch = job.epoch;
+    }
+    events.push(running);
   }
   for (const e of attempt.pending.events)
     events.push({ ...e, jobId: job.id, seq: ++seq } as JobEvent);
@@ -101,8 +105,10 @@ export function buildWrite(attempt: Attempt, ctx: WriteContext, finish?: FinishW
     );
   }
   const to = finish?.to ?? 'running';
-  // Checkpoints matter only to a later attempt: a job that ends for good drops them.
-  const units = finish && isFinalState(finish.to) ? [] : attempt.pending.units;
+  // Checkpoints matter only to a later attempt: a job that ends for good drops them. A failed
+  // job keeps them: an operator's requeue or rerun is that later attempt.
+  const units =
+    finish && finish.to !== 'failed' && isFinalState(finish.to) ? [] : attempt.pending.units;
   const write: AttemptWrite = {
     id: job.id,
     tenantId: job.tenantId,

@@ -22,12 +22,14 @@ const CHUNK = 100;
 
 const JOBS = `insert into jobs (id, tenant_id, kind, version, state, input, output, error, reason,
   idempotency_key, input_hash, file_ids, attempts, max_attempts, epoch, attempt_id, last_seq,
-  run_after, lease_until, created_at, updated_at, finished_at, trace_context, priority, hold)
+  run_after, lease_until, created_at, updated_at, finished_at, trace_context, priority, hold, tags,
+  metadata)
 select j.value ->> 'id', j.value ->> 'tenant', j.value ->> 'kind', j.value ->> 'version',
   j.value ->> 'state', j.value ->> 'input', null, null, j.value ->> 'reason', j.value ->> 'key',
   j.value ->> 'hash', j.value ->> 'files', 0, j.value ->> 'max', 0, null, 2, j.value ->> 'runAfter',
   null, ?2, ?2, null,
-  j.value ->> 'trace', j.value ->> 'priority', coalesce(j.value ->> 'hold', 0)
+  j.value ->> 'trace', j.value ->> 'priority', coalesce(j.value ->> 'hold', 0),
+  j.value ->> 'tags', j.value ->> 'meta'
 from json_each(?1) j where true
 on conflict do nothing returning id`;
 
@@ -72,6 +74,8 @@ export async function insertAcceptedJobsD1(
       trace: job.traceContext ?? null,
       priority: job.priority ?? 0,
       hold: job.hold ? 1 : 0,
+      tags: toJson(job.tags ?? []),
+      meta: toJson(job.metadata ?? {}),
     }));
     const { events, rows: eventRows } = acceptEventRows(chunk, at);
     const [inserted, stored] = await d1.batch([

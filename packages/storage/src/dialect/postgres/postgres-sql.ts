@@ -5,6 +5,8 @@ import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
 import { insertAcceptedPg } from './accept-insert.js';
 import { pgInsertTrigger, pgJsonArrayElements, pgTableStats } from './postgres-retention-sql.js';
 
+import { pgGuardTrigger, pgJsonObjectEntries } from './postgres-operator-sql.js';
+
 const CAPABILITIES: StorageCapabilities = {
   interactiveTransactions: true,
   atomicBatch: false,
@@ -26,5 +28,7 @@ export const POSTGRES_SQL: SqlDialect = {
   insertAccepted: insertAcceptedPg,
   jsonArrayElements: pgJsonArrayElements,
   insertTrigger: pgInsertTrigger,
+  jsonObjectEntries: pgJsonObjectEntries,
+  guardTrigger: pgGuardTrigger,
   tableStats: pgTableStats,
 };

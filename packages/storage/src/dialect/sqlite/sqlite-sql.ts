@@ -11,6 +11,8 @@ import {
   sqliteTableStats,
 } from './sqlite-retention-sql.js';
 
+import { sqliteGuardTrigger, sqliteJsonObjectEntries } from './sqlite-operator-sql.js';
+
 const CAPABILITIES: StorageCapabilities = {
   interactiveTransactions: true,
   atomicBatch: false,
@@ -33,6 +35,8 @@ export const SQLITE_SQL: SqlDialect = {
   insertAccepted: insertAcceptedSqlite,
   jsonArrayElements: sqliteJsonArrayElements,
   insertTrigger: sqliteInsertTrigger,
+  jsonObjectEntries: sqliteJsonObjectEntries,
+  guardTrigger: sqliteGuardTrigger,
   tableStats: sqliteTableStats,
 };
 

@@ -1,0 +1,87 @@
+// One operator action on one job as a whole call: read the tenant's job, apply the action and
+// record it in the audit log in ONE transaction with the dispatch it stages, then publish the
+// event and dispatch after commit (the same order as the accept path). On a database without
+// interactive transactions (D1) only `cancel` gets here (the rest are refused by the Workers
+// gateway's feature list): its transition is one fenced batch and its audit row follows it.
+
+import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
+import { appendAudit, closeWaits, getJob, type Db } from '@sluice/storage/portable';
+import { logJobStates } from '../log-job-states.js';
+import type { RouterDeps } from '../routers/deps.js';
+import { cancelCascade } from '../waits/cancel-cascade.js';
+import { applyJobAction, type ActionRequest } from './job-actions.js';
+
+export const AUDIT_OF: Record<BulkAction, AuditAction> = {
+  cancel: 'job.cancel',
+  requeue: 'job.requeue',
+  rerun: 'job.rerun',
+  approve: 'review.approve',
+  discard: 'review.discard',
+};
+
+export interface Caller {
+  tenantId: string;
+  keyId: string | undefined | null;
+}
+
+export async function runJobAction(
+  deps: RouterDeps,
+  caller: Caller,
+  id: string,
+  req: Omit<ActionRequest, 'by'>,
+) {
+  const { database, hub, dispatch } = deps;
+  const job = await getJob(database.db, caller.tenantId, id);
+  if (!job) throw new SluiceError('NOT_FOUND', 'job not found');
+  const by = caller.keyId ?? caller.tenantId;
+  const work = async (tx: Db) => {
+    const out = await applyJobAction(tx, job, { ...req, by }, deps.hooks);
+    // Throwing rolls back whatever the action wrote with the failed step.
+    if (!out.ok) throw out.error;
+    if (out.pointer) await dispatch.stage(tx, [out.pointer]);
+    await appendAudit(tx, [
+      {
+        tenantId: caller.tenantId,
+        keyId: caller.keyId ?? null,
+        action: AUDIT_OF[req.action],
+        target: job.id,
+        note: req.note ?? null,
+        details: {
+          kind: job.kind,
+          from: job.state,
+          to: out.job.state,
+          ...(req.fromUnit ? { fromUnit: req.fromUnit, unitsDropped: out.unitsDropped } : {}),
+          ...(req.action === 'approve' ? { authorised: out.authorised } : {}),
+        },
+      },
+    ]);
+    return out;
+  };
+  const out = database.capabilities.interactiveTransactions
+    ? await database.transaction(work)
+    : await work(database.db);
+  hub.publish([out.event]);
+  logJobStates(deps.logger, [out.event], out.job);
+  if (out.pointer) await dispatch.afterCommit([out.pointer], { markQueued: false });
+  if (req.action === 'cancel') {
+    // The runtime stops the run (Workflows: terminate the instance). The cancel is already
+    // stored, so a run that outlives a failed stop has its next fenced write refused.
+    await deps
+      .stopRun?.({ id: job.id, version: job.version })
+      .catch((error: unknown) =>
+        deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
+      );
+    // Its waits close (the sweep never reads them again); its attached children go with it (a
+    // detached child lives on). Both after the cancel is stored, each failure only logged.
+    await closeWaits(database.db, job.id).catch((error: unknown) =>
+      deps.logger.error('closing the waits of a cancelled job failed', { jobId: job.id, error }),
+    );
+    await cancelCascade(deps, caller.tenantId, job.id).catch((error: unknown) =>
+      deps.logger.error('cancelling the children of a cancelled job failed', {
+        jobId: job.id,
+        error,
+      }),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+// `jobs.search` and `jobs.detail`: the operator's reads (scope `jobs:read`). Spread into the jobs
+// router, as the download procedures are. Tenant-scoped; an admin key may name another tenant
+// (or `*`) and then sees each job's tenant.
+
+import { DetailInput, JobDetail, SearchInput, SearchResult, SluiceError } from '@sluice/contracts';
+import { searchJobs } from '@sluice/storage/portable';
+import { readJobDetail } from '../operator/job-detail.js';
+import { toLabelledView } from '../operator/job-views.js';
+import { tenantScope, toJobSearch } from '../operator/search-scope.js';
+import type { Procedures } from '../trpc/procedures.js';
+import type { RouterDeps } from './deps.js';
+
+export function createOperatorJobProcedures(p: Procedures, deps: RouterDeps) {
+  const db = deps.database.db;
+  return {
+    search: p
+      .scoped('jobs:read')
+      .input(SearchInput)
+      .output(SearchResult)
+      .query(async ({ ctx, input }) => {
+        const { cursor, limit, ...filter } = input;
+        const search = toJobSearch(ctx, filter);
+        const page = await searchJobs(db, search, { cursor, limit });
+        return {
+          items: page.items.map((j) => toLabelledView(j, search.tenantId !== ctx.tenantId)),
+          nextCursor: page.nextCursor,
+        };
+      }),
+
+    detail: p
+      .scoped('jobs:read')
+      .input(DetailInput)
+      .output(JobDetail)
+      .query(async ({ ctx, input }) => {
+        const detail = await readJobDetail(db, tenantScope(ctx, input.tenant), input.id);
+        if (!detail) throw new SluiceError('NOT_FOUND', 'job not found');
+        return detail;
+      }),
+  };
+}
