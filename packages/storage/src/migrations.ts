@@ -12,6 +12,7 @@ import { jobLimits } from './migration-job-limits.js';
 import { priority } from './migration-priority.js';
 import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
+import { workerLiveness } from './migration-worker-liveness.js';
 import { writeModel } from './migration-write-model.js';
 import { assetsTenantIndex } from './repos/tenant-storage.js';
 
@@ -333,6 +334,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0015_job_limits': jobLimits(),
     '0016_retention': retention(dialect),
     '0017_flow_control': flowControl(),
+    '0018_worker_liveness': workerLiveness(),
   };
 }
 

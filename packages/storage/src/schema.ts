@@ -258,6 +258,12 @@ export interface FlowWaitingTable {
   created_at: string;
 }
 
+export interface WorkerLivenessTable {
+  worker_id: string;
+  alive_until: string;
+  started_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   schedules: SchedulesTable;
@@ -267,6 +273,7 @@ export interface Database {
   outbox: OutboxTable;
   locks: LocksTable;
   served_versions: ServedVersionsTable;
+  worker_liveness: WorkerLivenessTable;
   units: UnitsTable;
   provider_calls: ProviderCallsTable;
   asset_owners: AssetOwnersTable;
