@@ -41,8 +41,12 @@ export interface Liveness extends Periodic {
 export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liveness {
   const { database, consumer, workerId, logger } = opts;
   const round = async () => {
-    await beatLiveness(database.db, workerId, opts.deadAfterMs);
-    const reaped = await reapLapsedWorkers(database.db);
+    // One clock for the round: a holder found dead below was dead for the reap too, so the
+    // deliveries handed over find their job's lease already ended (with a later clock, a holder
+    // lapsing between the two would be handed over with a live lease, and the delivery put off).
+    const now = Date.now();
+    await beatLiveness(database.db, workerId, opts.deadAfterMs, now);
+    const reaped = await reapLapsedWorkers(database.db, now);
     if (reaped.length > 0) {
       opts.counters.reapedJobs += reaped.length;
       logger.warn('took back the running jobs of workers whose heartbeat lapsed', {
@@ -51,7 +55,7 @@ export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liv
     }
     if (!consumer.holders || !consumer.takeOver) return;
     const holders = (await consumer.holders()).filter((h) => h !== workerId);
-    const dead = await lapsedWorkers(database.db, holders);
+    const dead = await lapsedWorkers(database.db, holders, now);
     if (dead.length > 0) await consumer.takeOver(dead);
   };
   const failed = (error: unknown) => logger.warn('liveness round failed', { error });
