@@ -25,6 +25,7 @@ describe('resolveSettings', () => {
       metricsPort: undefined,
       workerId: undefined,
       leaseMs: 30_000,
+      deadAfterMs: 5000,
       drainMs: 30_000,
       blobs: '.sluice/blobs',
       rollout: {},

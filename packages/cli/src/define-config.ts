@@ -84,6 +84,12 @@ export interface SluiceConfig<R extends JobRegistry = JobRegistry, H = HandlerMa
   readBatch?: number;
   leaseMs?: number;
   /**
+   * A worker whose liveness beat (about once a second) is this old is dead, and its running jobs
+   * are taken over at a new epoch (default 5000); the lease still bounds a worker alive but stuck.
+   * Env: SLUICE_DEAD_AFTER_MS.
+   */
+  deadAfterMs?: number;
+  /**
    * How long a stopping worker waits for running attempts before handing them back (default
    * 30000). An orchestrator's grace period must be longer. Env: SLUICE_DRAIN_MS.
    */
@@ -138,6 +144,7 @@ export interface Settings {
   concurrency: number;
   readBatch: number;
   leaseMs: number;
+  deadAfterMs: number;
   drainMs: number;
   uploads: { maxBytes: number; ttlMs: number };
   origins: string[];
@@ -208,6 +215,7 @@ export function resolveSettings(
     concurrency: int('SLUICE_CONCURRENCY', 'concurrency', config.concurrency, 10_000) ?? 16,
     readBatch: config.readBatch ?? 32,
     leaseMs: int('SLUICE_LEASE_MS', 'leaseMs', config.leaseMs) ?? 30_000,
+    deadAfterMs: int('SLUICE_DEAD_AFTER_MS', 'deadAfterMs', config.deadAfterMs) ?? 5000,
     drainMs: int('SLUICE_DRAIN_MS', 'drainMs', config.drainMs) ?? 30_000,
     uploads: {
       maxBytes: config.uploads?.maxBytes ?? 100 * 1024 * 1024,

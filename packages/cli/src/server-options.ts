@@ -74,6 +74,13 @@ export function withServeOptions(cmd: Command): Command {
     .addOption(opt('--lease-ms <ms>', 'job lease length (default 30000)', 'SLUICE_LEASE_MS'))
     .addOption(
       opt(
+        '--dead-after-ms <ms>',
+        'a worker silent this long is dead and its jobs are taken over (default 5000)',
+        'SLUICE_DEAD_AFTER_MS',
+      ),
+    )
+    .addOption(
+      opt(
         '--drain-ms <ms>',
         'on SIGTERM, how long running jobs may finish before they are handed back (default 30000)',
         'SLUICE_DRAIN_MS',

@@ -181,5 +181,15 @@ export interface RuntimeConsumer<D extends Delivery = Delivery> {
   publishEvents?(events: readonly PublishedEvent[]): Promise<void>;
   /** What the transport holds, for `/metrics` (stream length, pending, claims …). */
   stats?(): Promise<RuntimeStats>;
+  /**
+   * Where deliveries wait outside the database: the worker ids that hold some now. With
+   * `takeOver`, the host asks which of them stopped beating (worker liveness) and hands them on.
+   */
+  holders?(): Promise<readonly string[]>;
+  /**
+   * Makes the deliveries these dead holders still hold readable by this consumer now, without
+   * waiting for their claims to idle out. Their job rows are fenced as on any reclaim.
+   */
+  takeOver?(deadHolders: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

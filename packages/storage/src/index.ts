@@ -22,6 +22,7 @@ export * from './blobs/blob-keys.js';
 export * from './blobs/local-blob-store.js';
 export * from './blobs/open-blob-store.js';
 export * from './repos/served-versions.js';
+export * from './repos/worker-liveness.js';
 export * from './repos/job-queries.js';
 export * from './repos/job-search.js';
 export * from './repos/rerun-checkpoints.js';

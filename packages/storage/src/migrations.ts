@@ -14,6 +14,7 @@ import { priority } from './migration-priority.js';
 import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
 import { waits } from './migration-waits.js';
+import { workerLiveness } from './migration-worker-liveness.js';
 import { writeModel } from './migration-write-model.js';
 import { assetsTenantIndex } from './repos/tenant-storage.js';
 
@@ -337,6 +338,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0017_flow_control': flowControl(),
     '0018_waits': waits(dialect),
     '0019_operator': operator(dialect),
+    '0020_worker_liveness': workerLiveness(),
   };
 }
 

@@ -371,6 +371,11 @@ export interface AuditPrunesTable {
   before: string;
   at: string;
   by: string;
+
+export interface WorkerLivenessTable {
+  worker_id: string;
+  alive_until: string;
+  started_at: string;
 }
 
 export interface Database {
@@ -385,6 +390,7 @@ export interface Database {
   outbox: OutboxTable;
   locks: LocksTable;
   served_versions: ServedVersionsTable;
+  worker_liveness: WorkerLivenessTable;
   units: UnitsTable;
   provider_calls: ProviderCallsTable;
   asset_owners: AssetOwnersTable;

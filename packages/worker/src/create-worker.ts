@@ -26,6 +26,7 @@ import { createStderrLogger, type WorkerLogger } from './logger.js';
 import { createWorkerMetrics, type WorkerMetrics, type WorkerMetricsOptions } from './metrics.js';
 import { startProbes, type ProbesServer } from './host/probes-server.js';
 import { RuntimeHost } from './host/runtime-host.js';
+import { DEFAULT_DEAD_AFTER_MS, DEFAULT_LIVENESS_EVERY_MS } from './host/liveness.js';
 import { createStartGate, resolveKindLimits } from './host/start-gate.js';
 import { runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
@@ -56,6 +57,13 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
   lazyStartMs?: number | undefined;
   leaseMs?: number | undefined;
   renewEveryMs?: number | undefined;
+  /**
+   * Liveness beat period (default 1000 ms) and the age of a beat past which its worker is dead
+   * and its running jobs are taken over (default 5000 ms): a dead process is found in seconds,
+   * the lease stays the bound for one alive but stuck.
+   */
+  livenessEveryMs?: number | undefined;
+  deadAfterMs?: number | undefined;
   unitConcurrency?: number | undefined;
   workerId?: string | undefined;
   probes?: { port: number; hostname?: string | undefined } | undefined;
@@ -134,6 +142,14 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
       `renewEveryMs (${renewEveryMs}) must be shorter than leaseMs (${leaseMs})`,
     );
   }
+  const livenessEveryMs = opts.livenessEveryMs ?? DEFAULT_LIVENESS_EVERY_MS;
+  const deadAfterMs = opts.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS;
+  if (!(livenessEveryMs >= 1) || !(deadAfterMs > livenessEveryMs)) {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `deadAfterMs (${deadAfterMs}) must be longer than livenessEveryMs (${livenessEveryMs})`,
+    );
+  }
   const handlers = resolveHandlers(opts.jobs, opts.handlers as HandlerRegistry);
   const workerId = opts.workerId ?? defaultWorkerId();
   const logger = opts.logger ?? createStderrLogger();
@@ -181,6 +197,8 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     readBatch: opts.readBatch,
     leaseMs,
     renewEveryMs,
+    livenessEveryMs,
+    deadAfterMs,
     lazyStartMs: opts.lazyStartMs,
     prefetch: opts.prefetch,
     workerId,

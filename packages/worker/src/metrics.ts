@@ -25,6 +25,8 @@ export interface WorkerCounters {
   renewals: number;
   renewalFailures: number;
   lostLeases: number;
+  /** Running jobs of workers whose heartbeat lapsed, handed to the claim path. */
+  reapedJobs: number;
   /** Attempts a start limit held (refunded, the job queued again). */
   limitHolds: number;
   readFailures: number;
@@ -77,6 +79,7 @@ export function createCounters(): WorkerCounters {
     renewals: 0,
     renewalFailures: 0,
     lostLeases: 0,
+    reapedJobs: 0,
     limitHolds: 0,
     readFailures: 0,
     initFailures: 0,
@@ -110,6 +113,7 @@ const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   renewals: ['Lease renewals that kept a claim', 'counter'],
   renewalFailures: ['Renewal rounds that failed', 'counter'],
   lostLeases: ['Attempts that lost their lease and were aborted', 'counter'],
+  reapedJobs: ['Running jobs of dead workers (heartbeat lapsed) taken from their lease', 'counter'],
   limitHolds: ['Attempts a start limit held (refunded; the job waits queued)', 'counter'],
   readFailures: ['Failed reads (transport or batch load)', 'counter'],
   initFailures: ['Failed runtime initialisations', 'counter'],

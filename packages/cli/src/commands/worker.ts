@@ -23,6 +23,7 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
     readBatch: settings.readBatch,
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
+    deadAfterMs: settings.deadAfterMs,
     limits: { providers: settings.providerLimits, kinds: settings.kindLimits },
     // Bound where it says (--metrics-host, default loopback): a scraper or kubelet in another
     // network namespace needs 0.0.0.0.

@@ -12,6 +12,7 @@ import { StreamsFinisher } from './finisher.js';
 import { GroupKeeper, rateLimited } from './groups.js';
 import { StreamsMaintenance } from './maintenance.js';
 import { StreamsReader } from './reader.js';
+import { pendingHolders, takeOverDead } from './take-over.js';
 import type { StreamsDelivery } from './types.js';
 
 export interface StreamsConsumer extends RuntimeConsumer<StreamsDelivery> {
@@ -85,6 +86,8 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
     },
 
     stats: () => maintenance.stats(),
+    holders: () => pendingHolders(ctx, commands),
+    takeOver: (dead) => takeOverDead(ctx, commands, reader, dead),
     servedVersions: (kind) => maintenance.servedVersions(kind),
 
     close() {

@@ -110,6 +110,8 @@ export interface StreamsCounters {
   reapedConsumers: number;
   /** Renewals that found the entry owned by another consumer. */
   renewalsLost: number;
+  /** Entries taken from consumers whose worker's liveness lapsed (XCLAIM, take-over.ts). */
+  takenOver: number;
 }
 
 export interface StreamsContext {
@@ -156,6 +158,7 @@ export function createContext(o: StreamsConsumerOptions): StreamsContext {
       trimmed: 0,
       reapedConsumers: 0,
       renewalsLost: 0,
+      takenOver: 0,
     },
   };
 }

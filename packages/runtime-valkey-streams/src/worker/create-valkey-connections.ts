@@ -167,6 +167,8 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     xreadgroup: (q) => call('XREADGROUP', readArgs(q)),
     xautoclaim: (stream, group, consumer, minIdleMs, start, count) =>
       call('XAUTOCLAIM', [stream, group, consumer, minIdleMs, start, 'COUNT', count]),
+    xclaim: (stream, group, consumer, minIdleMs, ids) =>
+      call('XCLAIM', [stream, group, consumer, minIdleMs, ...ids]),
     xpendingSummary: (stream, group) => call('XPENDING', [stream, group]),
     xpendingRange: (stream, group, start, end, count, consumer) =>
       call('XPENDING', [stream, group, start, end, count, ...(consumer ? [consumer] : [])]),

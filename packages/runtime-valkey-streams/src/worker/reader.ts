@@ -40,6 +40,24 @@ export class StreamsReader {
     return this.buffer;
   }
 
+  /**
+   * Entries just claimed from dead consumers (`take-over.ts`): handed out by the next read, ahead
+   * of everything else.
+   */
+  async adopt(info: StreamInfo, entries: readonly StreamEntry[]): Promise<void> {
+    const fresh = entries.filter(
+      (e) => !this.deps.ctx.outstanding.has(deliveryId(info.stream, e.id)),
+    );
+    if (fresh.length === 0) return;
+    const counts = await this.counts(
+      info,
+      fresh.map((e) => e.id),
+    );
+    this.buffer.push(...(await this.toDeliveries(info, fresh, counts)));
+    // A read blocked on new entries would hold them back for up to its block time.
+    await this.deps.blocking.interrupt().catch(() => this.deps.blocking.reset());
+  }
+
   dropBuffered(ids: ReadonlySet<string>): void {
     this.buffer = this.buffer.filter((d) => !ids.has(d.id));
   }

@@ -50,6 +50,14 @@ export interface StreamsClient {
     start: string,
     count: number,
   ): Promise<unknown>;
+  /** `XCLAIM stream group consumer minIdle id…` (entries with their fields). */
+  xclaim(
+    stream: string,
+    group: string,
+    consumer: string,
+    minIdleMs: number,
+    ids: readonly string[],
+  ): Promise<unknown>;
   /** `XPENDING stream group` (summary form). */
   xpendingSummary(stream: string, group: string): Promise<unknown>;
   /** `XPENDING stream group start end count [consumer]` (extended form). */

@@ -2,7 +2,9 @@
 // database says which attempts still own a running job, in one go. A lost claim, or a job that
 // is no longer running at this attempt's epoch, aborts the attempt; a cancel is told apart so its
 // delivery is acknowledged. Cancellation reaches a running job through this path, as ARCHITECTURE.md
-// asks, so no second polling loop exists.
+// asks, so no second polling loop exists. A lost lease overrides any earlier cause except
+// `cancelled`: an attempt being drained that loses its claim writes nothing and gives nothing back
+// (another holder has the job; its `retry` would only be fenced and its release is not its own).
 
 import { isTerminalState, type Delivery, type RuntimeConsumer } from '@sluice/contracts';
 import { getJobsByIds, type SluiceDatabase } from '@sluice/storage';
@@ -46,9 +48,11 @@ export async function renewHeld<D extends Delivery>(
   ]);
 
   const lose = (a: Attempt<D>) => {
-    if (a.cause) return;
+    if (a.cause === 'lease_lost' || a.cause === 'cancelled') return;
     counters.lostLeases++;
-    abortAttempt(a, 'lease_lost');
+    // Already aborted (drain): its signal fired; the cause its outcome is decided by changes.
+    if (a.cause) a.cause = 'lease_lost';
+    else abortAttempt(a, 'lease_lost');
   };
 
   if (renewed.status === 'fulfilled') {

@@ -34,6 +34,12 @@ import { drainHeld } from './drain-held.js';
 import { Holdings } from './holdings.js';
 import { startRounds } from './host-rounds.js';
 import { createJobStateLog } from './log-job-states.js';
+import {
+  DEFAULT_DEAD_AFTER_MS,
+  DEFAULT_LIVENESS_EVERY_MS,
+  startLiveness,
+  type Liveness,
+} from './liveness.js';
 import type { Periodic } from './periodic.js';
 import { createEventPublisher, type PublishEvents } from './publish-events.js';
 import { ReadLoop } from './read-loop.js';
@@ -54,6 +60,10 @@ export interface RuntimeHostOptions<D extends Delivery> {
   prefetch?: number | undefined;
   leaseMs?: number | undefined;
   renewEveryMs?: number | undefined;
+  /** Liveness beat period (default 1 s); see `host/liveness.ts`. */
+  livenessEveryMs?: number | undefined;
+  /** A worker whose beat is this old is dead and its running jobs are taken (default 5 s). */
+  deadAfterMs?: number | undefined;
   /** How long an attempt runs before it writes its start unasked (default 250 ms). */
   lazyStartMs?: number | undefined;
   /** This worker's id: the lease owner written on running jobs. */
@@ -97,6 +107,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly publish: PublishEvents;
   private readonly leaseMs: number;
   private timers: Periodic[] | undefined;
+  private liveness: Liveness | undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly opts: RuntimeHostOptions<D>) {
@@ -210,6 +221,15 @@ export class RuntimeHost<D extends Delivery = Delivery> {
         hooks: o.hooks,
         publish: this.publish,
       });
+      this.liveness = startLiveness({
+        database: o.database,
+        consumer: o.consumer,
+        workerId: o.workerId,
+        everyMs: o.livenessEveryMs ?? DEFAULT_LIVENESS_EVERY_MS,
+        deadAfterMs: o.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS,
+        counters: this.counters,
+        logger: o.logger,
+      });
     }
     return this.reads.start();
   }
@@ -263,6 +283,8 @@ export class RuntimeHost<D extends Delivery = Delivery> {
       publish: this.publish,
     });
     for (const t of this.timers ?? []) t.stop();
+    // Beats until the drain is over: a draining worker is alive and its jobs stay its own.
+    await this.liveness?.withdraw();
     this.writer.close();
     await consumer.close();
   }

@@ -52,6 +52,9 @@ const makeWorker = () =>
     unitConcurrency: 1,
     leaseMs,
     renewEveryMs: Math.floor(leaseMs / 4),
+    // Liveness beat and death age (LIVENESS_MS, DEAD_AFTER_MS); the worker's defaults otherwise.
+    livenessEveryMs: process.env.LIVENESS_MS ? Number(process.env.LIVENESS_MS) : undefined,
+    deadAfterMs: process.env.DEAD_AFTER_MS ? Number(process.env.DEAD_AFTER_MS) : undefined,
     sweepEveryMs: 0,
     retryBackoff: { baseMs: 20, maxMs: 100 },
     workerId,
