@@ -1,0 +1,49 @@
+// The NATS client, loaded on demand: `@nats-io/transport-node`, `@nats-io/jetstream` and
+// `@nats-io/kv` are optional peers, so an app that never runs this runtime installs none of them.
+
+import { createRequire } from 'node:module';
+import { requireOptional } from '@sluice/storage';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type * as Transport from '@nats-io/transport-node';
+import type * as Js from '@nats-io/jetstream';
+import type * as Kv from '@nats-io/kv';
+
+const require = createRequire(import.meta.url);
+const NEEDED_FOR = 'the nats runtime';
+
+export interface NatsModules {
+  readonly transport: typeof Transport;
+  readonly js: typeof Js;
+  readonly kv: typeof Kv;
+}
+
+let modules: NatsModules | undefined;
+
+export function natsModules(): NatsModules {
+  modules ??= {
+    transport: requireOptional<typeof Transport>(require, '@nats-io/transport-node', NEEDED_FOR),
+    js: requireOptional<typeof Js>(require, '@nats-io/jetstream', NEEDED_FOR),
+    kv: requireOptional<typeof Kv>(require, '@nats-io/kv', NEEDED_FOR),
+  };
+  return modules;
+}
+
+/** `nats://host:port` → the client's server list entry. */
+export function serverOf(url: string): string {
+  return url.replace(/^nats:\/\//, '');
+}
+
+/**
+ * Connects with endless reconnects: a broker restart must not end a long-lived worker or gateway.
+ * The name shows in the server's connection list.
+ */
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  const { transport } = natsModules();
+  return transport.connect({
+    servers: serverOf(url),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    timeout: 5_000,
+  });
+}

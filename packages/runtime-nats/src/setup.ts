@@ -1,0 +1,57 @@
+// Idempotent setup of what both halves need on the server: the work-queue jobs stream (the
+// gateway publishes into it, the workers create their consumers on it) and the dead-letter
+// stream. Safe to run from any number of processes at once.
+
+import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import { natsModules } from './connection.js';
+import type { NatsNames } from './names.js';
+
+/** JetStream's "not found" (stream, consumer, message), whichever class the client used. */
+export function isNotFound(error: unknown): boolean {
+  const e = error as { code?: unknown; status?: unknown; name?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  return e.code === 10059 || e.code === 10014 || e.code === 10037 || e.status === 404;
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  try {
+    await jsm.streams.info(config.name);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    try {
+      await jsm.streams.add(config);
+    } catch (added) {
+      // Another process created it between our info and our add: same config, nothing to do.
+      await jsm.streams.info(config.name).catch(() => {
+        throw added;
+      });
+    }
+  }
+}
+
+export async function ensureJobsStream(jsm: JetStreamManager, names: NatsNames): Promise<void> {
+  const { js } = natsModules();
+  await ensureStream(jsm, {
+    name: names.jobsStream,
+    subjects: [`${names.prefix}.jobs.>`],
+    // A message stays until a worker acknowledges it after the stored outcome, then goes: the
+    // stream's length is the work not yet finished (one consumer per subject, never overlapping).
+    retention: js.RetentionPolicy.Workqueue,
+    storage: js.StorageType.File,
+  });
+}
+
+export async function ensureDeadStream(
+  jsm: JetStreamManager,
+  names: NatsNames,
+  maxMsgs: number,
+): Promise<void> {
+  const { js } = natsModules();
+  await ensureStream(jsm, {
+    name: names.deadStream,
+    subjects: [`${names.prefix}.dead.>`],
+    retention: js.RetentionPolicy.Limits,
+    storage: js.StorageType.File,
+    max_msgs: maxMsgs,
+  });
+}

@@ -1,0 +1,283 @@
+// The NATS JetStream runtime's consume half: a durable pull consumer per (kind, version) on the
+// work-queue jobs stream, shared by every worker (each worker is a client of it). At-least-once:
+// a pulled message stays pending until the host acknowledges it after the stored outcome;
+// AckWait equals the lease, renewals (`+WPI`) keep it from expiring, and a dead worker's
+// messages come back by themselves once it passes. Attempts are counted in the database.
+
+import {
+  decodePointer,
+  SluiceError,
+  type Delivery,
+  type RenewOutcome,
+  type RuntimeConsumer,
+  type VersionKey,
+} from '@sluice/contracts';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { NATS_CAPABILITIES } from '../capabilities.js';
+import { connectNats, natsModules } from '../connection.js';
+import { createNatsNames, type NatsNames } from '../names.js';
+import { ensureDeadStream, ensureJobsStream, isNotFound } from '../setup.js';
+import { createOwners, type HeldRecord, type Owners } from './owners.js';
+import { createPuller, type PulledMsg, type Puller } from './puller.js';
+
+export interface NatsDelivery extends Delivery {
+  readonly seq: number;
+  readonly reply: string;
+  /** The revision of our owner record (compare-and-delete on finish). */
+  readonly revision: number;
+}
+
+export interface NatsConsumerOptions {
+  /** `nats://host:port`; or give `connection` (then the consumer does not close it). */
+  url?: string | undefined;
+  connection?: NatsConnection | undefined;
+  versions: readonly VersionKey[];
+  workerId: string;
+  /** The lease: the consumer's AckWait (default 30 s). */
+  leaseMs?: number | undefined;
+  /** How long a read waits for new messages when none is there (default 2 000 ms). */
+  blockMs?: number | undefined;
+  /** Server hand-outs per message before JetStream stops (default 1 000; the database counts attempts). */
+  maxDeliver?: number | undefined;
+  /** Subject and stream prefix (default `sluice`); the gateway must use the same. */
+  prefix?: string | undefined;
+  deadLettersMax?: number | undefined;
+  onError?: ((error: unknown) => void) | undefined;
+  /** Test seam: read failures injected into the transport's pull requests. */
+  faults?: { failReads: boolean } | undefined;
+}
+
+export const DEFAULT_NATS_LEASE_MS = 30_000;
+
+export interface NatsConsumer extends RuntimeConsumer<NatsDelivery> {
+  readonly names: NatsNames;
+}
+
+interface Parts {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  owners: Owners;
+  puller: Puller;
+}
+
+export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
+  if (!opts.connection && !opts.url) {
+    throw new SluiceError('INVALID_CONFIG', 'the nats runtime needs a url (NATS_URL) or a connection');
+  }
+  const names = createNatsNames(opts.prefix);
+  const leaseMs = opts.leaseMs ?? DEFAULT_NATS_LEASE_MS;
+  const blockMs = opts.blockMs ?? 2_000;
+  const onError = opts.onError ?? (() => {});
+  const durables = opts.versions.map((v) => names.durable(v.kind, v.version));
+  const encoder = new TextEncoder();
+  let parts: Promise<Parts> | undefined;
+  let own: HeldRecord[] | undefined;
+  let closing: Promise<void> | undefined;
+
+  async function open(): Promise<Parts> {
+    const { js: jsMod, kv: kvMod } = natsModules();
+    const nc = opts.connection ?? (await connectNats(opts.url as string, `sluice-worker-${opts.workerId}`));
+    try {
+      const jsm = await jsMod.jetstreamManager(nc);
+      const js = jsMod.jetstream(nc);
+      const kv = await new kvMod.Kvm(js).create(names.ownersBucket, {
+        history: 1,
+        // Records of a worker that never comes back expire; a restart comes back far sooner.
+        ttl: 24 * 3_600_000,
+      });
+      return { nc, js, jsm, owners: createOwners(kv), puller: createPuller(nc, onError) };
+    } catch (error) {
+      if (!opts.connection) await nc.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  function get(): Promise<Parts> {
+    parts ??= open().catch((error: unknown) => {
+      parts = undefined;
+      throw error;
+    });
+    return parts;
+  }
+
+  async function ensureConsumers(p: Parts) {
+    const { js } = natsModules();
+    await ensureJobsStream(p.jsm, names);
+    await ensureDeadStream(p.jsm, names, opts.deadLettersMax ?? 100_000);
+    const ackWait = leaseMs * 1_000_000;
+    for (const v of opts.versions) {
+      const durable = names.durable(v.kind, v.version);
+      const config = {
+        durable_name: durable,
+        ack_policy: js.AckPolicy.Explicit,
+        ack_wait: ackWait,
+        max_deliver: opts.maxDeliver ?? 1_000,
+        filter_subject: names.jobsSubject(v.kind, v.version),
+        deliver_policy: js.DeliverPolicy.All,
+        max_ack_pending: -1,
+      };
+      try {
+        const info = await p.jsm.consumers.info(names.jobsStream, durable);
+        // Shared by every worker of this version: the newest lease setting wins.
+        if (info.config.ack_wait !== ackWait)
+          await p.jsm.consumers.update(names.jobsStream, durable, { ack_wait: ackWait });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        await p.jsm.consumers.add(names.jobsStream, config).catch(async (added: unknown) => {
+          // Another worker created it meanwhile.
+          await p.jsm.consumers.info(names.jobsStream, durable).catch(() => {
+            throw added;
+          });
+        });
+      }
+    }
+  }
+
+  async function deliver(p: Parts, msg: PulledMsg, handedOut: number): Promise<NatsDelivery | undefined> {
+    let pointer;
+    try {
+      pointer = decodePointer(JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>);
+    } catch (error) {
+      // Not a pointer: never handed out, kept in the dead-letter stream with the reason.
+      await deadLetterRaw(p, msg.durable, msg.data, `BAD_POINTER: ${String(error)}`, msg.reply);
+      return undefined;
+    }
+    const revision = await p.owners.hold(msg.seq, { w: opts.workerId, r: msg.reply, n: handedOut });
+    return { id: String(msg.seq), pointer, transportDeliveries: handedOut, seq: msg.seq, reply: msg.reply, revision };
+  }
+
+  async function deadLetterRaw(p: Parts, durable: string, data: Uint8Array, reason: string, reply: string) {
+    const version = opts.versions[durables.indexOf(durable)];
+    const { transport } = natsModules();
+    const h = transport.headers();
+    h.set('Sluice-Reason', reason.slice(0, 1_000));
+    h.set('Sluice-Worker', opts.workerId);
+    await p.js.publish(names.deadSubject(version?.kind ?? 'unknown.kind', version?.version ?? 'v0'), data, {
+      headers: h,
+    });
+    p.nc.publish(reply, encoder.encode('+ACK'));
+  }
+
+  /** This worker's deliveries from before a restart, taken back while their AckWait still runs. */
+  async function readOwn(p: Parts, max: number): Promise<NatsDelivery[]> {
+    own ??= await p.owners.heldBy(opts.workerId);
+    const out: NatsDelivery[] = [];
+    while (own.length > 0 && out.length < max) {
+      const record = own.shift() as HeldRecord;
+      const stored = await p.jsm.streams.getMessage(names.jobsStream, { seq: record.seq }).catch((e: unknown) => {
+        if (isNotFound(e)) return null;
+        throw e;
+      });
+      if (!stored) continue; // finished meanwhile (a work queue deletes acknowledged messages)
+      // Progress on the old ack subject restarts its AckWait: the delivery is ours again.
+      p.nc.publish(record.r, encoder.encode('+WPI'));
+      const d = await deliver(
+        p,
+        { durable: '', reply: record.r, data: stored.data, seq: record.seq, deliveries: record.n + 1, at: Date.now() },
+        record.n + 1,
+      );
+      if (d) out.push(d);
+    }
+    return out;
+  }
+
+  async function fromBuffer(p: Parts, max: number): Promise<NatsDelivery[]> {
+    const msgs = p.puller.take(max);
+    // A message that waited in the buffer has used part of its AckWait: restart it.
+    const now = Date.now();
+    for (const m of msgs) if (now - m.at > 100) p.nc.publish(m.reply, encoder.encode('+WPI'));
+    const out = await Promise.all(msgs.map((m) => deliver(p, m, m.deliveries)));
+    return out.filter((d): d is NatsDelivery => d !== undefined);
+  }
+
+  async function read(max: number, signal?: AbortSignal): Promise<NatsDelivery[]> {
+    if (closing || max <= 0) return [];
+    if (opts.faults?.failReads) throw new Error('injected read failure');
+    const p = await get();
+    const out = await readOwn(p, max);
+    if (out.length < max) out.push(...(await fromBuffer(p, max - out.length)));
+    // Whatever is there now, version by version.
+    for (const durable of durables) {
+      if (out.length >= max || signal?.aborted) break;
+      await p.puller.pull(names.jobsStream, durable, max - out.length, { noWait: true }, signal);
+      out.push(...(await fromBuffer(p, max - out.length)));
+    }
+    if (out.length > 0 || signal?.aborted || closing) return out;
+    // Nothing: one waiting request per version (one message each), the first arrival answers.
+    const waits = durables.map((d) =>
+      p.puller.pull(names.jobsStream, d, 1, { expiresMs: blockMs }, signal),
+    );
+    await Promise.race([Promise.all(waits), p.puller.arrival(blockMs + 100, signal)]);
+    return fromBuffer(p, max);
+  }
+
+  async function finish(ds: readonly NatsDelivery[], body: string) {
+    if (ds.length === 0) return;
+    const p = await get();
+    for (const d of ds) p.nc.publish(d.reply, encoder.encode(body));
+    // The acknowledgements reach the server before we report them done.
+    await p.nc.flush();
+    await Promise.all(ds.map((d) => p.owners.drop(d.seq, d.revision)));
+  }
+
+  return {
+    name: 'nats',
+    capabilities: NATS_CAPABILITIES,
+    names,
+
+    async init() {
+      const p = await get();
+      await ensureConsumers(p);
+    },
+
+    read,
+
+    async renew(ds): Promise<RenewOutcome[]> {
+      if (ds.length === 0) return [];
+      const p = await get();
+      const held = await Promise.all(ds.map((d) => p.owners.check(d.seq, opts.workerId, d.reply)));
+      // Progress only where still ours; a message another worker took over is lost to us.
+      ds.forEach((d, i) => held[i] !== 'other' && p.nc.publish(d.reply, encoder.encode('+WPI')));
+      await p.nc.flush();
+      return held.map((h) => (h === 'other' ? 'lost' : 'renewed'));
+    },
+
+    ack: (ds) => finish(ds, '+ACK'),
+
+    // With a delay the host wrote an outbox row due then: the message is finished here and the
+    // reconciler dispatches the job again when due. Without one, NAK: handed out again at once.
+    release: (ds, delayMs) => finish(ds, delayMs && delayMs > 0 ? '+ACK' : '-NAK'),
+
+    async deadLetter(d, reason) {
+      const p = await get();
+      const version = d.pointer
+        ? { kind: d.pointer.kind, version: d.pointer.version }
+        : { kind: 'unknown.kind', version: 'v0' };
+      const { transport } = natsModules();
+      const h = transport.headers();
+      h.set('Sluice-Reason', reason.slice(0, 1_000));
+      h.set('Sluice-Worker', opts.workerId);
+      await p.js.publish(
+        names.deadSubject(version.kind, version.version),
+        JSON.stringify(d.pointer ?? {}),
+        { headers: h },
+      );
+      await finish([d], '+ACK');
+    },
+
+    close() {
+      closing ??= (async () => {
+        if (!parts) return;
+        const p = await parts.catch(() => undefined);
+        if (!p) return;
+        // Pulled but never handed out: back to the stream at once.
+        for (const m of p.puller.close()) p.nc.publish(m.reply, encoder.encode('-NAK'));
+        await p.nc.flush().catch(() => {});
+        if (!opts.connection) await p.nc.close().catch(() => {});
+      })();
+      return closing;
+    },
+  };
+}
