@@ -23,17 +23,21 @@ export interface PulledMsg {
  * Reads the ack subject: `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>`,
  * or the newer form with a domain and an account hash before the stream (and a token after).
  */
-export function parseAckSubject(reply: string): { deliveries: number; seq: number } | undefined {
+export function parseAckSubject(
+  reply: string,
+): { durable: string; deliveries: number; seq: number } | undefined {
   const t = reply.split('.');
   if (t[0] !== '$JS' || t[1] !== 'ACK') return undefined;
   const at = t.length === 9 ? 4 : t.length >= 11 ? 6 : -1;
   if (at < 0) return undefined;
   const deliveries = Number(t[at]);
   const seq = Number(t[at + 1]);
-  return Number.isSafeInteger(seq) && seq > 0 ? { deliveries, seq } : undefined;
+  const durable = t[at - 1] as string;
+  return Number.isSafeInteger(seq) && seq > 0 ? { durable, deliveries, seq } : undefined;
 }
 
 interface Request {
+  readonly durable: string;
   readonly want: number;
   got: number;
   done: () => void;
@@ -69,18 +73,23 @@ export function createPuller(nc: NatsConnection, onError: (e: unknown) => void):
   let next = 0;
 
   function onMsg(msg: Msg) {
-    const token = msg.subject.slice(inbox.length + 1);
-    const request = requests.get(token);
     const ack = msg.reply ? parseAckSubject(msg.reply) : undefined;
     if (!ack) {
-      // A status (404 nothing there, 408 expired, 409 …) ends its request; a heartbeat (100) not.
-      if ((msg.headers?.code ?? 0) !== 100) request?.done();
+      // A status (404 nothing there, 408 expired, 409 …) comes on the request's own inbox and
+      // ends it; a heartbeat (100) does not.
+      if ((msg.headers?.code ?? 0) !== 100)
+        requests.get(msg.subject.slice(inbox.length + 1))?.done();
       return;
     }
-    const durable = msg.reply?.split('.')[msg.reply.split('.').length === 9 ? 3 : 5] ?? '';
-    buffer.push({ durable, reply: msg.reply as string, data: msg.data, ...ack, at: Date.now() });
+    // A message keeps its own subject: it is credited to the oldest open request of its consumer.
+    const { durable } = ack;
+    buffer.push({ reply: msg.reply as string, data: msg.data, ...ack, at: Date.now() });
     for (const wake of [...arrivals]) wake();
-    if (request && ++request.got >= request.want) request.done();
+    for (const request of requests.values()) {
+      if (request.durable !== durable) continue;
+      if (++request.got >= request.want) request.done();
+      break;
+    }
   }
 
   const sub: Subscription = nc.subscribe(`${inbox}.*`, {
@@ -107,7 +116,7 @@ export function createPuller(nc: NatsConnection, onError: (e: unknown) => void):
           requests.delete(token);
           resolve();
         };
-        requests.set(token, { want: batch, got: 0, done });
+        requests.set(token, { durable, want: batch, got: 0, done });
         timer = setTimeout(done, localMs);
         signal?.addEventListener('abort', done, { once: true });
         const body = noWait
