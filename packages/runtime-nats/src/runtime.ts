@@ -67,7 +67,7 @@ export const nats = defineRuntime({
   },
   worker: (o) => ({
     kind: 'pull',
-    consumer: (_resources: RuntimeResources) => (ctx) =>
-      createNatsConsumer({ url: o.url, prefix: o.prefix, ...ctx }),
+    consumer: (resources: RuntimeResources) => (ctx) =>
+      createNatsConsumer({ url: o.url, prefix: o.prefix, database: resources.database, ...ctx }),
   }),
 });

@@ -46,6 +46,8 @@ export async function createNatsHarness(dialect: DialectName): Promise<Conforman
         versions,
         leaseMs,
         blockMs: 100,
+        database,
+        servedTtlMs: 600,
         faults,
       }),
     dispatch: (pointers) => dispatcher.dispatch(pointers),

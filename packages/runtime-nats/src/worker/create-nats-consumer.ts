@@ -13,6 +13,7 @@ import {
   type VersionKey,
 } from '@sluice/contracts';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { heartbeatServed, removeServed, type SluiceDatabase } from '@sluice/storage';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CAPABILITIES } from '../capabilities.js';
 import { connectNats, natsModules } from '../connection.js';
@@ -43,6 +44,14 @@ export interface NatsConsumerOptions {
   /** Subject and stream prefix (default `sluice`); the gateway must use the same. */
   prefix?: string | undefined;
   deadLettersMax?: number | undefined;
+  /**
+   * The job database: the served versions are heartbeated into its registry (the one the
+   * worker's unroutable sweep reads by default), so a version no live worker serves is
+   * dead-lettered after the grace instead of waiting forever.
+   */
+  database?: SluiceDatabase | undefined;
+  /** How long a served-versions heartbeat counts (default 30 s; renewed every third of it). */
+  servedTtlMs?: number | undefined;
   onError?: ((error: unknown) => void) | undefined;
   /** Test seam: read failures injected into the transport's pull requests. */
   faults?: { failReads: boolean } | undefined;
@@ -75,6 +84,12 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   let parts: Promise<Parts> | undefined;
   let own: HeldRecord[] | undefined;
   let closing: Promise<void> | undefined;
+  const servedTtlMs = opts.servedTtlMs ?? 30_000;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const beat = () =>
+    opts.database
+      ? heartbeatServed(opts.database.db, opts.workerId, opts.versions, servedTtlMs)
+      : Promise.resolve();
 
   async function open(): Promise<Parts> {
     const { js: jsMod, kv: kvMod } = natsModules();
@@ -230,6 +245,11 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     async init() {
       const p = await get();
       await ensureConsumers(p);
+      await beat();
+      if (opts.database && !heartbeat && !closing) {
+        heartbeat = setInterval(() => void beat().catch(onError), Math.max(50, servedTtlMs / 3));
+        heartbeat.unref();
+      }
     },
 
     read,
@@ -269,6 +289,9 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
 
     close() {
       closing ??= (async () => {
+        clearInterval(heartbeat);
+        // The registry rows are this worker's own (keyed by its id): gone with it.
+        if (opts.database) await removeServed(opts.database.db, opts.workerId).catch(onError);
         if (!parts) return;
         const p = await parts.catch(() => undefined);
         if (!p) return;
