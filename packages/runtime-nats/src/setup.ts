@@ -13,7 +13,10 @@ export function isNotFound(error: unknown): boolean {
   return e.code === 10059 || e.code === 10014 || e.code === 10037 || e.status === 404;
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string },
+) {
   try {
     await jsm.streams.info(config.name);
   } catch (error) {

@@ -14,7 +14,7 @@ const jobs = defineJobs(
 
 describe('the runtime name map', () => {
   it('names each runtime once, under its own name, and each worker half matches its pullsDeliveries flag', () => {
-    expect(RUNTIME_NAMES).toEqual(['embedded', 'valkey-streams', 'cloudflare-workflows']);
+    expect(RUNTIME_NAMES).toEqual(['embedded', 'valkey-streams', 'cloudflare-workflows', 'nats']);
     for (const [name, factory] of Object.entries(RUNTIME_FACTORIES)) {
       const rt = factory();
       expect(rt.name).toBe(name);
@@ -24,7 +24,7 @@ describe('the runtime name map', () => {
 
   it('an unknown name is refused with the list of known ones', () => {
     expect(() => runtimeByName('kafka')).toThrowError(
-      /must be embedded, valkey-streams or cloudflare-workflows, got "kafka"/,
+      /must be embedded, valkey-streams, cloudflare-workflows or nats, got "kafka"/,
     );
   });
 

@@ -72,7 +72,10 @@ export function createNatsDispatcher(opts: NatsDispatcherOptions): NatsDispatche
       if (pointers.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`nats dispatch timed out after ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`nats dispatch timed out after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       });
       try {
         // Some may be in when this throws: the caller keeps every outbox row; duplicates are harmless.

@@ -87,7 +87,9 @@ export function createNatsGatewayRuntime(opts: NatsGatewayRuntimeOptions): NatsG
   const probes: RuntimeProbes = {
     async unready() {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), pingTimeoutMs)));
+      const timeout = new Promise<false>(
+        (r) => (timer = setTimeout(() => r(false), pingTimeoutMs)),
+      );
       const ping = client().then(
         (c) => c.nc.flush().then(() => true),
         () => false,

@@ -73,7 +73,10 @@ interface Parts {
 
 export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   if (!opts.connection && !opts.url) {
-    throw new SluiceError('INVALID_CONFIG', 'the nats runtime needs a url (NATS_URL) or a connection');
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      'the nats runtime needs a url (NATS_URL) or a connection',
+    );
   }
   const names = createNatsNames(opts.prefix);
   const leaseMs = opts.leaseMs ?? DEFAULT_NATS_LEASE_MS;
@@ -93,7 +96,8 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
 
   async function open(): Promise<Parts> {
     const { js: jsMod, kv: kvMod } = natsModules();
-    const nc = opts.connection ?? (await connectNats(opts.url as string, `sluice-worker-${opts.workerId}`));
+    const nc =
+      opts.connection ?? (await connectNats(opts.url as string, `sluice-worker-${opts.workerId}`));
     try {
       const jsm = await jsMod.jetstreamManager(nc);
       const js = jsMod.jetstream(nc);
@@ -150,28 +154,51 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     }
   }
 
-  async function deliver(p: Parts, msg: PulledMsg, handedOut: number): Promise<NatsDelivery | undefined> {
+  async function deliver(
+    p: Parts,
+    msg: PulledMsg,
+    handedOut: number,
+  ): Promise<NatsDelivery | undefined> {
     let pointer;
     try {
-      pointer = decodePointer(JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>);
+      pointer = decodePointer(
+        JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>,
+      );
     } catch (error) {
       // Not a pointer: never handed out, kept in the dead-letter stream with the reason.
       await deadLetterRaw(p, msg.durable, msg.data, `BAD_POINTER: ${String(error)}`, msg.reply);
       return undefined;
     }
     const revision = await p.owners.hold(msg.seq, { w: opts.workerId, r: msg.reply, n: handedOut });
-    return { id: String(msg.seq), pointer, transportDeliveries: handedOut, seq: msg.seq, reply: msg.reply, revision };
+    return {
+      id: String(msg.seq),
+      pointer,
+      transportDeliveries: handedOut,
+      seq: msg.seq,
+      reply: msg.reply,
+      revision,
+    };
   }
 
-  async function deadLetterRaw(p: Parts, durable: string, data: Uint8Array, reason: string, reply: string) {
+  async function deadLetterRaw(
+    p: Parts,
+    durable: string,
+    data: Uint8Array,
+    reason: string,
+    reply: string,
+  ) {
     const version = opts.versions[durables.indexOf(durable)];
     const { transport } = natsModules();
     const h = transport.headers();
     h.set('Sluice-Reason', reason.slice(0, 1_000));
     h.set('Sluice-Worker', opts.workerId);
-    await p.js.publish(names.deadSubject(version?.kind ?? 'unknown.kind', version?.version ?? 'v0'), data, {
-      headers: h,
-    });
+    await p.js.publish(
+      names.deadSubject(version?.kind ?? 'unknown.kind', version?.version ?? 'v0'),
+      data,
+      {
+        headers: h,
+      },
+    );
     p.nc.publish(reply, encoder.encode('+ACK'));
   }
 
@@ -181,16 +208,25 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     const out: NatsDelivery[] = [];
     while (own.length > 0 && out.length < max) {
       const record = own.shift() as HeldRecord;
-      const stored = await p.jsm.streams.getMessage(names.jobsStream, { seq: record.seq }).catch((e: unknown) => {
-        if (isNotFound(e)) return null;
-        throw e;
-      });
+      const stored = await p.jsm.streams
+        .getMessage(names.jobsStream, { seq: record.seq })
+        .catch((e: unknown) => {
+          if (isNotFound(e)) return null;
+          throw e;
+        });
       if (!stored) continue; // finished meanwhile (a work queue deletes acknowledged messages)
       // Progress on the old ack subject restarts its AckWait: the delivery is ours again.
       p.nc.publish(record.r, encoder.encode('+WPI'));
       const d = await deliver(
         p,
-        { durable: '', reply: record.r, data: stored.data, seq: record.seq, deliveries: record.n + 1, at: Date.now() },
+        {
+          durable: '',
+          reply: record.r,
+          data: stored.data,
+          seq: record.seq,
+          deliveries: record.n + 1,
+          at: Date.now(),
+        },
         record.n + 1,
       );
       if (d) out.push(d);

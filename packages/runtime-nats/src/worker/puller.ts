@@ -109,15 +109,14 @@ export function createPuller(nc: NatsConnection, onError: (e: unknown) => void):
       // for a status that never comes (a server that went away meanwhile).
       const localMs = noWait ? 2_000 : wait.expiresMs + 1_000;
       return new Promise<void>((resolve) => {
-        let timer: NodeJS.Timeout | undefined;
         const done = () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', done);
           requests.delete(token);
           resolve();
         };
+        const timer = setTimeout(done, localMs);
         requests.set(token, { durable, want: batch, got: 0, done });
-        timer = setTimeout(done, localMs);
         signal?.addEventListener('abort', done, { once: true });
         const body = noWait
           ? { batch, no_wait: true }
