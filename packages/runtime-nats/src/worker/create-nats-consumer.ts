@@ -71,6 +71,26 @@ interface Parts {
   puller: Puller;
 }
 
+/** A pull status meaning the consumer (or its stream) is gone: a server that lost its store. */
+const GONE = new Set([503, 409]);
+
+/** Bound on waiting for the server to confirm what we sent (a blackholed link never answers). */
+const FLUSH_TIMEOUT_MS = 3_000;
+
+async function flushWithin(nc: NatsConnection, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      nc.flush(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`nats flush timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   if (!opts.connection && !opts.url) {
     throw new SluiceError(
@@ -95,22 +115,26 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
       : Promise.resolve();
 
   async function open(): Promise<Parts> {
-    const { js: jsMod, kv: kvMod } = natsModules();
+    const { js: jsMod } = natsModules();
     const nc =
       opts.connection ?? (await connectNats(opts.url as string, `sluice-worker-${opts.workerId}`));
     try {
       const jsm = await jsMod.jetstreamManager(nc);
       const js = jsMod.jetstream(nc);
-      const kv = await new kvMod.Kvm(js).create(names.ownersBucket, {
-        history: 1,
-        // Records of a worker that never comes back expire; a restart comes back far sooner.
-        ttl: 24 * 3_600_000,
-      });
-      return { nc, js, jsm, owners: createOwners(kv), puller: createPuller(nc, onError) };
+      return { nc, js, jsm, owners: await openOwners(js), puller: createPuller(nc, onError) };
     } catch (error) {
       if (!opts.connection) await nc.close().catch(() => {});
       throw error;
     }
+  }
+
+  async function openOwners(js: JetStreamClient): Promise<Owners> {
+    const kv = await new (natsModules().kv.Kvm)(js).create(names.ownersBucket, {
+      history: 1,
+      // Records of a worker that never comes back expire; a restart comes back far sooner.
+      ttl: 24 * 3_600_000,
+    });
+    return createOwners(kv);
   }
 
   function get(): Promise<Parts> {
@@ -119,6 +143,18 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
       throw error;
     });
     return parts;
+  }
+
+  // After a server lost its store (a restart on an empty volume) the stream, the consumers and
+  // the owners bucket are gone: the next read sets them up again before it pulls.
+  let needsSetup = false;
+  let lastSetup = 0;
+
+  async function setup(p: Parts) {
+    await ensureConsumers(p);
+    p.owners = await openOwners(p.js);
+    needsSetup = false;
+    lastSetup = Date.now();
   }
 
   async function ensureConsumers(p: Parts) {
@@ -247,18 +283,37 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     if (closing || max <= 0) return [];
     if (opts.faults?.failReads) throw new Error('injected read failure');
     const p = await get();
+    try {
+      return await readFrom(p, max, signal);
+    } catch (error) {
+      needsSetup = true;
+      throw error;
+    }
+  }
+
+  async function readFrom(p: Parts, max: number, signal?: AbortSignal): Promise<NatsDelivery[]> {
+    // At most one setup per second: a server that is down fails each read quickly instead.
+    if (needsSetup && Date.now() - lastSetup > 1_000) {
+      lastSetup = Date.now();
+      await setup(p);
+    }
+    const gone = (status: number) => {
+      if (GONE.has(status)) needsSetup = true;
+    };
     const out = await readOwn(p, max);
     if (out.length < max) out.push(...(await fromBuffer(p, max - out.length)));
     // Whatever is there now, version by version.
     for (const durable of durables) {
       if (out.length >= max || signal?.aborted) break;
-      await p.puller.pull(names.jobsStream, durable, max - out.length, { noWait: true }, signal);
+      gone(
+        await p.puller.pull(names.jobsStream, durable, max - out.length, { noWait: true }, signal),
+      );
       out.push(...(await fromBuffer(p, max - out.length)));
     }
     if (out.length > 0 || signal?.aborted || closing) return out;
     // Nothing: one waiting request per version (one message each), the first arrival answers.
     const waits = durables.map((d) =>
-      p.puller.pull(names.jobsStream, d, 1, { expiresMs: blockMs }, signal),
+      p.puller.pull(names.jobsStream, d, 1, { expiresMs: blockMs }, signal).then(gone),
     );
     await Promise.race([Promise.all(waits), p.puller.arrival(blockMs + 100, signal)]);
     return fromBuffer(p, max);
@@ -269,7 +324,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     const p = await get();
     for (const d of ds) p.nc.publish(d.reply, encoder.encode(body));
     // The acknowledgements reach the server before we report them done.
-    await p.nc.flush();
+    await flushWithin(p.nc, FLUSH_TIMEOUT_MS);
     await Promise.all(ds.map((d) => p.owners.drop(d.seq, d.revision)));
   }
 
@@ -280,7 +335,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
 
     async init() {
       const p = await get();
-      await ensureConsumers(p);
+      await setup(p);
       await beat();
       if (opts.database && !heartbeat && !closing) {
         heartbeat = setInterval(() => void beat().catch(onError), Math.max(50, servedTtlMs / 3));
@@ -296,7 +351,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
       const held = await Promise.all(ds.map((d) => p.owners.check(d.seq, opts.workerId, d.reply)));
       // Progress only where still ours; a message another worker took over is lost to us.
       ds.forEach((d, i) => held[i] !== 'other' && p.nc.publish(d.reply, encoder.encode('+WPI')));
-      await p.nc.flush();
+      await flushWithin(p.nc, FLUSH_TIMEOUT_MS);
       return held.map((h) => (h === 'other' ? 'lost' : 'renewed'));
     },
 

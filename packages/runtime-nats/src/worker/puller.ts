@@ -40,7 +40,7 @@ interface Request {
   readonly durable: string;
   readonly want: number;
   got: number;
-  done: () => void;
+  done: (status?: number) => void;
 }
 
 export interface Puller {
@@ -50,7 +50,8 @@ export interface Puller {
   /**
    * One pull request for up to `batch` messages of `durable`: `noWait` answers at once with what
    * is there; else the server holds it up to `expiresMs`. Resolves when the request is over
-   * (filled, or the server's status) or `signal` aborts the wait.
+   * (filled, or the server's status) or `signal` aborts the wait, with the status that ended it
+   * (503: nobody answers for that consumer, it is gone; 409: deleted or full; 0: none).
    */
   pull(
     stream: string,
@@ -58,7 +59,7 @@ export interface Puller {
     batch: number,
     wait: { noWait: true } | { expiresMs: number },
     signal?: AbortSignal,
-  ): Promise<void>;
+  ): Promise<number>;
   /** Resolves when a message is buffered, or after `ms`. */
   arrival(ms: number, signal?: AbortSignal): Promise<void>;
   close(): PulledMsg[];
@@ -77,8 +78,8 @@ export function createPuller(nc: NatsConnection, onError: (e: unknown) => void):
     if (!ack) {
       // A status (404 nothing there, 408 expired, 409 …) comes on the request's own inbox and
       // ends it; a heartbeat (100) does not.
-      if ((msg.headers?.code ?? 0) !== 100)
-        requests.get(msg.subject.slice(inbox.length + 1))?.done();
+      const code = msg.headers?.code ?? 0;
+      if (code !== 100) requests.get(msg.subject.slice(inbox.length + 1))?.done(code);
       return;
     }
     // A message keeps its own subject: it is credited to the oldest open request of its consumer.
@@ -108,16 +109,17 @@ export function createPuller(nc: NatsConnection, onError: (e: unknown) => void):
       // The server's own expiry ends a waiting request with a 408; the local timer is a backstop
       // for a status that never comes (a server that went away meanwhile).
       const localMs = noWait ? 2_000 : wait.expiresMs + 1_000;
-      return new Promise<void>((resolve) => {
-        const done = () => {
+      return new Promise<number>((resolve) => {
+        const done = (status = 0) => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
+          signal?.removeEventListener('abort', stop);
           requests.delete(token);
-          resolve();
+          resolve(status);
         };
-        const timer = setTimeout(done, localMs);
+        const stop = () => done();
+        const timer = setTimeout(stop, localMs);
         requests.set(token, { durable, want: batch, got: 0, done });
-        signal?.addEventListener('abort', done, { once: true });
+        signal?.addEventListener('abort', stop, { once: true });
         const body = noWait
           ? { batch, no_wait: true }
           : { batch, expires: Math.max(1, wait.expiresMs) * 1_000_000 };
