@@ -37,6 +37,14 @@ export function pointerJson(pointer: MessagePointer): string {
   return JSON.stringify(record);
 }
 
+/** A publish nobody stored: no stream takes the subject (JetStream answers "no responders"). */
+function isNoStream(error: unknown): boolean {
+  for (let e = error as { name?: unknown; cause?: unknown } | undefined; e; e = e.cause as never) {
+    if (e.name === 'NoResponders' || e.name === 'JetStreamNotEnabled') return true;
+  }
+  return false;
+}
+
 export function createNatsDispatcher(opts: NatsDispatcherOptions): NatsDispatcher {
   const { names } = opts;
   const timeoutMs = opts.timeoutMs ?? 5_000;
@@ -77,9 +85,20 @@ export function createNatsDispatcher(opts: NatsDispatcherOptions): NatsDispatche
           timeoutMs,
         );
       });
+      const attempt = async () => {
+        try {
+          await publishAll(pointers);
+        } catch (error) {
+          if (!streamReady || !isNoStream(error)) throw error;
+          // The server lost its store (restarted on an empty volume): the stream is made again
+          // and the pointers published once more, instead of waiting for the reconciler.
+          streamReady = false;
+          await publishAll(pointers);
+        }
+      };
       try {
         // Some may be in when this throws: the caller keeps every outbox row; duplicates are harmless.
-        await Promise.race([publishAll(pointers), timeout]);
+        await Promise.race([attempt(), timeout]);
       } catch (error) {
         stats.failures++;
         streamReady = false;

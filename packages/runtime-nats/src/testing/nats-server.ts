@@ -46,21 +46,23 @@ function answers(port: number): Promise<boolean> {
 }
 
 async function spawnOnce(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(binary(), ['-a', HOST, '-p', String(port), '-js', '-sd', dir], {
+  // NATS_SERVER_LOG=<file> keeps the server's log for a failure's post-mortem.
+  const log = process.env.NATS_SERVER_LOG ? ['-l', process.env.NATS_SERVER_LOG] : [];
+  const child = spawn(binary(), ['-a', HOST, '-p', String(port), '-js', '-sd', dir, ...log], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let log = '';
+  let output = '';
   child.stderr?.on('data', (c: Buffer) => {
-    if (log.length < 32_000) log += c.toString();
+    if (output.length < 32_000) output += c.toString();
   });
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`);
+    if (child.exitCode !== null) throw new Error(`nats-server exited: ${output}`);
     if (await answers(port)) return child;
     await sleep(50);
   }
   child.kill('SIGKILL');
-  throw new Error(`nats-server did not answer on ${port}: ${log}`);
+  throw new Error(`nats-server did not answer on ${port}: ${output}`);
 }
 
 function exited(child: ChildProcess): Promise<void> {
