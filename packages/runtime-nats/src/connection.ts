@@ -51,3 +51,13 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
     maxPingOut: 2,
   });
 }
+
+/**
+ * Calls `onReconnect` after every reconnect: the server may be a new one that lost its store, so
+ * what we set up (streams, consumers, buckets) must be made sure of again. Ends with the connection.
+ */
+export function onReconnect(nc: NatsConnection, onReconnect: () => void): void {
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'reconnect') onReconnect();
+  })().catch(() => {});
+}

@@ -17,7 +17,7 @@ import {
 } from '@sluice/gateway';
 import type { SluiceDatabase } from '@sluice/storage';
 import { Gauge } from 'prom-client';
-import { connectNats, natsModules } from '../connection.js';
+import { connectNats, natsModules, onReconnect } from '../connection.js';
 import { createNatsNames, type NatsNames } from '../names.js';
 import { createNatsDispatcher, type NatsDispatcher } from './create-nats-dispatcher.js';
 import { createNatsDataLossDetector } from './data-loss-detector.js';
@@ -59,6 +59,7 @@ export function createNatsGatewayRuntime(opts: NatsGatewayRuntimeOptions): NatsG
     if (closed) return Promise.reject(new Error('the nats runtime is closed'));
     connecting ??= (async () => {
       const nc = await connectNats(opts.url, 'sluice-gateway');
+      onReconnect(nc, () => dispatcher.forgetStream());
       const { js } = natsModules();
       return { nc, js: js.jetstream(nc), jsm: await js.jetstreamManager(nc) };
     })().catch((error: unknown) => {

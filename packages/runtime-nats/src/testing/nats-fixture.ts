@@ -5,7 +5,7 @@ import { isTerminalState, type MessagePointer } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, natsModules } from '../connection.js';
+import { connectNats, natsModules, onReconnect } from '../connection.js';
 import { createNatsDispatcher, type NatsDispatcher } from '../gateway/create-nats-dispatcher.js';
 import { createNatsNames, type NatsNames } from '../names.js';
 import { startNatsServer, type NatsServer } from './nats-server.js';
@@ -32,6 +32,7 @@ export async function openNatsFixture(): Promise<NatsFixture> {
   const jsm = await jsMod.jetstreamManager(nc);
   const js = jsMod.jetstream(nc);
   const dispatcher = createNatsDispatcher({ names, client: async () => ({ js, jsm }) });
+  onReconnect(nc, () => dispatcher.forgetStream());
   return {
     server,
     names,

@@ -16,7 +16,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { heartbeatServed, removeServed, type SluiceDatabase } from '@sluice/storage';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CAPABILITIES } from '../capabilities.js';
-import { connectNats, natsModules } from '../connection.js';
+import { connectNats, natsModules, onReconnect } from '../connection.js';
 import { createNatsNames, type NatsNames } from '../names.js';
 import { ensureDeadStream, ensureJobsStream, isNotFound } from '../setup.js';
 import { createOwners, type HeldRecord, type Owners } from './owners.js';
@@ -121,6 +121,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     try {
       const jsm = await jsMod.jetstreamManager(nc);
       const js = jsMod.jetstream(nc);
+      onReconnect(nc, () => (needsSetup = true));
       return { nc, js, jsm, owners: await openOwners(js), puller: createPuller(nc, onError) };
     } catch (error) {
       if (!opts.connection) await nc.close().catch(() => {});

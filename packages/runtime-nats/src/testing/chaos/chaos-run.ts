@@ -149,7 +149,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       leaseMs,
       killEveryMs: o.killEveryMs ?? 3000,
       progress: async () => (await countSettled()) / o.jobs,
-      redispatch: () => redispatchUnfinished(database, fx.dispatch),
+      // As the gateway's reconciler does after a loss: again on its next ticks until it went
+      // through (a publish racing the client's reconnect can time out).
+      redispatch: async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await redispatchUnfinished(database, fx.dispatch);
+          } catch (error) {
+            if (attempt >= 20) throw error;
+            await sleep(500);
+          }
+        }
+      },
       log,
     });
     const ids: string[] = [];
