@@ -61,3 +61,18 @@ export function onReconnect(nc: NatsConnection, onReconnect: () => void): void {
     for await (const s of nc.status()) if (s.type === 'reconnect') onReconnect();
   })().catch(() => {});
 }
+
+/** Bound on waiting for the server to confirm what we sent (a blackholed link never answers). */
+export async function flushWithin(nc: NatsConnection, ms = 3_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      nc.flush(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`nats flush timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

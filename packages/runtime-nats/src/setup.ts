@@ -3,6 +3,7 @@
 // stream. Safe to run from any number of processes at once.
 
 import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import type { VersionKey } from '@sluice/contracts';
 import { natsModules } from './connection.js';
 import type { NatsNames } from './names.js';
 
@@ -57,4 +58,47 @@ export async function ensureDeadStream(
     storage: js.StorageType.File,
     max_msgs: maxMsgs,
   });
+}
+
+/**
+ * The jobs and dead-letter streams, and a durable pull consumer per (kind, version): explicit
+ * ack, AckWait = the lease, every message from the start of the stream (one published before the
+ * consumer existed was dispatched and never delivered).
+ */
+export async function ensureVersionConsumers(
+  jsm: JetStreamManager,
+  names: NatsNames,
+  versions: readonly VersionKey[],
+  o: { ackWaitMs: number; maxDeliver: number; deadLettersMax: number },
+): Promise<void> {
+  const { js } = natsModules();
+  await ensureJobsStream(jsm, names);
+  await ensureDeadStream(jsm, names, o.deadLettersMax);
+  const ackWait = o.ackWaitMs * 1_000_000;
+  for (const v of versions) {
+    const durable = names.durable(v.kind, v.version);
+    try {
+      const info = await jsm.consumers.info(names.jobsStream, durable);
+      // Shared by every worker of this version: the newest lease setting wins.
+      if (info.config.ack_wait !== ackWait)
+        await jsm.consumers.update(names.jobsStream, durable, { ack_wait: ackWait });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      const config = {
+        durable_name: durable,
+        ack_policy: js.AckPolicy.Explicit,
+        ack_wait: ackWait,
+        max_deliver: o.maxDeliver,
+        filter_subject: names.jobsSubject(v.kind, v.version),
+        deliver_policy: js.DeliverPolicy.All,
+        max_ack_pending: -1,
+      };
+      await jsm.consumers.add(names.jobsStream, config).catch(async (added: unknown) => {
+        // Another worker created it meanwhile.
+        await jsm.consumers.info(names.jobsStream, durable).catch(() => {
+          throw added;
+        });
+      });
+    }
+  }
 }

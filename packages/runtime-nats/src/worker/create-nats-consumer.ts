@@ -16,9 +16,9 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { heartbeatServed, removeServed, type SluiceDatabase } from '@sluice/storage';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CAPABILITIES } from '../capabilities.js';
-import { connectNats, natsModules, onReconnect } from '../connection.js';
+import { connectNats, flushWithin, natsModules, onReconnect } from '../connection.js';
 import { createNatsNames, type NatsNames } from '../names.js';
-import { ensureDeadStream, ensureJobsStream, isNotFound } from '../setup.js';
+import { ensureVersionConsumers, isNotFound } from '../setup.js';
 import { createOwners, type HeldRecord, type Owners } from './owners.js';
 import { createPuller, type PulledMsg, type Puller } from './puller.js';
 
@@ -73,23 +73,6 @@ interface Parts {
 
 /** A pull status meaning the consumer (or its stream) is gone: a server that lost its store. */
 const GONE = new Set([503, 409]);
-
-/** Bound on waiting for the server to confirm what we sent (a blackholed link never answers). */
-const FLUSH_TIMEOUT_MS = 3_000;
-
-async function flushWithin(nc: NatsConnection, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      nc.flush(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`nats flush timed out after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   if (!opts.connection && !opts.url) {
@@ -158,38 +141,12 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     lastSetup = Date.now();
   }
 
-  async function ensureConsumers(p: Parts) {
-    const { js } = natsModules();
-    await ensureJobsStream(p.jsm, names);
-    await ensureDeadStream(p.jsm, names, opts.deadLettersMax ?? 100_000);
-    const ackWait = leaseMs * 1_000_000;
-    for (const v of opts.versions) {
-      const durable = names.durable(v.kind, v.version);
-      const config = {
-        durable_name: durable,
-        ack_policy: js.AckPolicy.Explicit,
-        ack_wait: ackWait,
-        max_deliver: opts.maxDeliver ?? 1_000,
-        filter_subject: names.jobsSubject(v.kind, v.version),
-        deliver_policy: js.DeliverPolicy.All,
-        max_ack_pending: -1,
-      };
-      try {
-        const info = await p.jsm.consumers.info(names.jobsStream, durable);
-        // Shared by every worker of this version: the newest lease setting wins.
-        if (info.config.ack_wait !== ackWait)
-          await p.jsm.consumers.update(names.jobsStream, durable, { ack_wait: ackWait });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        await p.jsm.consumers.add(names.jobsStream, config).catch(async (added: unknown) => {
-          // Another worker created it meanwhile.
-          await p.jsm.consumers.info(names.jobsStream, durable).catch(() => {
-            throw added;
-          });
-        });
-      }
-    }
-  }
+  const ensureConsumers = (p: Parts) =>
+    ensureVersionConsumers(p.jsm, names, opts.versions, {
+      ackWaitMs: leaseMs,
+      maxDeliver: opts.maxDeliver ?? 1_000,
+      deadLettersMax: opts.deadLettersMax ?? 100_000,
+    });
 
   async function deliver(
     p: Parts,
@@ -325,7 +282,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     const p = await get();
     for (const d of ds) p.nc.publish(d.reply, encoder.encode(body));
     // The acknowledgements reach the server before we report them done.
-    await flushWithin(p.nc, FLUSH_TIMEOUT_MS);
+    await flushWithin(p.nc);
     await Promise.all(ds.map((d) => p.owners.drop(d.seq, d.revision)));
   }
 
@@ -352,7 +309,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
       const held = await Promise.all(ds.map((d) => p.owners.check(d.seq, opts.workerId, d.reply)));
       // Progress only where still ours; a message another worker took over is lost to us.
       ds.forEach((d, i) => held[i] !== 'other' && p.nc.publish(d.reply, encoder.encode('+WPI')));
-      await flushWithin(p.nc, FLUSH_TIMEOUT_MS);
+      await flushWithin(p.nc);
       return held.map((h) => (h === 'other' ? 'lost' : 'renewed'));
     },
 
