@@ -25,7 +25,7 @@ const BUILD_LEVELS = [
   ['contracts'],
   ['storage', 'client'],
   ['gateway', 'worker'],
-  ['runtime-valkey-streams', 'runtime-cloudflare-workflows'],
+  ['runtime-valkey-streams', 'runtime-cloudflare-workflows', 'runtime-nats'],
   ['cli'],
 ];
 const PACKAGES = BUILD_LEVELS.flat();

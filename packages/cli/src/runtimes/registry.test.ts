@@ -16,7 +16,7 @@ describe('the runtime name map', () => {
   it('names each runtime once, under its own name, and each worker half matches its pullsDeliveries flag', () => {
     // A runtime added to the map needs no edit here: each entry is checked against its own object.
     expect(RUNTIME_NAMES).toEqual(
-      expect.arrayContaining(['embedded', 'valkey-streams', 'cloudflare-workflows']),
+      expect.arrayContaining(['embedded', 'valkey-streams', 'cloudflare-workflows', 'nats']),
     );
     for (const [name, factory] of Object.entries(RUNTIME_FACTORIES)) {
       const rt = factory();

@@ -7,11 +7,13 @@ import type { NodeRuntime } from '@sluice/gateway';
 import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
 import { embedded } from './embedded.js';
 import { valkeyStreams } from '@sluice/runtime-valkey-streams';
+import { nats } from '@sluice/runtime-nats';
 
 export const RUNTIME_FACTORIES = {
   embedded,
   'valkey-streams': valkeyStreams,
   'cloudflare-workflows': cloudflareWorkflows,
+  nats,
 } as const satisfies Record<string, () => NodeRuntime>;
 
 export type RuntimeName = keyof typeof RUNTIME_FACTORIES;

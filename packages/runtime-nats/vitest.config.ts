@@ -1,0 +1,3 @@
+import { sluiceVitest } from '../../vitest.shared.js';
+
+export default sluiceVitest();
