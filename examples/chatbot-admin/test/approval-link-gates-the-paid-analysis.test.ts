@@ -3,6 +3,7 @@
 // browser context, no login, no API key) and decides. Approve bills each unit once, after the
 // click, and the link is then used up (a replayed POST answers 409); reject fails the document
 // with its cause and bills nothing. Billing is read from the fake provider's own ledger.
+// Screenshots: test-artifacts/documents-waiting-for-approval.png, approval-link.png.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,7 +66,9 @@ describe('the approval link gates the paid analysis', () => {
       ).state,
     ).toBe('waiting');
 
+    await h.screenshot(acme, 'documents-waiting-for-approval');
     const link = await openLink(href);
+    await h.screenshot(link.page, 'approval-link');
     const clickedAt = new Date().toISOString();
     await link.page.getByRole('button', { name: 'Approve' }).click();
     await link.page.locator('[data-approval="approved"]').waitFor();

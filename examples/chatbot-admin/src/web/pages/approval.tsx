@@ -71,7 +71,7 @@ export function Approval(props: { token: string }) {
             <button disabled={busy} onClick={() => void decide(true)}>
               Approve
             </button>{' '}
-            <button disabled={busy} onClick={() => void decide(false)}>
+            <button className="secondary" disabled={busy} onClick={() => void decide(false)}>
               Reject
             </button>
           </p>
