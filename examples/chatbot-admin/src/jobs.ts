@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 export const ANALYZE_STEPS = [
   'convert',
+  'approval',
   'classify',
   'intents',
   'done',
@@ -46,6 +47,8 @@ export const documentAnalyze = defineJob({
       filename: z.string().trim().min(1).max(255),
       /** Rows per unit of a CSV. */
       csvRowsPerUnit: z.number().int().min(5).max(1000).default(50),
+      /** Wait for a person to approve the paid provider calls (after the free conversion). */
+      requireApproval: z.boolean().default(false),
     })
     .strict(),
   output: z.object({
@@ -76,7 +79,15 @@ export const documentAnalyze = defineJob({
     step: z.enum(ANALYZE_STEPS),
     /** The handler version reporting it. */
     analyzer: z.enum(ANALYZERS),
+    /** Step `approval` only: the token's public path (`/v1/tokens/<token>`) a person completes. */
+    approvePath: z.string().optional(),
   }),
+  // What the approval link sends: the decision, and who took it (display only).
+  events: {
+    approval: z
+      .object({ approved: z.boolean(), by: z.string().trim().min(1).max(100).optional() })
+      .strict(),
+  },
   providers: {
     // A plain synchronous model call without an idempotency key: a lost answer is ambiguous.
     classify: { provider: 'fake-ai', modality: 'text', call: 'sync', idempotencyKey: 'none' },

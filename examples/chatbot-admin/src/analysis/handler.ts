@@ -4,10 +4,12 @@
 //             async provider job (submit → external id recorded → polled → pollable)
 //   apply     merges tables and intents (no provider calls)
 //   finalize  writes the knowledge-base JSON through the asset protocol
-// Progress is reported per unit and step with the unit's human label.
+// Progress is reported per unit and step with the unit's human label. With `requireApproval`,
+// prepare waits for a person between the free conversion and the first paid call.
 // Two versions share this code, each bound to its own name: v1 classifies; v2 also asks the
 // provider for each unit's keywords and keeps them in the knowledge-base entry. Every progress
 // event and the output name the version that produced them.
+import { NonRetriableError } from '@sluice/contracts';
 import {
   defineHandler,
   type AsyncJobSpec,
@@ -143,6 +145,35 @@ async function analyzeUnit(unit: UnitInput, ctx: Ctx, o: AnalyzeOptions): Promis
   };
 }
 
+/** How long the approval link stays valid; the job waits that long, holding nothing. */
+const APPROVAL_TTL_MS = 2 * 86_400_000;
+
+/**
+ * Waits for the approval link's decision. Runs after the conversion (free) and before any
+ * provider call, so nothing is billed until a person says yes; a rejection fails the document
+ * for good. After the resume the conversion runs again and the wait returns the stored decision.
+ */
+async function awaitApproval(ctx: Ctx, o: AnalyzeOptions, units: number): Promise<void> {
+  const token = await ctx.createToken({ event: 'approval', expiresIn: APPROVAL_TTL_MS });
+  // Only the run that made the token holds it (the database keeps its hash): publish it now.
+  if (token.path)
+    ctx.progress({
+      unit: 0,
+      units,
+      label: `Waiting for approval of ${units} paid unit${units === 1 ? '' : 's'}`,
+      step: 'approval',
+      analyzer: o.version,
+      approvePath: token.path,
+    });
+  const decision = await ctx.waitForEvent('approval', { timeoutMs: APPROVAL_TTL_MS });
+  if (decision.timedOut)
+    throw new NonRetriableError('ANALYSIS_NOT_APPROVED: nobody approved the analysis in time');
+  if (!decision.payload.approved)
+    throw new NonRetriableError(
+      `ANALYSIS_REJECTED: ${decision.payload.by ?? 'the approver'} rejected the paid analysis`,
+    );
+}
+
 export function createAnalyzeHandler(o: AnalyzeOptions) {
   return defineHandler<typeof documentAnalyze, UnitInput, UnitResult, UnitResult[]>(
     documentAnalyze,
@@ -159,6 +190,7 @@ export function createAnalyzeHandler(o: AnalyzeOptions) {
         const { format, units } = await convertDocument(bytes, {
           csvRowsPerUnit: ctx.input.csvRowsPerUnit,
         });
+        if (ctx.input.requireApproval) await awaitApproval(ctx, o, units.length);
         const filename = ctx.input.filename;
         return units.map((u, index) => ({
           key: u.key,

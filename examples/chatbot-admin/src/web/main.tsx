@@ -1,9 +1,11 @@
 // The admin app: a login with a tenant's API key, then pages by URL hash (#/documents,
-// #/documents/<id>, #/review, #/dead-letters, #/metrics, #/chat, #/faults).
+// #/documents/<id>, #/review, #/dead-letters, #/metrics, #/chat, #/faults); #/approve/<token>
+// needs no login: the approval link is its own authority.
 import { SluiceProvider } from '@sluice/react';
 import { StrictMode, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, makeClient } from './api.js';
+import { Approval } from './pages/approval.js';
 import { Chat } from './pages/chat.js';
 import { DeadLetters } from './pages/dead-letters.js';
 import { DocumentDetail } from './pages/document-detail.js';
@@ -95,6 +97,12 @@ function Shell(props: { session: Session; onLogout: () => void }) {
 }
 
 function App() {
+  const hash = useHash();
+  const approve = /^#\/approve\/(.+)$/.exec(hash)?.[1];
+  return approve ? <Approval token={decodeURIComponent(approve)} /> : <Admin />;
+}
+
+function Admin() {
   const [login, setLogin] = useState(() => {
     const saved = sessionStorage.getItem('login');
     return saved ? (JSON.parse(saved) as { apiKey: string; tenant: string }) : null;

@@ -17,6 +17,10 @@ interface Upload {
   jobId?: string;
 }
 
+/** The page a person opens to decide: the token from the job's `approval` progress. */
+export const approvalHref = (approvePath: string): string =>
+  `#/approve/${approvePath.split('/').pop() ?? ''}`;
+
 export function useDocumentName(fileId: string | undefined): string {
   const { client } = useSession();
   const [name, setName] = useState('…');
@@ -60,6 +64,11 @@ function DocumentRow(props: {
           {units > 0 ? `${done}/${units} units` : ''}
           {p && job.state === 'running' ? ` · ${p.label}: ${p.step}` : ''}
         </span>
+        {job.state === 'waiting' && p?.approvePath && (
+          <a className="approve-link" href={approvalHref(p.approvePath)}>
+            Approval link
+          </a>
+        )}
         {failure && (
           <span className="cause" data-code={failure.code}>
             {failure.units[0]
@@ -78,6 +87,7 @@ export function Documents() {
   const { jobs, loading } = useJobs<Jobs, 'document.analyze'>({ kind: 'document.analyze' });
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [dragging, setDragging] = useState(false);
+  const [requireApproval, setRequireApproval] = useState(false);
 
   const nextId = useRef(0);
   const update = (id: number, patch: Partial<Upload>) =>
@@ -99,7 +109,7 @@ export function Documents() {
         update(i, { fraction: 1 });
         const job = await client.submit(
           'document.analyze',
-          { fileId: stored.id, filename: file.name },
+          { fileId: stored.id, filename: file.name, requireApproval },
           { fileIds: [stored.id] },
         );
         update(i, { jobId: job.id });
@@ -130,6 +140,14 @@ export function Documents() {
           accept=".pdf,.xlsx,.csv"
           onChange={(e) => e.target.files && void addFiles(e.target.files)}
         />
+      </label>
+      <label className="option">
+        <input
+          type="checkbox"
+          checked={requireApproval}
+          onChange={(e) => setRequireApproval(e.target.checked)}
+        />{' '}
+        Ask for approval before the paid analysis
       </label>
       <ul className="uploads">
         {uploads.map((u) => (
