@@ -371,7 +371,9 @@ export interface AuditPrunesTable {
   before: string;
   at: string;
   by: string;
+}
 
+/** A worker process's heartbeat: alive until `alive_until` (host/liveness.ts). */
 export interface WorkerLivenessTable {
   worker_id: string;
   alive_until: string;
