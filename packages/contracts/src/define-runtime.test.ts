@@ -22,7 +22,7 @@ describe('defineRuntime', () => {
     expect(() => demo({ depth: 1.5 })).toThrowError(
       expect.objectContaining({
         code: 'INVALID_CONFIG',
-        details: { runtime: 'demo', field: 'depth' },
+        details: { runtime: 'demo', field: 'depth', rule: expect.stringMatching(/int/) },
       }),
     );
     expect(() => demo({ nope: 1 } as never)).toThrowError(/the demo runtime's options/);
