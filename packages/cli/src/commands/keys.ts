@@ -3,13 +3,7 @@
 // (least privilege): review decisions, dead-letter requeues and /metrics need their own scopes.
 import { API_KEY_SCOPES, isApiKeyScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
 import { userInfo } from 'node:os';
-import {
-  appendAudit,
-  createApiKey,
-  listApiKeys,
-  migrate,
-  revokeApiKey,
-} from '@sluice/storage';
+import { appendAudit, createApiKey, listApiKeys, migrate, revokeApiKey } from '@sluice/storage';
 import type { Settings } from '../define-config.js';
 import { openCliDatabase } from '../open-cli-database.js';
 
