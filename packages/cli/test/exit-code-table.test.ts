@@ -201,7 +201,7 @@ const ROWS: Row[] = [
     args: () => ['gateway', '--runtime', 'kafka'],
     code: EXIT_CODES.config,
     stderr:
-      /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded, valkey-streams or cloudflare-workflows, got "kafka"$/,
+      /^sluice: SLUICE_RUNTIME \(--runtime\) must be embedded, valkey-streams, cloudflare-workflows or nats, got "kafka"$/,
   },
   {
     name: '3 a runtime without what it needs (asked of the runtime object)',
