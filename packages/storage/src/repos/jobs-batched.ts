@@ -26,12 +26,21 @@ import { transitionEvent } from './transition-event.js';
 const MAX_TRIES = 8;
 
 /** The fence of a row as read: nothing may have moved it since. */
-type Fence = { id: string; state: string; lastSeq: number; epoch: number; leaseBefore?: string };
+type Fence = {
+  id: string;
+  state: string;
+  lastSeq: number;
+  epoch: number;
+  leaseBefore?: string;
+  /** `due`: the job's due time has come (the update checks it too; a fold may move it later). */
+  dueBy?: string;
+};
 
 const fenceSql = (f: Fence) =>
   sql`exists (select 1 from jobs where id = ${f.id} and state = ${f.state}
     and last_seq = ${f.lastSeq} and epoch = ${f.epoch}
-    ${f.leaseBefore === undefined ? sql`` : sql`and (lease_until is null or lease_until <= ${f.leaseBefore})`})`;
+    ${f.leaseBefore === undefined ? sql`` : sql`and (lease_until is null or lease_until <= ${f.leaseBefore})`}
+    ${f.dueBy === undefined ? sql`` : sql`and run_after <= ${f.dueBy}`})`;
 
 /** Inserts one event row per event, only while the fence holds; RETURNING their ids in order. */
 function fencedEvents(
@@ -66,6 +75,10 @@ export async function transitionJobBatched(
     if (req.epoch !== undefined && cur.epoch !== req.epoch) return { ok: false, job: cur };
     const reclaim = req.event === 'reclaim';
     if (reclaim && cur.leaseUntil !== null && cur.leaseUntil > at) return { ok: false, job: cur };
+    // A due time moved later since the scheduler read it (a debounce fold) keeps the job waiting:
+    // refused here, and fenced in the batch so the event row never lands without the update.
+    const due = req.event === 'due';
+    if (due && cur.runAfter !== null && cur.runAfter > at) return { ok: false, job: cur };
     const from = cur.state;
     const attempts = opensAttempt ? cur.attempts + 1 : req.resetAttempts ? 0 : cur.attempts;
     const event = transitionEvent(cur.id, cur.lastSeq + 1, at, from, to, attempts, {
@@ -78,6 +91,7 @@ export async function transitionJobBatched(
       lastSeq: cur.lastSeq,
       epoch: cur.epoch,
       ...(reclaim ? { leaseBefore: at } : {}),
+      ...(due ? { dueBy: at } : {}),
     };
     const update = transitionUpdate(db, req, from, now)
       .where('last_seq', '=', cur.lastSeq)
