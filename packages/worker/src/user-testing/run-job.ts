@@ -59,7 +59,11 @@ export interface RunJobOptions<J extends AnyJobDefinition> {
   tenantId?: string;
   /** The first worker dies at the `hit`-th pass (default 1st) of this crash point. */
   crashAt?: { point: CrashPoint; hit?: number };
-  /** The job's lease (default 400 ms): how soon a crashed worker's job is taken over. */
+  /**
+   * The crashing worker's lease (default 400 ms): how soon its job is taken over. The other
+   * workers hold a long lease, so a slow machine cannot make a survivor lose its job and add an
+   * attempt the test did not cause.
+   */
   leaseMs?: number;
   /** Give up waiting for a final or parked state after this long (default 15 s). */
   timeoutMs?: number;
@@ -130,6 +134,8 @@ async function insertRunnable(
   return id;
 }
 
+const SURVIVOR_LEASE_MS = 30_000;
+
 export async function runJob<J extends AnyJobDefinition>(
   opts: RunJobOptions<J>,
 ): Promise<JobRun<J>> {
@@ -151,6 +157,7 @@ export async function runJob<J extends AnyJobDefinition>(
     db: SluiceDatabase,
     store: BlobStore,
     at?: (p: CrashPoint) => void,
+    workerLeaseMs = SURVIVOR_LEASE_MS,
   ) => {
     const worker = createWorker({
       jobs: { [job.kind]: job },
@@ -160,8 +167,8 @@ export async function runJob<J extends AnyJobDefinition>(
       runtime: (ctx) => createEmbeddedRuntime({ database: db, ...ctx, pollMs: 10, blockMs: 50 }),
       workerId: name,
       concurrency: 1,
-      leaseMs,
-      renewEveryMs: Math.max(50, Math.floor(leaseMs / 4)),
+      leaseMs: workerLeaseMs,
+      renewEveryMs: Math.max(50, Math.floor(workerLeaseMs / 4)),
       sweepEveryMs: 0,
       stagingSweepEveryMs: 0,
       retryBackoff: { baseMs: 10, maxMs: 50 },
@@ -189,6 +196,7 @@ export async function runJob<J extends AnyJobDefinition>(
         mortalDatabase(database, sw, point),
         mortalBlobs(blobs, sw, point),
         (p) => sw.at(p),
+        leaseMs,
       );
     } else {
       await start('worker', database, blobs);
