@@ -6,6 +6,10 @@ export interface CommandResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** When (Date.now()) each stdout line arrived, in order: how long after a line it exited. */
+  stdoutAt: { line: string; at: number }[];
+  /** When the command exited (Date.now()). */
+  exitedAt: number;
 }
 
 export interface RunningCommand {
@@ -37,17 +41,23 @@ export function startCommand(
   let stdout = '';
   let stderr = '';
   let all = '';
+  const stdoutAt: CommandResult['stdoutAt'] = [];
+  let partial = '';
   const listeners = new Set<() => void>();
-  child.stdout?.on(
-    'data',
-    (d: Buffer) => ((stdout += d), (all += d), listeners.forEach((l) => l())),
-  );
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d;
+    all += d;
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) stdoutAt.push({ line, at: Date.now() });
+    listeners.forEach((l) => l());
+  });
   child.stderr?.on(
     'data',
     (d: Buffer) => ((stderr += d), (all += d), listeners.forEach((l) => l())),
   );
   const exited = new Promise<CommandResult>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
+    child.on('close', (code) => resolve({ code, stdout, stderr, stdoutAt, exitedAt: Date.now() })),
   );
   return {
     child,
