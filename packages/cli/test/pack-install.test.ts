@@ -16,19 +16,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
 import { runCommand, startCommand, type RunningCommand } from './run-command.js';
 import { APP_FILES } from './fixtures/pack-app.js';
-import { withBuildLock } from './registry/workspace-packages.js';
+import { buildPackages } from './registry/workspace-packages.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** Each package's build reads the declarations of the packages in the levels before it. */
-const BUILD_LEVELS = [
-  ['contracts'],
-  ['storage', 'client'],
-  ['gateway', 'worker'],
-  ['runtime-valkey-streams', 'runtime-cloudflare-workflows', 'runtime-nats'],
-  ['cli'],
+/** What the app installs (the publishable packages but react and testkit). */
+const PACKAGES = [
+  'contracts',
+  'storage',
+  'client',
+  'gateway',
+  'worker',
+  'runtime-valkey-streams',
+  'runtime-cloudflare-workflows',
+  'runtime-nats',
+  'cli',
 ];
-const PACKAGES = BUILD_LEVELS.flat();
 /** Third-party packages the app adds itself, at the versions the workspace installed. */
 const APP_DEPS = ['zod', 'better-sqlite3', 'ws'];
 const APP_DEV_DEPS = ['typescript', '@types/node', '@types/ws'];
@@ -66,19 +69,16 @@ beforeAll(async () => {
   mkdirSync(packs);
   mkdirSync(app);
   const tarballs: Record<string, string> = {};
-  // Each package's prepack is `npm run build` (asserted below); run those builds here, a level
-  // of the dependency graph at a time (the two cores build side by side), then pack all six in
-  // one npm call without running them again.
+  // Each package's prepack is `npm run build` (asserted below and by the install-by-name test);
+  // turbo runs those builds here, dependencies first, then one npm call packs them all without
+  // running them again. Through turbo, the install-by-name test's build of the same sources is
+  // a cache hit instead of a second full build.
   await timed('build (the prepack scripts)', () =>
-    withBuildLock(ROOT, async () => {
-      for (const level of BUILD_LEVELS) {
-        await Promise.all(
-          level.map((name) =>
-            run('npm', ['run', 'build', '-w', `@sluice/${name}`], { cwd: ROOT, env }),
-          ),
-        );
-      }
-    }),
+    buildPackages(
+      ROOT,
+      PACKAGES.map((name) => `@sluice/${name}`),
+      env,
+    ),
   );
   await timed('npm pack', async () => {
     const { stdout } = await run(
