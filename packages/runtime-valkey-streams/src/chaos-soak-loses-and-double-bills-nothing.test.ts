@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatChaosTable, REQUIRED_ZEROS } from './testing/chaos/chaos-audit.js';
 import { runChaos } from './testing/chaos/chaos-run.js';
-import { recordFigures } from './testing/streams-xp.js';
+import { recordFigures } from '@sluice/worker/conformance';
 import { XP_DIALECT } from './testing/streams-xp-suite.js';
 
 const JOBS = Number(process.env.CHAOS_JOBS ?? 500);

@@ -20,12 +20,11 @@ import {
 } from '@sluice/storage';
 import { faultProxy, sleep, startFakeProvider } from '@sluice/testkit';
 import type { z } from 'zod';
-import type { paidJob } from '@sluice/worker/conformance';
+import { redispatchUnfinished, startOutboxPump, type paidJob } from '@sluice/worker/conformance';
 import { auditChaos, type ChaosFigures } from './chaos-audit.js';
 import { startChaos, WorkerPool } from './chaos-faults.js';
 import { PAID_CHILD_RUNTIME } from '../paid-runtime-entry.js';
-import { startOutboxPump } from '../outbox-pump.js';
-import { openNatsFixture, redispatchUnfinished } from '../nats-fixture.js';
+import { openNatsFixture } from '../nats-fixture.js';
 
 export interface ChaosOptions {
   jobs: number;
