@@ -46,7 +46,8 @@ export default tseslint.config(
   },
   // The core names no runtime: gateway, worker, contracts and storage never import a runtime
   // package; the CLI only in its name -> factory map. A runtime package reaches the core through
-  // its public entries (and `…/conformance` in tests), never through another package's files.
+  // its public entries (and the test-only `…/conformance` and `…/chaos` in tests), never through
+  // another package's files.
   {
     files: [
       'packages/{contracts,storage,gateway,worker,client,react}/**/*.ts',

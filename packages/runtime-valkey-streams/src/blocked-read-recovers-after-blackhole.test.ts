@@ -8,7 +8,7 @@ import { getJobsByIds } from '@sluice/storage';
 import { faultProxy, sleep, spawnNode, waitFor, type FaultProxy } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
-import { recordFigures, submitXpStreamJobs } from './testing/streams-xp.js';
+import { recordFigures, submitXpDispatchedJobs } from '@sluice/worker/conformance';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
 const dialect = XP_DIALECT;
@@ -46,14 +46,14 @@ it(
       readyLine: /READY (\S+)/,
     });
     const probes = (await w.waitForLine(/READY (\S+)/))[1] as string;
-    const [warm] = (await submitXpStreamJobs(database, fx.dispatch, 1)) as [string];
+    const [warm] = (await submitXpDispatchedJobs(database, fx.dispatch, 1)) as [string];
     await w.waitForLine(new RegExp(`SETTLED ${warm}`), 20_000);
     await sleep(200); // the next blocking read is waiting now
 
     proxy.blackhole();
     await sleep(BLACKHOLE_MS - 500);
     // Dispatched straight to the server while the worker's network is dead.
-    const [late] = (await submitXpStreamJobs(database, fx.dispatch, 1)) as [string];
+    const [late] = (await submitXpDispatchedJobs(database, fx.dispatch, 1)) as [string];
     await sleep(500);
     proxy.heal();
     const healedAt = Date.now();

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { createWorker, defineHandler } from '@sluice/worker';
 import { createStreamsRuntime } from './worker/create-streams-runtime.js';
 import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
-import { recordFigures } from './testing/streams-xp.js';
+import { recordFigures } from '@sluice/worker/conformance';
 import { hooksFromEnv } from '@sluice/worker/conformance';
 import { renewScriptFromEnv } from './testing/renew-script.js';
 

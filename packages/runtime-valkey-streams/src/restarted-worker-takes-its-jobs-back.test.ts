@@ -8,7 +8,7 @@ import { getJobsByIds, type SluiceDatabase } from '@sluice/storage';
 import { spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { useStreamsXpSuite } from './testing/streams-xp-suite.js';
-import { submitXpStreamJobs, terminalEventCounts } from './testing/streams-xp.js';
+import { submitXpDispatchedJobs, terminalEventCounts } from '@sluice/worker/conformance';
 
 const LEASE_MS = 30_000;
 const suite = useStreamsXpSuite();
@@ -31,7 +31,7 @@ for (const runtime of ['streams'] as const) {
         CONCURRENCY: '4',
         WORKER_ID: `same-${runtime}`,
       };
-      const ids = await submitXpStreamJobs(database, fx.dispatch, 4);
+      const ids = await submitXpDispatchedJobs(database, fx.dispatch, 4);
       const first = await spawnNode(entries[runtime], { env, readyLine: /READY/ });
       // Past the start delay: the jobs are `running` in the database under this worker's lease.
       await first.waitForLine(/UNIT \S+ u1/, 30_000);

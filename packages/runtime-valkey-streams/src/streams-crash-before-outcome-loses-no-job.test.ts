@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
-import { submitXpStreamJobs, terminalEventCounts } from './testing/streams-xp.js';
+import { submitXpDispatchedJobs, terminalEventCounts } from '@sluice/worker/conformance';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
 const suite = useStreamsXpSuite();
@@ -38,7 +38,7 @@ it(
       env: { ...env, WORKER_ID: 'xp-a', CRASHPOINTS: 'before-outcome-write@1' },
       readyLine: /READY/,
     });
-    const [id] = (await submitXpStreamJobs(db.database, fx.dispatch, 1)) as [string];
+    const [id] = (await submitXpDispatchedJobs(db.database, fx.dispatch, 1)) as [string];
     const exit = await Promise.race([
       a.exited,
       new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000)),

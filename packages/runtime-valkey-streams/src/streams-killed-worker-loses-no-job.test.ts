@@ -11,7 +11,11 @@ import { getJobsByIds } from '@sluice/storage';
 import { spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
-import { recordFigures, submitXpStreamJobs, terminalEventCounts } from './testing/streams-xp.js';
+import {
+  recordFigures,
+  submitXpDispatchedJobs,
+  terminalEventCounts,
+} from '@sluice/worker/conformance';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
 const dialect = XP_DIALECT;
@@ -43,7 +47,7 @@ it(
       env: { ...env, WORKER_ID: 'xp-a' },
       readyLine: /READY/,
     });
-    const ids = await submitXpStreamJobs(database, fx.dispatch, 8);
+    const ids = await submitXpDispatchedJobs(database, fx.dispatch, 8);
     await a.waitForLine(/UNIT \S+ u1/, 20_000);
     const startedByA = [...a.output().matchAll(/STARTED (\S+) 1/g)].map((m) => m[1] as string);
     expect(startedByA.length).toBeGreaterThan(0);

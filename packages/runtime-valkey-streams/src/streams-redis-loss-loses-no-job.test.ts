@@ -12,9 +12,9 @@ import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
 import {
   recordFigures,
   redispatchUnfinished,
-  submitXpStreamJobs,
+  submitXpDispatchedJobs,
   terminalEventCounts,
-} from './testing/streams-xp.js';
+} from '@sluice/worker/conformance';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
 const dialect = XP_DIALECT;
@@ -69,7 +69,7 @@ it(
       const probes = await Promise.all(
         workers.map(async (w) => (await w.waitForLine(/READY (\S+)/))[1] as string),
       );
-      const ids = await submitXpStreamJobs(database, fx.dispatch, 24);
+      const ids = await submitXpDispatchedJobs(database, fx.dispatch, 24);
       await waitFor(
         () => workers.reduce((n, w) => n + (w.output().match(/SETTLED/g)?.length ?? 0), 0) >= 4,
         {

@@ -8,7 +8,7 @@ import { getJobsByIds, listEvents } from '@sluice/storage';
 import { sleep, spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { useStreamsXpSuite, XP_DIALECT } from './testing/streams-xp-suite.js';
-import { recordFigures, submitXpStreamJobs } from './testing/streams-xp.js';
+import { recordFigures, submitXpDispatchedJobs } from '@sluice/worker/conformance';
 
 const entry = new URL('./testing/streams-worker-child.ts', import.meta.url);
 const dialect = XP_DIALECT;
@@ -35,7 +35,7 @@ it(
       readyLine: /READY (\S+)/,
     });
     const aProbes = (await a.waitForLine(/READY (\S+)/))[1] as string;
-    const [jobId] = (await submitXpStreamJobs(database, fx.dispatch, 1)) as [string];
+    const [jobId] = (await submitXpDispatchedJobs(database, fx.dispatch, 1)) as [string];
     await a.waitForLine(/UNIT \S+ u0/, 20_000);
     await sleep(60); // between writes: the unit takes 300 ms, its events went right after u0
     a.signal('SIGSTOP');

@@ -13,7 +13,7 @@ import { assetLines, PAID_WORKER_ENTRY, useAssetRunEnv } from '@sluice/worker/co
 import { paidJob, submitPaidJobs } from '@sluice/worker/conformance';
 import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
 import { PAID_CHILD_RUNTIME } from './testing/paid-runtime-entry.js';
-import { recordFigures } from './testing/streams-xp.js';
+import { recordFigures } from '@sluice/worker/conformance';
 
 const LEASE_MS = 2000;
 

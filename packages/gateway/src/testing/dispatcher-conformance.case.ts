@@ -5,7 +5,12 @@
 //
 //   dispatcherConformance('my-queue', { open: (database) => openMyDispatcher(database) });
 
-import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
+import type {
+  Delivery,
+  MessagePointer,
+  RuntimeConsumer,
+  RuntimeDispatcher,
+} from '@sluice/contracts';
 import { dueOutbox, getJobById, isoNow, type Db, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
@@ -27,6 +32,30 @@ export interface DispatcherUnderTest {
 
 export interface DispatcherHarness {
   open(database: SluiceDatabase): Promise<DispatcherUnderTest>;
+}
+
+/**
+ * A runtime's gateway half looked at through one of its own consumers (initialized here): `take`
+ * reads as the consumers would and acknowledges what it read; `close` closes the consumer, then
+ * the gateway half.
+ */
+export async function takenByConsumer<D extends Delivery>(
+  gateway: { readonly dispatcher: RuntimeDispatcher<Db>; close(): Promise<void> },
+  consumer: Pick<RuntimeConsumer<D>, 'init' | 'read' | 'ack' | 'close'>,
+): Promise<DispatcherUnderTest> {
+  await consumer.init();
+  return {
+    dispatcher: gateway.dispatcher,
+    async take(max) {
+      const read = await consumer.read(max);
+      await consumer.ack(read);
+      return read.flatMap((d) => (d.pointer ? [d.pointer] : []));
+    },
+    async close() {
+      await consumer.close();
+      await gateway.close();
+    },
+  };
 }
 
 /** Every (kind, version) of the suite's jobs: what a consumer under test reads. */

@@ -1,7 +1,11 @@
 // The gateway's dispatcher conformance suite on NATS, as production wires it (a private
 // nats-server per run): a consumer "takes" by pulling from the durable consumers and
 // acknowledging what it pulled. Without `prioritizes` the priority case skips by that flag.
-import { CONFORMANCE_VERSIONS, dispatcherConformance } from '@sluice/gateway/conformance';
+import {
+  CONFORMANCE_VERSIONS,
+  dispatcherConformance,
+  takenByConsumer,
+} from '@sluice/gateway/conformance';
 import { afterAll, beforeAll } from 'vitest';
 import { startNatsServer, type NatsServer } from '../testing/nats-server.js';
 import { createNatsConsumer } from '../worker/create-nats-consumer.js';
@@ -17,30 +21,19 @@ afterAll(async () => {
 });
 
 dispatcherConformance('nats', {
-  async open(database) {
+  open(database) {
     // A prefix per open: the suite runs once per dialect against one server.
     const prefix = `disp${++n}`;
-    const rt = createNatsGatewayRuntime({ url: server.url, database, prefix, reconciler: false });
-    const consumer = createNatsConsumer({
-      url: server.url,
-      prefix,
-      versions: CONFORMANCE_VERSIONS,
-      workerId: `conformance-${prefix}`,
-      leaseMs: 600_000,
-      blockMs: 200,
-    });
-    await consumer.init();
-    return {
-      dispatcher: rt.dispatcher,
-      async take(max) {
-        const read = await consumer.read(max);
-        await consumer.ack(read);
-        return read.flatMap((d) => (d.pointer ? [d.pointer] : []));
-      },
-      async close() {
-        await consumer.close();
-        await rt.close();
-      },
-    };
+    return takenByConsumer(
+      createNatsGatewayRuntime({ url: server.url, database, prefix, reconciler: false }),
+      createNatsConsumer({
+        url: server.url,
+        prefix,
+        versions: CONFORMANCE_VERSIONS,
+        workerId: `conformance-${prefix}`,
+        leaseMs: 600_000,
+        blockMs: 200,
+      }),
+    );
   },
 });

@@ -1,8 +1,7 @@
 // A private nats-server with the gateway's dispatcher on its own connection, for the process
 // tests (killed worker, chaos): `dispatch` publishes pointers as the gateway does after commit.
 
-import { isTerminalState, type MessagePointer } from '@sluice/contracts';
-import type { SluiceDatabase } from '@sluice/storage';
+import type { MessagePointer } from '@sluice/contracts';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, natsModules, onReconnect } from '../connection.js';
@@ -54,20 +53,4 @@ export async function openNatsFixture(): Promise<NatsFixture> {
       await server.stop();
     },
   };
-}
-
-/** What the gateway's reconciler does after a detected loss: every unfinished job again. */
-export async function redispatchUnfinished(
-  database: SluiceDatabase,
-  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
-): Promise<number> {
-  const rows = await database.db
-    .selectFrom('jobs')
-    .select(['id', 'kind', 'version', 'tenant_id', 'state'])
-    .execute();
-  const pointers = rows
-    .filter((r) => !isTerminalState(r.state as never))
-    .map((r) => ({ jobId: r.id, kind: r.kind, version: r.version, tenantId: r.tenant_id }));
-  await dispatch(pointers);
-  return pointers.length;
 }

@@ -2,7 +2,11 @@
 // fair dispatch; a private redis-server per run): a consumer "takes" by reading its group (the
 // highest priority band first) and acknowledging what it read.
 import { startRedisServer, type RedisServer } from '@sluice/testkit';
-import { CONFORMANCE_VERSIONS, dispatcherConformance } from '@sluice/gateway/conformance';
+import {
+  CONFORMANCE_VERSIONS,
+  dispatcherConformance,
+  takenByConsumer,
+} from '@sluice/gateway/conformance';
 import { afterAll, beforeAll } from 'vitest';
 import { createStreamsRuntime } from '../worker/create-streams-runtime.js';
 import { createStreamsGatewayRuntime } from './create-streams-gateway-runtime.js';
@@ -17,35 +21,19 @@ afterAll(async () => {
 });
 
 dispatcherConformance('valkey-streams', {
-  async open(database) {
+  open(database) {
     // A key prefix per open: the suite runs once per dialect against one server.
     const prefix = `conf${++n}`;
-    const rt = createStreamsGatewayRuntime({
-      redisUrl: server.url,
-      database,
-      prefix,
-      reconciler: false,
-    });
-    const consumer = createStreamsRuntime({
-      redisUrl: server.url,
-      keyPrefix: prefix,
-      versions: CONFORMANCE_VERSIONS,
-      workerId: `conformance-${prefix}`,
-      leaseMs: 600_000,
-      blockMs: 200,
-    });
-    await consumer.init();
-    return {
-      dispatcher: rt.dispatcher,
-      async take(max) {
-        const read = await consumer.read(max);
-        await consumer.ack(read);
-        return read.flatMap((d) => (d.pointer ? [d.pointer] : []));
-      },
-      async close() {
-        await consumer.close();
-        await rt.close();
-      },
-    };
+    return takenByConsumer(
+      createStreamsGatewayRuntime({ redisUrl: server.url, database, prefix, reconciler: false }),
+      createStreamsRuntime({
+        redisUrl: server.url,
+        keyPrefix: prefix,
+        versions: CONFORMANCE_VERSIONS,
+        workerId: `conformance-${prefix}`,
+        leaseMs: 600_000,
+        blockMs: 200,
+      }),
+    );
   },
 });

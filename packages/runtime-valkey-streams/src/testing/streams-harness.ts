@@ -3,21 +3,24 @@
 // injected into the transport (XREADGROUP and XAUTOCLAIM reject), the way an outage shows.
 //
 // The dispatch half is the gateway's: here `dispatch` XADDs pointers after the commit, and a
-// small outbox pump stands in for the gateway's reconciler (worker retries with a delay are
-// acknowledged and come back through an outbox row). It is test scaffolding, not a reconciler.
+// small outbox pump (the worker's, shared with the NATS runtime) stands in for the gateway's
+// reconciler (worker retries with a delay are acknowledged and come back through an outbox row).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTerminalState, type MessagePointer } from '@sluice/contracts';
-import { createLocalBlobStore, getJobsByIds, isoNow, type SluiceDatabase } from '@sluice/storage';
+import { createLocalBlobStore } from '@sluice/storage';
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import type { DialectName } from '@sluice/storage';
 import { createStreamsRuntime } from '../worker/create-streams-runtime.js';
 import { READ_FIRST_BAND } from '../worker/bands.js';
 import { STREAMS_CAPABILITIES } from '../worker/context.js';
 import type { StreamsConnections } from '../worker/types.js';
-import type { ConformanceHarness, TransportFaults } from '@sluice/worker/conformance';
+import {
+  startOutboxPump,
+  type ConformanceHarness,
+  type TransportFaults,
+} from '@sluice/worker/conformance';
 import { createStreamsFixture, type StreamsFixture } from './streams-fixture.js';
 import { renewScriptFromEnv } from './renew-script.js';
 
@@ -46,69 +49,9 @@ function withFaults(
   };
 }
 
-/** Dispatches due outbox rows of unfinished jobs, then removes the rows it handled. */
-export async function pumpOutbox(
-  database: SluiceDatabase,
-  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
-): Promise<number> {
-  const now = isoNow();
-  const rows = await database.db
-    .selectFrom('outbox')
-    .select('job_id')
-    .where('due_at', '<=', now)
-    .orderBy('due_at')
-    .limit(500)
-    .execute();
-  if (rows.length === 0) return 0;
-  const jobs = await getJobsByIds(
-    database.db,
-    rows.map((r) => r.job_id),
-  );
-  const pointers = [...jobs.values()]
-    .filter((j) => !isTerminalState(j.state))
-    .map((j) => ({
-      jobId: j.id,
-      kind: j.kind,
-      version: j.version,
-      tenantId: j.tenantId,
-      priority: j.priority,
-    }));
-  await dispatch(pointers);
-  // Only rows due when the pass began: a retry re-written since keeps its row.
-  await database.db
-    .deleteFrom('outbox')
-    .where(
-      'job_id',
-      'in',
-      rows.map((r) => r.job_id),
-    )
-    .where('due_at', '<=', now)
-    .execute();
-  return pointers.length;
-}
-
 export interface StreamsHarness extends ConformanceHarness {
   readonly fixture: StreamsFixture;
   readonly test: TestDatabase;
-}
-
-/**
- * Pumps the outbox every `everyMs`, one pass at a time (the reconciler's role in these tests):
- * overlapping passes on a loaded machine would dispatch one job twice. Returns the timer.
- */
-export function startOutboxPump(
-  database: SluiceDatabase,
-  dispatch: (pointers: readonly MessagePointer[]) => Promise<unknown>,
-  everyMs: number,
-): NodeJS.Timeout {
-  let pumping = false;
-  return setInterval(() => {
-    if (pumping) return;
-    pumping = true;
-    pumpOutbox(database, dispatch)
-      .catch(() => {})
-      .finally(() => (pumping = false));
-  }, everyMs);
 }
 
 export async function createStreamsHarness(dialect: DialectName): Promise<StreamsHarness> {

@@ -1,11 +1,11 @@
 // The setup every cross-process Streams test shares: a private redis-server, a fresh database
 // (PostgreSQL when the machine has it) and an outbox pump standing in for the gateway's
 // reconciler, created before the file's tests and disposed after them. Test files only: it
-// registers vitest hooks (worker children import streams-xp.ts, never this).
+// registers vitest hooks.
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { createStreamsFixture, type StreamsFixture } from './streams-fixture.js';
-import { startOutboxPump } from './streams-harness.js';
+import { startOutboxPump } from '@sluice/worker/conformance';
 
 export const XP_DIALECT = TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite';
 

@@ -13,6 +13,7 @@ export * from './asset-runs.js';
 export * from './asset-fixture.js';
 export * from './seeded-bugs.js';
 export * from './submit-xp-jobs.js';
+export * from './outbox-pump.js';
 export * from './limit-workers.js';
 export * from './figures.js';
 

@@ -1,31 +1,24 @@
-// The chaos soak on NATS JetStream + PostgreSQL: a private nats-server behind a fault proxy, a
-// fresh database, the fake provider as its own process (its billing ledger outlives everything
-// else), an outbox pump standing in for the gateway's reconciler, and 4 worker processes running
-// `xp.paid` jobs (sync calls that are ambiguous, retry-safe calls, pollable async calls, and an
-// asset per unit). N jobs are submitted the way the accept path does; while they run the faults
-// of chaos-faults.ts fire; then every job must settle and chaos-audit.ts reads what was left.
+// The chaos soak on a runtime whose dispatch half is the gateway's, over PostgreSQL: the
+// runtime's private broker (its adapter opens it) behind a fault proxy, a fresh database, the
+// fake provider as its own process (its billing ledger outlives everything else), an outbox pump
+// standing in for the gateway's reconciler, and 4 worker processes running `xp.paid` jobs (sync
+// calls that are ambiguous, retry-safe calls, pollable async calls, and an asset per unit). N jobs
+// are submitted the way the accept path does; while they run the faults of chaos-faults.ts fire;
+// then every job must settle and chaos-audit.ts reads what was left.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TERMINAL_STATES, formatJobId, type MessagePointer } from '@sluice/contracts';
-import {
-  addToOutbox,
-  createLocalBlobStore,
-  insertJob,
-  isoIn,
-  removeFromOutbox,
-  transitionJob,
-  type SluiceDatabase,
-} from '@sluice/storage';
+import { TERMINAL_STATES } from '@sluice/contracts';
+import { createLocalBlobStore, type SluiceDatabase } from '@sluice/storage';
 import { faultProxy, sleep, startFakeProvider } from '@sluice/testkit';
 import type { z } from 'zod';
-import type { paidJob } from '@sluice/worker/conformance';
+import { startOutboxPump } from '../outbox-pump.js';
+import type { paidJob } from '../paid-job.js';
+import { redispatchUnfinished, submitThroughOutbox } from '../submit-xp-jobs.js';
+import type { ChaosAdapter } from './chaos-adapter.js';
 import { auditChaos, type ChaosFigures } from './chaos-audit.js';
 import { startChaos, WorkerPool } from './chaos-faults.js';
-import { PAID_CHILD_RUNTIME } from '../paid-runtime-entry.js';
-import { startOutboxPump } from '../outbox-pump.js';
-import { openNatsFixture, redispatchUnfinished } from '../nats-fixture.js';
 
 export interface ChaosOptions {
   jobs: number;
@@ -46,127 +39,71 @@ export function chaosInput(i: number): z.input<typeof paidJob.input> {
   return { call, units: 1 + (i % 3), asset: true, finalAsset: i % 4 === 0 };
 }
 
-const OUTBOX_GRACE_MS = 2_000;
-
-/** Row, dispatch transition and outbox row in one transaction, the publish after the commit. */
-async function submit(
-  database: SluiceDatabase,
-  dispatch: (p: readonly MessagePointer[]) => Promise<unknown>,
-  from: number,
-  count: number,
-): Promise<string[]> {
-  const pointers = Array.from({ length: count }, () => ({
-    jobId: formatJobId('v1'),
-    kind: 'xp.paid',
-    version: 'v1',
-    tenantId: 'acme',
-  }));
-  await database.transaction(async (tx) => {
-    for (const [n, p] of pointers.entries()) {
-      await insertJob(tx, {
-        id: p.jobId,
-        tenantId: p.tenantId,
-        kind: p.kind,
-        version: p.version,
-        input: chaosInput(from + n),
-        inputHash: p.jobId,
-        maxAttempts: 5,
-      });
-      await transitionJob(tx, { id: p.jobId, event: 'dispatch' });
-    }
-    await addToOutbox(
-      tx,
-      pointers.map((p) => p.jobId),
-      isoIn(OUTBOX_GRACE_MS),
-    );
-  });
-  // The server down: the outbox row stays and the pump dispatches after the grace.
-  const sent = await Promise.race([
-    dispatch(pointers).then(
-      () => true,
-      () => false,
-    ),
-    sleep(3000).then(() => false),
-  ]);
-  if (sent)
-    await removeFromOutbox(
-      database.db,
-      pointers.map((p) => p.jobId),
-    );
-  return pointers.map((p) => p.jobId);
-}
-
 export interface ChaosResult {
   figures: ChaosFigures;
   output: string;
 }
 
-export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
+export async function runChaos(adapter: ChaosAdapter, o: ChaosOptions): Promise<ChaosResult> {
   const log = o.log ?? ((l: string) => console.log(`[chaos] ${l}`));
   const workers = o.workers ?? 4;
   const leaseMs = o.leaseMs ?? 1500;
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'sluice-chaos-'));
   const blobDir = join(dir, 'blobs');
-  // The fixture's own client (the dispatch side) talks to the server directly: only the
+  // The broker's own client (the dispatch side) talks to the server directly: only the
   // workers' link goes through the proxy that gets blackholed.
-  const fx = await openNatsFixture();
-  const { server } = fx;
-  const proxy = await faultProxy({ host: '127.0.0.1', port: server.port });
+  const broker = await adapter.open();
+  const proxy = await faultProxy({ host: broker.host, port: broker.port });
   const provider = await startFakeProvider({ asyncDelayMs: 300 });
   const { database } = o;
-  const pump = startOutboxPump(database, fx.dispatch, 200);
+  const dispatch = (p: Parameters<typeof broker.dispatch>[0]) => broker.dispatch(p);
+  const pump = startOutboxPump(database, dispatch, 200);
   const pool = new WorkerPool((id) => ({
-    RUNTIME_MODULE: PAID_CHILD_RUNTIME.pathname,
+    RUNTIME_MODULE: adapter.runtimeModule.pathname,
     DB_URL: o.dbUrl,
-    NATS_URL: proxy.url('nats'),
-    NATS_PREFIX: fx.names.prefix,
     PROVIDER_URL: provider.url,
     BLOB_DIR: blobDir,
     WORKER_ID: id,
     LEASE_MS: String(leaseMs),
     STAGING_SWEEP_MS: '500',
     CONCURRENCY: '8',
+    ...broker.workerEnv((protocol) => proxy.url(protocol)),
   }));
   try {
     await Promise.all(Array.from({ length: workers }, (_, i) => pool.start(`chaos-${i + 1}`)));
     log(`${workers} workers ready in ${Date.now() - started} ms; submitting ${o.jobs} jobs`);
     const terminal = TERMINAL_STATES as readonly string[];
-    let settled = 0;
     const countSettled = async () => {
       const r = await database.db
         .selectFrom('jobs')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('state', 'in', terminal)
         .executeTakeFirstOrThrow();
-      settled = Number(r.n);
-      return settled;
+      return Number(r.n);
     };
     const chaos = startChaos({
+      adapter,
+      broker,
       pool,
-      server,
       proxy,
       leaseMs,
       killEveryMs: o.killEveryMs ?? 3000,
       progress: async () => (await countSettled()) / o.jobs,
-      // As the gateway's reconciler does after a loss: again on its next ticks until it went
-      // through (a publish racing the client's reconnect can time out).
-      redispatch: async () => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await redispatchUnfinished(database, fx.dispatch);
-          } catch (error) {
-            if (attempt >= 20) throw error;
-            await sleep(500);
-          }
-        }
-      },
+      redispatch: () => redispatchUnfinished(database, dispatch),
       log,
     });
     const ids: string[] = [];
     const runStarted = Date.now();
-    for (let i = 0; i < o.jobs; i += 100) {
-      ids.push(...(await submit(database, fx.dispatch, i, Math.min(100, o.jobs - i))));
+    for (let from = 0; from < o.jobs; from += 100) {
+      const batch = {
+        kind: 'xp.paid',
+        count: Math.min(100, o.jobs - from),
+        input: (n: number) => chaosInput(from + n),
+        inputHash: (_: number, jobId: string) => jobId,
+      };
+      // The broker down or blackholed: the outbox row stays and the pump dispatches it.
+      ids.push(...(await submitThroughOutbox(database, dispatch, batch, { giveUpAfterMs: 3000 })));
     }
     // Settled when every job is terminal; given up when nothing settled for stallMs.
     let last = -1;
@@ -204,7 +141,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   } finally {
     clearInterval(pump);
     await pool.stopAll().catch(() => {});
-    await fx.dispose();
+    await broker.dispose();
     await proxy.close();
     await provider[Symbol.asyncDispose]();
     rmSync(dir, { recursive: true, force: true });

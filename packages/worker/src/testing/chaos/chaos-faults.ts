@@ -1,16 +1,13 @@
 // The faults of the chaos soak, each on its own schedule while the jobs run: SIGKILL a random
 // worker every few seconds and start it again under the same id, SIGSTOP one past its lease and
-// SIGCONT it (a zombie that wakes up holding jobs it lost), restart nats-server on an emptied
-// store once (the stream, its consumers and the owners bucket gone) and blackhole the workers'
-// NATS link once (half-open sockets: pull requests and flushes hang). The one-off faults fire at a share of settled jobs, so
-// a small run and a full run both meet every fault while work is in flight.
+// SIGCONT it (a zombie that wakes up holding jobs it lost), restart the broker's server empty
+// once (every queue, consumer and pending delivery gone) and blackhole the workers' broker link
+// once (half-open sockets: blocked reads and flushes hang). The one-off faults fire at a share of
+// settled jobs, so a small run and a full run both meet every fault while work is in flight.
 
-import { sleep, spawnNode, type ChildHandle } from '@sluice/testkit';
-import type { FaultProxy } from '@sluice/testkit';
-import type { NatsServer } from '../nats-server.js';
-import { PAID_WORKER_CHILD } from '@sluice/worker/conformance';
-
-export const PAID_WORKER_ENTRY = PAID_WORKER_CHILD;
+import { sleep, spawnNode, type ChildHandle, type FaultProxy } from '@sluice/testkit';
+import { PAID_WORKER_ENTRY } from '../asset-runs.js';
+import type { ChaosAdapter, ChaosBroker } from './chaos-adapter.js';
 
 export interface FaultCounts {
   sigkills: number;
@@ -85,13 +82,14 @@ export class WorkerPool {
 
 export interface ChaosScheduleOptions {
   pool: WorkerPool;
-  server: NatsServer;
+  adapter: ChaosAdapter;
+  broker: ChaosBroker;
   proxy: FaultProxy;
   leaseMs: number;
   killEveryMs: number;
   /** Share of jobs settled so far (0..1). */
   progress: () => Promise<number>;
-  /** What the gateway's reconciler does after a server loss: dispatch unfinished jobs again. */
+  /** What the gateway's reconciler does after a broker loss: dispatch unfinished jobs again. */
   redispatch: () => Promise<number>;
   log: (line: string) => void;
 }
@@ -136,17 +134,27 @@ export function startChaos(o: ChaosScheduleOptions): ChaosSchedule {
   };
   const blackhole = async () => {
     counts.blackholes++;
-    o.log('blackhole the NATS link for 4000 ms');
+    o.log(`blackhole the ${o.adapter.broker} link for 4000 ms`);
     o.proxy.blackhole();
     await sleep(4000);
     o.proxy.heal();
   };
   const restartServer = async () => {
     counts.serverRestarts++;
-    o.log('restart nats-server on an emptied store');
-    // Answers once it is back (the restart waits for its greeting).
-    await o.server.restart({ wipe: true });
-    counts.redispatched += await o.redispatch();
+    o.log(`restart ${o.adapter.restartNote}`);
+    await o.broker.restartEmpty();
+    counts.redispatched += await redispatch();
+  };
+  // As the gateway's reconciler does after a loss: again on its next ticks until it went through.
+  const redispatch = async (): Promise<number> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await o.redispatch();
+      } catch (error) {
+        if (attempt >= o.adapter.redispatchTries) throw error;
+        await sleep(500);
+      }
+    }
   };
   const killer = (async () => {
     while (running) {

@@ -237,8 +237,8 @@ export async function auditChaos(a: AuditInput): Promise<ChaosFigures> {
   };
 }
 
-/** The one table the soak prints. */
-export function formatChaosTable(f: ChaosFigures): string {
+/** The one table the soak prints; `broker` names the restarted server ('Redis', 'NATS'). */
+export function formatChaosTable(f: ChaosFigures, broker: string): string {
   const rows: [string, string | number][] = [
     ['jobs submitted', f.submitted],
     ...Object.entries(f.byState)
@@ -253,8 +253,11 @@ export function formatChaosTable(f: ChaosFigures): string {
     ['  rows after a takeover was admitted (legal)', f.rowsAfterTakeoverAdmitted],
     ['provider bills', f.providerBills],
     ['faults: SIGKILL / SIGSTOP', `${f.faults.sigkills} / ${f.faults.sigstops}`],
-    ['faults: server restarts / blackholes', `${f.faults.serverRestarts} / ${f.faults.blackholes}`],
-    ['re-dispatched after the server loss', f.faults.redispatched],
+    [
+      `faults: ${broker} restarts / blackholes`,
+      `${f.faults.serverRestarts} / ${f.faults.blackholes}`,
+    ],
+    [`re-dispatched after the ${broker} loss`, f.faults.redispatched],
     ['run time (s)', Math.round(f.runMs / 100) / 10],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
