@@ -13,6 +13,7 @@ import {
   type VersionKey,
 } from '@sluice/contracts';
 import { heartbeatServed, removeServed, type SluiceDatabase } from '@sluice/storage';
+import { every, type Periodic } from '@sluice/worker/node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CAPABILITIES } from '../capabilities.js';
 import { flushWithin } from '../connection.js';
@@ -89,7 +90,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     faults: opts.faults,
   });
   const servedTtlMs = opts.servedTtlMs ?? 30_000;
-  let heartbeat: NodeJS.Timeout | undefined;
+  let heartbeat: Periodic | undefined;
   const beat = () =>
     opts.database
       ? heartbeatServed(opts.database.db, opts.workerId, opts.versions, servedTtlMs)
@@ -114,8 +115,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
       await session.setup(p);
       await beat();
       if (opts.database && !heartbeat && !closing) {
-        heartbeat = setInterval(() => void beat().catch(onError), Math.max(50, servedTtlMs / 3));
-        heartbeat.unref();
+        heartbeat = every(Math.max(50, servedTtlMs / 3), beat, onError);
       }
     },
 
@@ -146,7 +146,7 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
 
     close() {
       closing ??= (async () => {
-        clearInterval(heartbeat);
+        heartbeat?.stop();
         // The registry rows are this worker's own (keyed by its id): gone with it.
         if (opts.database) await removeServed(opts.database.db, opts.workerId).catch(onError);
         const p = await session.started()?.catch(() => undefined);
