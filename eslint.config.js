@@ -151,8 +151,23 @@ export default tseslint.config(
                 'The consumer room imports contracts, its own room, keys, replies and events.',
             },
             {
-              group: ['@sluice/*', '!@sluice/contracts', 'iovalkey', 'node:*'],
+              group: [
+                '@sluice/*',
+                '!@sluice/contracts',
+                '!@sluice/worker',
+                '@sluice/worker/*',
+                '!@sluice/worker/node',
+                'iovalkey',
+                'node:*',
+              ],
               message: 'The consumer takes its client as a narrow interface (types.ts).',
+            },
+            {
+              // Of the worker, only its timer helper: the heartbeat and maintenance rounds run
+              // like the host's own (never two at once, never keeping the process alive).
+              group: ['@sluice/worker', '@sluice/worker/node'],
+              allowImportNames: ['every', 'Periodic'],
+              message: 'The consumer room takes only the periodic helper from the worker.',
             },
           ],
         },

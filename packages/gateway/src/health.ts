@@ -38,24 +38,29 @@ export interface HealthDeps {
   readyTimeoutMs?: number;
 }
 
-async function databaseAnswers(database: SluiceDatabase, timeoutMs: number): Promise<boolean> {
+/**
+ * Whether `check` answers true within `timeoutMs` (false on a rejection or the bound): readiness
+ * probes must answer even when their server hangs. Runtimes' probes use it for their transport.
+ */
+export async function answersWithin(check: Promise<boolean>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
+  try {
+    return await Promise.race([check.catch(() => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function databaseAnswers(database: SluiceDatabase, timeoutMs: number): Promise<boolean> {
   // `select 1`, built through the handle so the gateway needs no kysely import of its own.
   const probe = database.db
     .selectNoFrom((eb) => eb.lit(1).as('one'))
     .execute()
-    .then(
-      () => true,
-      () => false,
-    );
-  try {
-    return await Promise.race([probe, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+    .then(() => true);
+  return answersWithin(probe, timeoutMs);
 }
 
 export function registerHealth(app: Hono, deps: HealthDeps): void {

@@ -4,14 +4,21 @@ export { serve, serveMetrics } from './serve.js';
 export type { RunningGateway, ServeOptions } from './serve.js';
 export type { AppRouter } from './routers/index.js';
 export { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
-export { createReconciler, RECONCILER_LOCK } from './reconciler/create-reconciler.js';
+export {
+  createReconciler,
+  RECONCILER_LOCK,
+  startReconciler,
+} from './reconciler/create-reconciler.js';
 export type {
   DataLossDetector,
   Reconciler,
   ReconcilerOptions,
   ReconcilerStats,
+  ReconcilerWiring,
 } from './reconciler/create-reconciler.js';
 export type { RuntimeProbes } from './health.js';
+// For runtimes' own readiness probes (their transport's round trip, bounded).
+export { answersWithin } from './health.js';
 export type {
   GatewayRuntimeHalf,
   NodeRuntime,

@@ -13,8 +13,5 @@ export type {
 export { createNatsDispatcher } from './gateway/create-nats-dispatcher.js';
 export type { NatsDispatcher, NatsDispatcherOptions } from './gateway/create-nats-dispatcher.js';
 export { createNatsConsumer, DEFAULT_NATS_LEASE_MS } from './worker/create-nats-consumer.js';
-export type {
-  NatsConsumer,
-  NatsConsumerOptions,
-  NatsDelivery,
-} from './worker/create-nats-consumer.js';
+export type { NatsConsumer, NatsConsumerOptions } from './worker/create-nats-consumer.js';
+export type { NatsDelivery } from './worker/types.js';

@@ -2,15 +2,18 @@
 // differs is read from the dialect: column types, the identity column, and the triggers a
 // database with LISTEN/NOTIFY gets.
 
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { SluiceDatabase } from './database.js';
 import type { SqlDialect } from './dialect/storage-dialect.js';
+import { eventsNotifyTrigger } from './migration-events-notify.js';
 import { fairLimits } from './migration-fair-limits.js';
+import { init } from './migration-init.js';
 import { flowControl } from './migration-flow-control.js';
 import { jobLimits } from './migration-job-limits.js';
 import { operator } from './migration-operator.js';
 import { priority } from './migration-priority.js';
+import { retrySafety } from './migration-retry-safety.js';
 import { retention } from './migration-retention.js';
 import { schedules } from './migration-schedules.js';
 import { waits } from './migration-waits.js';
@@ -21,270 +24,10 @@ import { assetsTenantIndex } from './repos/tenant-storage.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations see an untyped schema
 type AnyDb = Kysely<any>;
 
-function init(dialect: SqlDialect): Migration {
-  const json = dialect.jsonType;
-  return {
-    async up(db: AnyDb) {
-      await db.schema
-        .createTable('jobs')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('version', 'text', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('input', sql.raw(json), (c) => c.notNull())
-        .addColumn('output', sql.raw(json))
-        .addColumn('error', sql.raw(json))
-        .addColumn('reason', 'text')
-        .addColumn('idempotency_key', 'text')
-        .addColumn('input_hash', 'text', (c) => c.notNull())
-        .addColumn('file_ids', sql.raw(json), (c) => c.notNull())
-        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('max_attempts', 'integer', (c) => c.notNull())
-        .addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('attempt_id', 'text')
-        .addColumn('last_seq', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('run_after', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .addColumn('finished_at', 'text')
-        .execute();
-      // NULL keys never collide, so jobs without an idempotency key are not constrained.
-      await db.schema
-        .createIndex('jobs_idempotency')
-        .on('jobs')
-        .columns(['tenant_id', 'idempotency_key'])
-        .unique()
-        .execute();
-      await db.schema
-        .createIndex('jobs_tenant_created')
-        .on('jobs')
-        .columns(['tenant_id', 'created_at', 'id'])
-        .execute();
-      await db.schema
-        .createIndex('jobs_tenant_state')
-        .on('jobs')
-        .columns(['tenant_id', 'state', 'created_at'])
-        .execute();
-      await db.schema
-        .createIndex('jobs_state')
-        .on('jobs')
-        .columns(['state', 'updated_at'])
-        .execute();
-
-      await db.schema
-        .createTable('job_events')
-        .addColumn('id', 'integer', (c) => dialect.identity(c))
-        .addColumn('job_id', 'text', (c) => c.notNull())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('seq', 'integer', (c) => c.notNull())
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('payload', sql.raw(json), (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('job_events_job_seq')
-        .on('job_events')
-        .columns(['job_id', 'seq'])
-        .unique()
-        .execute();
-      await db.schema
-        .createIndex('job_events_tenant')
-        .on('job_events')
-        .columns(['tenant_id', 'id'])
-        .execute();
-
-      await db.schema
-        .createTable('files')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('blob_key', 'text', (c) => c.notNull().unique())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('sha256', 'text', (c) => c.notNull())
-        .addColumn('content_type', 'text', (c) => c.notNull())
-        .addColumn('filename', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text')
-        .execute();
-      await db.schema
-        .createIndex('files_tenant')
-        .on('files')
-        .columns(['tenant_id', 'created_at'])
-        .execute();
-      await db.schema.createIndex('files_expiry').on('files').columns(['expires_at']).execute();
-
-      await db.schema
-        .createTable('api_keys')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('secret_hash', 'text', (c) => c.notNull())
-        .addColumn('label', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('last_used_at', 'text')
-        .addColumn('revoked_at', 'text')
-        .execute();
-
-      await db.schema
-        .createTable('queue')
-        .addColumn('job_id', 'text', (c) => c.primaryKey())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('version', 'text', (c) => c.notNull())
-        .addColumn('available_at', 'text', (c) => c.notNull())
-        .addColumn('lease_owner', 'text')
-        .addColumn('lease_token', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('lease_expires_at', 'text')
-        .addColumn('deliveries', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('queue_ready')
-        .on('queue')
-        .columns(['kind', 'version', 'available_at'])
-        .execute();
-
-      await db.schema
-        .createTable('outbox')
-        .addColumn('job_id', 'text', (c) => c.primaryKey())
-        .addColumn('due_at', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('outbox_due').on('outbox').columns(['due_at']).execute();
-
-      await db.schema
-        .createTable('locks')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('owner', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .execute();
-
-      await db.schema
-        .createTable('served_versions')
-        .addColumn('worker_id', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('version', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('served_versions_pk', ['worker_id', 'kind', 'version'])
-        .execute();
-    },
-  };
-}
-
-function retrySafety(dialect: SqlDialect): Migration {
-  const json = dialect.jsonType;
-  return {
-    async up(db: AnyDb) {
-      await db.schema
-        .createTable('units')
-        .addColumn('job_id', 'text', (c) => c.notNull())
-        .addColumn('unit_key', 'text', (c) => c.notNull())
-        .addColumn('result', sql.raw(json))
-        .addColumn('asset_key', 'text')
-        .addColumn('attempt_id', 'text', (c) => c.notNull())
-        .addColumn('epoch', 'integer', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('units_pk', ['job_id', 'unit_key'])
-        .execute();
-
-      await db.schema
-        .createTable('provider_calls')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('job_id', 'text', (c) => c.notNull())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('unit_key', 'text', (c) => c.notNull())
-        .addColumn('call_name', 'text', (c) => c.notNull())
-        .addColumn('attempt_id', 'text', (c) => c.notNull())
-        .addColumn('epoch', 'integer', (c) => c.notNull())
-        .addColumn('attempt', 'integer', (c) => c.notNull())
-        .addColumn('stage', 'text', (c) => c.notNull())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('modality', 'text', (c) => c.notNull())
-        .addColumn('call_class', 'text', (c) => c.notNull())
-        .addColumn('request_key', 'text')
-        .addColumn('external_id', 'text')
-        .addColumn('outcome', 'text', (c) => c.notNull())
-        .addColumn('response', sql.raw(json))
-        .addColumn('error', sql.raw(json))
-        .addColumn('authorised_by', 'text')
-        .addColumn('note', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('provider_calls_unit')
-        .on('provider_calls')
-        .columns(['job_id', 'unit_key', 'created_at'])
-        .execute();
-      await db.schema
-        .createIndex('provider_calls_outcome')
-        .on('provider_calls')
-        .columns(['call_class', 'outcome'])
-        .execute();
-
-      await db.schema
-        .createTable('asset_owners')
-        .addColumn('final_key', 'text', (c) => c.primaryKey())
-        .addColumn('job_id', 'text', (c) => c.notNull())
-        .addColumn('unit_key', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('attempt_id', 'text', (c) => c.notNull())
-        .addColumn('epoch', 'integer', (c) => c.notNull())
-        .addColumn('staging_key', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-
-      await db.schema
-        .createTable('assets')
-        .addColumn('final_key', 'text', (c) => c.primaryKey())
-        .addColumn('job_id', 'text', (c) => c.notNull())
-        .addColumn('tenant_id', 'text', (c) => c.notNull())
-        .addColumn('unit_key', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('sha256', 'text', (c) => c.notNull())
-        .addColumn('content_type', 'text', (c) => c.notNull())
-        .addColumn('attempt_id', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('assets_job').on('assets').columns(['job_id']).execute();
-    },
-  };
-}
-
 function jobLease(): Migration {
   return {
     async up(db: AnyDb) {
       await db.schema.alterTable('jobs').addColumn('lease_until', 'text').execute();
-    },
-  };
-}
-
-/**
- * Where the database has LISTEN/NOTIFY (PostgreSQL): NOTIFY new event ids from a statement-level
- * trigger instead of a second statement per insert (no extra round trip). A connection started with `-c sluice.notify=off` (runtimes
- * that carry events themselves) skips it, and with it NOTIFY's commit-time lock.
- */
-function eventsNotifyTrigger(dialect: SqlDialect): Migration {
-  return {
-    async up(db: AnyDb) {
-      if (!dialect.capabilities.listenNotify) return;
-      await sql`
-        create function sluice_notify_events() returns trigger language plpgsql as $$
-        declare ids text[];
-        begin
-          if coalesce(current_setting('sluice.notify', true), 'on') = 'off' then return null; end if;
-          select array_agg(id::text order by id) into ids from new_events;
-          if ids is null then return null; end if;
-          for i in 1 .. array_length(ids, 1) by 500 loop
-            perform pg_notify('sluice_events', array_to_string(ids[i : i + 499], ','));
-          end loop;
-          return null;
-        end $$`.execute(db);
-      await sql`
-        create trigger job_events_notify after insert on job_events
-        referencing new table as new_events
-        for each statement execute function sluice_notify_events()`.execute(db);
     },
   };
 }

@@ -28,6 +28,9 @@ export type {
   EmbeddedQueueStore,
 } from './runtimes/types.js';
 export { RuntimeHost } from './host/runtime-host.js';
+// For runtimes' consumers: their heartbeats and maintenance rounds.
+export { every } from './host/periodic.js';
+export type { Periodic } from './host/periodic.js';
 export type { RuntimeHostOptions } from './host/runtime-host.js';
 export { createUnitCheckpoints } from './checkpoints/index.js';
 export type {

@@ -88,6 +88,33 @@ export interface Reconciler {
   close(): Promise<void>;
 }
 
+/** What a runtime's gateway wires into its reconciler; the rest is the operator's tuning. */
+export type ReconcilerWiring = Pick<
+  ReconcilerOptions,
+  'database' | 'runtime' | 'loss' | 'onEvents'
+> & {
+  /** Where errors go unless the tuning names its own `onError`. */
+  onError: (error: unknown) => void;
+};
+
+/**
+ * A runtime gateway's reconciler, created and started; none where the replica's options say
+ * `false` (another replica runs it).
+ */
+export function startReconciler(
+  tuning: Omit<ReconcilerOptions, 'database' | 'runtime' | 'loss'> | false | undefined,
+  wiring: ReconcilerWiring,
+): Reconciler | undefined {
+  if (tuning === false) return undefined;
+  const reconciler = createReconciler({
+    ...tuning,
+    ...wiring,
+    onError: tuning?.onError ?? wiring.onError,
+  });
+  reconciler.start();
+  return reconciler;
+}
+
 export function createReconciler(opts: ReconcilerOptions): Reconciler {
   const { database, runtime } = opts;
   const db = database.db;

@@ -9,7 +9,8 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  createReconciler,
+  answersWithin,
+  startReconciler,
   type GatewayLogger,
   type Reconciler,
   type ReconcilerOptions,
@@ -72,34 +73,18 @@ export function createNatsGatewayRuntime(opts: NatsGatewayRuntimeOptions): NatsG
   client().catch(report('nats connection'));
 
   const dispatcher = createNatsDispatcher({ names, client });
-  const reconciler =
-    opts.reconciler === false
-      ? undefined
-      : createReconciler({
-          ...opts.reconciler,
-          database: opts.database,
-          runtime: dispatcher,
-          loss: createNatsDataLossDetector(names, client, () => dispatcher.forgetStream()),
-          onError: opts.reconciler?.onError ?? report('reconciler'),
-        });
-  reconciler?.start();
+  const reconciler = startReconciler(opts.reconciler, {
+    database: opts.database,
+    runtime: dispatcher,
+    loss: createNatsDataLossDetector(names, client, () => dispatcher.forgetStream()),
+    onError: report('reconciler'),
+  });
 
   const pingTimeoutMs = opts.pingTimeoutMs ?? 1_000;
   const probes: RuntimeProbes = {
     async unready() {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>(
-        (r) => (timer = setTimeout(() => r(false), pingTimeoutMs)),
-      );
-      const ping = client().then(
-        (c) => c.nc.flush().then(() => true),
-        () => false,
-      );
-      try {
-        return (await Promise.race([ping, timeout])) ? undefined : 'nats unavailable';
-      } finally {
-        clearTimeout(timer);
-      }
+      const ping = client().then((c) => c.nc.flush().then(() => true));
+      return (await answersWithin(ping, pingTimeoutMs)) ? undefined : 'nats unavailable';
     },
     registerMetrics(registry) {
       new Gauge({

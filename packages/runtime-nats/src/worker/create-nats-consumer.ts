@@ -3,31 +3,24 @@
 // a pulled message stays pending until the host acknowledges it after the stored outcome;
 // AckWait equals the lease, renewals (`+WPI`) keep it from expiring, and a dead worker's
 // messages come back by themselves once it passes. Attempts are counted in the database.
+// The parts: `session` (connection, owners bucket, set-up again after a lost store), `reader`
+// (own deliveries → buffer → pulls); acknowledging, renewing and dead-lettering are here.
 
 import {
-  decodePointer,
   SluiceError,
-  type Delivery,
   type RenewOutcome,
   type RuntimeConsumer,
   type VersionKey,
 } from '@sluice/contracts';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { heartbeatServed, removeServed, type SluiceDatabase } from '@sluice/storage';
+import { every, type Periodic } from '@sluice/worker/node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CAPABILITIES } from '../capabilities.js';
-import { connectNats, flushWithin, natsModules, onReconnect } from '../connection.js';
+import { flushWithin } from '../connection.js';
 import { createNatsNames, type NatsNames } from '../names.js';
-import { ensureVersionConsumers, isNotFound } from '../setup.js';
-import { createOwners, type HeldRecord, type Owners } from './owners.js';
-import { createPuller, type PulledMsg, type Puller } from './puller.js';
-
-export interface NatsDelivery extends Delivery {
-  readonly seq: number;
-  readonly reply: string;
-  /** The revision of our owner record (compare-and-delete on finish). */
-  readonly revision: number;
-}
+import { createNatsReader, publishDead } from './nats-reader.js';
+import { createNatsSession } from './nats-session.js';
+import type { NatsDelivery } from './types.js';
 
 export interface NatsConsumerOptions {
   /** `nats://host:port`; or give `connection` (then the consumer does not close it). */
@@ -63,17 +56,6 @@ export interface NatsConsumer extends RuntimeConsumer<NatsDelivery> {
   readonly names: NatsNames;
 }
 
-interface Parts {
-  nc: NatsConnection;
-  js: JetStreamClient;
-  jsm: JetStreamManager;
-  owners: Owners;
-  puller: Puller;
-}
-
-/** A pull status meaning the consumer (or its stream) is gone: a server that lost its store. */
-const GONE = new Set([503, 409]);
-
 export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   if (!opts.connection && !opts.url) {
     throw new SluiceError(
@@ -85,201 +67,38 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
   const leaseMs = opts.leaseMs ?? DEFAULT_NATS_LEASE_MS;
   const blockMs = opts.blockMs ?? 2_000;
   const onError = opts.onError ?? (() => {});
-  const durables = opts.versions.map((v) => names.durable(v.kind, v.version));
   const encoder = new TextEncoder();
-  let parts: Promise<Parts> | undefined;
-  let own: HeldRecord[] | undefined;
   let closing: Promise<void> | undefined;
+  const session = createNatsSession({
+    url: opts.url,
+    connection: opts.connection,
+    workerId: opts.workerId,
+    names,
+    versions: opts.versions,
+    leaseMs,
+    maxDeliver: opts.maxDeliver ?? 1_000,
+    deadLettersMax: opts.deadLettersMax ?? 100_000,
+    onError,
+  });
+  const reader = createNatsReader({
+    names,
+    versions: opts.versions,
+    workerId: opts.workerId,
+    blockMs,
+    session,
+    isClosing: () => closing !== undefined,
+    faults: opts.faults,
+  });
   const servedTtlMs = opts.servedTtlMs ?? 30_000;
-  let heartbeat: NodeJS.Timeout | undefined;
+  let heartbeat: Periodic | undefined;
   const beat = () =>
     opts.database
       ? heartbeatServed(opts.database.db, opts.workerId, opts.versions, servedTtlMs)
       : Promise.resolve();
 
-  async function open(): Promise<Parts> {
-    const { js: jsMod } = natsModules();
-    const nc =
-      opts.connection ?? (await connectNats(opts.url as string, `sluice-worker-${opts.workerId}`));
-    try {
-      const jsm = await jsMod.jetstreamManager(nc);
-      const js = jsMod.jetstream(nc);
-      onReconnect(nc, () => (needsSetup = true));
-      return { nc, js, jsm, owners: await openOwners(js), puller: createPuller(nc, onError) };
-    } catch (error) {
-      if (!opts.connection) await nc.close().catch(() => {});
-      throw error;
-    }
-  }
-
-  async function openOwners(js: JetStreamClient): Promise<Owners> {
-    const kv = await new (natsModules().kv.Kvm)(js).create(names.ownersBucket, {
-      history: 1,
-      // Records of a worker that never comes back expire; a restart comes back far sooner.
-      ttl: 24 * 3_600_000,
-    });
-    return createOwners(kv);
-  }
-
-  function get(): Promise<Parts> {
-    parts ??= open().catch((error: unknown) => {
-      parts = undefined;
-      throw error;
-    });
-    return parts;
-  }
-
-  // After a server lost its store (a restart on an empty volume) the stream, the consumers and
-  // the owners bucket are gone: the next read sets them up again before it pulls.
-  let needsSetup = false;
-  let lastSetup = 0;
-
-  async function setup(p: Parts) {
-    await ensureConsumers(p);
-    p.owners = await openOwners(p.js);
-    needsSetup = false;
-    lastSetup = Date.now();
-  }
-
-  const ensureConsumers = (p: Parts) =>
-    ensureVersionConsumers(p.jsm, names, opts.versions, {
-      ackWaitMs: leaseMs,
-      maxDeliver: opts.maxDeliver ?? 1_000,
-      deadLettersMax: opts.deadLettersMax ?? 100_000,
-    });
-
-  async function deliver(
-    p: Parts,
-    msg: PulledMsg,
-    handedOut: number,
-  ): Promise<NatsDelivery | undefined> {
-    let pointer;
-    try {
-      pointer = decodePointer(
-        JSON.parse(new TextDecoder().decode(msg.data)) as Record<string, unknown>,
-      );
-    } catch (error) {
-      // Not a pointer: never handed out, kept in the dead-letter stream with the reason.
-      await deadLetterRaw(p, msg.durable, msg.data, `BAD_POINTER: ${String(error)}`, msg.reply);
-      return undefined;
-    }
-    const revision = await p.owners.hold(msg.seq, { w: opts.workerId, r: msg.reply, n: handedOut });
-    return {
-      id: String(msg.seq),
-      pointer,
-      transportDeliveries: handedOut,
-      seq: msg.seq,
-      reply: msg.reply,
-      revision,
-    };
-  }
-
-  async function deadLetterRaw(
-    p: Parts,
-    durable: string,
-    data: Uint8Array,
-    reason: string,
-    reply: string,
-  ) {
-    const version = opts.versions[durables.indexOf(durable)];
-    const { transport } = natsModules();
-    const h = transport.headers();
-    h.set('Sluice-Reason', reason.slice(0, 1_000));
-    h.set('Sluice-Worker', opts.workerId);
-    await p.js.publish(
-      names.deadSubject(version?.kind ?? 'unknown.kind', version?.version ?? 'v0'),
-      data,
-      {
-        headers: h,
-      },
-    );
-    p.nc.publish(reply, encoder.encode('+ACK'));
-  }
-
-  /** This worker's deliveries from before a restart, taken back while their AckWait still runs. */
-  async function readOwn(p: Parts, max: number): Promise<NatsDelivery[]> {
-    own ??= await p.owners.heldBy(opts.workerId);
-    const out: NatsDelivery[] = [];
-    while (own.length > 0 && out.length < max) {
-      const record = own.shift() as HeldRecord;
-      const stored = await p.jsm.streams
-        .getMessage(names.jobsStream, { seq: record.seq })
-        .catch((e: unknown) => {
-          if (isNotFound(e)) return null;
-          throw e;
-        });
-      if (!stored) continue; // finished meanwhile (a work queue deletes acknowledged messages)
-      // Progress on the old ack subject restarts its AckWait: the delivery is ours again.
-      p.nc.publish(record.r, encoder.encode('+WPI'));
-      const d = await deliver(
-        p,
-        {
-          durable: '',
-          reply: record.r,
-          data: stored.data,
-          seq: record.seq,
-          deliveries: record.n + 1,
-          at: Date.now(),
-        },
-        record.n + 1,
-      );
-      if (d) out.push(d);
-    }
-    return out;
-  }
-
-  async function fromBuffer(p: Parts, max: number): Promise<NatsDelivery[]> {
-    const msgs = p.puller.take(max);
-    // A message that waited in the buffer has used part of its AckWait: restart it.
-    const now = Date.now();
-    for (const m of msgs) if (now - m.at > 100) p.nc.publish(m.reply, encoder.encode('+WPI'));
-    const out = await Promise.all(msgs.map((m) => deliver(p, m, m.deliveries)));
-    return out.filter((d): d is NatsDelivery => d !== undefined);
-  }
-
-  async function read(max: number, signal?: AbortSignal): Promise<NatsDelivery[]> {
-    if (closing || max <= 0) return [];
-    if (opts.faults?.failReads) throw new Error('injected read failure');
-    const p = await get();
-    try {
-      return await readFrom(p, max, signal);
-    } catch (error) {
-      needsSetup = true;
-      throw error;
-    }
-  }
-
-  async function readFrom(p: Parts, max: number, signal?: AbortSignal): Promise<NatsDelivery[]> {
-    // At most one setup per second: a server that is down fails each read quickly instead.
-    if (needsSetup && Date.now() - lastSetup > 1_000) {
-      lastSetup = Date.now();
-      await setup(p);
-    }
-    const gone = (status: number) => {
-      if (GONE.has(status)) needsSetup = true;
-    };
-    const out = await readOwn(p, max);
-    if (out.length < max) out.push(...(await fromBuffer(p, max - out.length)));
-    // Whatever is there now, version by version.
-    for (const durable of durables) {
-      if (out.length >= max || signal?.aborted) break;
-      gone(
-        await p.puller.pull(names.jobsStream, durable, max - out.length, { noWait: true }, signal),
-      );
-      out.push(...(await fromBuffer(p, max - out.length)));
-    }
-    if (out.length > 0 || signal?.aborted || closing) return out;
-    // Nothing: one waiting request per version (one message each), the first arrival answers.
-    const waits = durables.map((d) =>
-      p.puller.pull(names.jobsStream, d, 1, { expiresMs: blockMs }, signal).then(gone),
-    );
-    await Promise.race([Promise.all(waits), p.puller.arrival(blockMs + 100, signal)]);
-    return fromBuffer(p, max);
-  }
-
   async function finish(ds: readonly NatsDelivery[], body: string) {
     if (ds.length === 0) return;
-    const p = await get();
+    const p = await session.get();
     for (const d of ds) p.nc.publish(d.reply, encoder.encode(body));
     // The acknowledgements reach the server before we report them done.
     await flushWithin(p.nc);
@@ -292,20 +111,19 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     names,
 
     async init() {
-      const p = await get();
-      await setup(p);
+      const p = await session.get();
+      await session.setup(p);
       await beat();
       if (opts.database && !heartbeat && !closing) {
-        heartbeat = setInterval(() => void beat().catch(onError), Math.max(50, servedTtlMs / 3));
-        heartbeat.unref();
+        heartbeat = every(Math.max(50, servedTtlMs / 3), beat, onError);
       }
     },
 
-    read,
+    read: reader.read,
 
     async renew(ds): Promise<RenewOutcome[]> {
       if (ds.length === 0) return [];
-      const p = await get();
+      const p = await session.get();
       const held = await Promise.all(ds.map((d) => p.owners.check(d.seq, opts.workerId, d.reply)));
       // Progress only where still ours; a message another worker took over is lost to us.
       ds.forEach((d, i) => held[i] !== 'other' && p.nc.publish(d.reply, encoder.encode('+WPI')));
@@ -320,29 +138,18 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     release: (ds, delayMs) => finish(ds, delayMs && delayMs > 0 ? '+ACK' : '-NAK'),
 
     async deadLetter(d, reason) {
-      const p = await get();
-      const version = d.pointer
-        ? { kind: d.pointer.kind, version: d.pointer.version }
-        : { kind: 'unknown.kind', version: 'v0' };
-      const { transport } = natsModules();
-      const h = transport.headers();
-      h.set('Sluice-Reason', reason.slice(0, 1_000));
-      h.set('Sluice-Worker', opts.workerId);
-      await p.js.publish(
-        names.deadSubject(version.kind, version.version),
-        JSON.stringify(d.pointer ?? {}),
-        { headers: h },
-      );
+      const p = await session.get();
+      const version = d.pointer ? { kind: d.pointer.kind, version: d.pointer.version } : undefined;
+      await publishDead(p, names, opts.workerId, version, JSON.stringify(d.pointer ?? {}), reason);
       await finish([d], '+ACK');
     },
 
     close() {
       closing ??= (async () => {
-        clearInterval(heartbeat);
+        heartbeat?.stop();
         // The registry rows are this worker's own (keyed by its id): gone with it.
         if (opts.database) await removeServed(opts.database.db, opts.workerId).catch(onError);
-        if (!parts) return;
-        const p = await parts.catch(() => undefined);
+        const p = await session.started()?.catch(() => undefined);
         if (!p) return;
         // Pulled but never handed out: back to the stream at once.
         for (const m of p.puller.close()) p.nc.publish(m.reply, encoder.encode('-NAK'));

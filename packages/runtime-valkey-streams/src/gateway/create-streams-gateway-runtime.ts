@@ -14,7 +14,12 @@ import type { RedisClient } from './redis-client.js';
 import { createStreamTailer, type StreamTailer } from './stream-tailer.js';
 import type { RuntimeProbes } from '@sluice/gateway';
 import type { GatewayLogger } from '@sluice/gateway';
-import { createReconciler, type Reconciler, type ReconcilerOptions } from '@sluice/gateway';
+import {
+  answersWithin,
+  startReconciler,
+  type Reconciler,
+  type ReconcilerOptions,
+} from '@sluice/gateway';
 import { holdInOutbox, outboxDepth } from '@sluice/storage';
 import { createFairFeeder, type FairFeeder } from './fair-feeder.js';
 import { createStreamsDataLossDetector } from './data-loss-detector.js';
@@ -109,36 +114,20 @@ export function createStreamsGatewayRuntime(
     ...opts.tailer,
     onError: report('events stream'),
   });
-  const reconciler =
-    opts.reconciler === false
-      ? undefined
-      : createReconciler({
-          ...opts.reconciler,
-          database: opts.database,
-          runtime: dispatcher,
-          loss: createStreamsDataLossDetector(redis, keys, dispatcher.knownStreams),
-          // Its accepted → queued transitions reach every replica's watchers.
-          onEvents: (events) => tailer.relay(events),
-          onError: opts.reconciler?.onError ?? report('reconciler'),
-        });
-  reconciler?.start();
+  const reconciler = startReconciler(opts.reconciler, {
+    database: opts.database,
+    runtime: dispatcher,
+    loss: createStreamsDataLossDetector(redis, keys, dispatcher.knownStreams),
+    // Its accepted → queued transitions reach every replica's watchers.
+    onEvents: (events) => tailer.relay(events),
+    onError: report('reconciler'),
+  });
 
   const pingTimeoutMs = opts.pingTimeoutMs ?? 1000;
   const probes: RuntimeProbes = {
     async unready() {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>(
-        (r) => (timer = setTimeout(() => r(false), pingTimeoutMs)),
-      );
-      const ping = redis.ping().then(
-        (pong) => pong === 'PONG',
-        () => false,
-      );
-      try {
-        return (await Promise.race([ping, timeout])) ? undefined : 'redis unavailable';
-      } finally {
-        clearTimeout(timer);
-      }
+      const ping = redis.ping().then((pong) => pong === 'PONG');
+      return (await answersWithin(ping, pingTimeoutMs)) ? undefined : 'redis unavailable';
     },
     registerMetrics(registry) {
       // One Redis + outbox read per scrape, shared by every gauge that shows it.

@@ -6,6 +6,7 @@
 // `maintenance` (heartbeat, trim, stats).
 
 import { type RuntimeConsumer, type RuntimeStats } from '@sluice/contracts';
+import { every, type Periodic } from '@sluice/worker/node';
 import { encodeStreamEvents, groupStreamEvents } from '../events.js';
 import { createContext, STREAMS_CAPABILITIES, type StreamsConsumerOptions } from './context.js';
 import { StreamsFinisher } from './finisher.js';
@@ -19,19 +20,6 @@ export interface StreamsConsumer extends RuntimeConsumer<StreamsDelivery> {
   stats(): Promise<RuntimeStats>;
   /** Versions of `kind` some live worker serves (the served-versions ZSET), for the unroutable sweep. */
   servedVersions(kind: string): Promise<readonly string[]>;
-}
-
-function repeat(ms: number, task: () => Promise<void>, onError: (e: unknown) => void) {
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    task()
-      .catch(onError)
-      .finally(() => (busy = false));
-  }, ms);
-  timer.unref();
-  return timer;
 }
 
 export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsConsumer {
@@ -50,7 +38,7 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
     sweepFailed: (error) => background(error),
   });
   const finisher: StreamsFinisher = new StreamsFinisher(ctx, commands, groups, reader);
-  const timers: NodeJS.Timeout[] = [];
+  const timers: Periodic[] = [];
   let closing: Promise<void> | undefined;
 
   return {
@@ -61,9 +49,9 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
       await groups.create();
       await maintenance.heartbeat();
       if (timers.length === 0 && !closing) {
-        timers.push(repeat(opts.heartbeatEveryMs, () => maintenance.heartbeat(), background));
+        timers.push(every(opts.heartbeatEveryMs, () => maintenance.heartbeat(), background));
         if (opts.maintainEveryMs > 0)
-          timers.push(repeat(opts.maintainEveryMs, () => maintenance.maintain(), background));
+          timers.push(every(opts.maintainEveryMs, () => maintenance.maintain(), background));
       }
     },
 
@@ -92,7 +80,7 @@ export function createStreamsConsumer(options: StreamsConsumerOptions): StreamsC
 
     close() {
       closing ??= (async () => {
-        for (const t of timers.splice(0)) clearInterval(t);
+        for (const t of timers.splice(0)) t.stop();
         // The served-versions entry is left to expire: it names versions, not workers, so
         // removing it here would hide versions other live workers still serve (a rolling
         // restart would dead-letter their jobs at dispatch).

@@ -58,16 +58,11 @@ function toRow(r: Selectable<BulkOperationsTable>): BulkOperationRow {
   };
 }
 
-export interface NewBulkOperation {
-  tenantId: string;
-  operationKey: string;
-  action: string;
-  filter: Record<string, unknown>;
-  params: Record<string, unknown>;
-  note: string | null;
-  total: number;
-  createdBy: string | null;
-}
+/** What a caller gives to start an operation; the rest starts empty (or now). */
+export type NewBulkOperation = Pick<
+  BulkOperationRow,
+  'tenantId' | 'operationKey' | 'action' | 'filter' | 'params' | 'note' | 'total' | 'createdBy'
+>;
 
 /** The operation, new (`isDuplicate` false) or the one this key already names. */
 export async function insertBulkOperation(
