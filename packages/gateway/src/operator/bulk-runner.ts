@@ -35,7 +35,11 @@ export interface BulkRunnerOptions {
   pauseMs?: number | undefined;
   /** How long a runner's hold on an operation lasts without progress. Default 30 s. */
   leaseMs?: number | undefined;
-  /** How often an idle runner looks for work (a start on this gateway wakes it at once). */
+  /**
+   * How often an idle runner looks for work. Default `leaseMs`: a start on this gateway wakes its
+   * runner at once, so the poll only finds operations another gateway let lapse (which cannot
+   * happen faster than a lease) or one stored while this gateway's runner was busy.
+   */
   pollMs?: number | undefined;
 }
 
@@ -53,7 +57,7 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
   const batchSize = opts.batchSize ?? 200;
   const pauseMs = opts.pauseMs ?? 20;
   const leaseMs = opts.leaseMs ?? 30_000;
-  const pollMs = opts.pollMs ?? 2_000;
+  const pollMs = opts.pollMs ?? leaseMs;
   const owner = `bulk-${randomToken().slice(0, 12)}`;
   const { database } = deps;
   let stopped = true;
