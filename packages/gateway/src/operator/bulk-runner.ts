@@ -25,6 +25,7 @@ import {
   type StoredEvent,
 } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
+import { afterCancel } from '../waits/cancel-cascade.js';
 import { bulkSearch } from './bulk-filter.js';
 import { applyJobAction, pointerOf, TRANSITION_ONLY, transitionFor } from './job-actions.js';
 
@@ -127,13 +128,8 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
     });
     deps.hub.publish(events);
     if (pointers.length) await deps.dispatch.afterCommit(pointers, { markQueued: false });
-    for (const job of cancelled) {
-      await deps
-        .stopRun?.(job)
-        .catch((error: unknown) =>
-          deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-        );
-    }
+    // As after one job's cancel: stop the run, close its waits, cancel its attached children.
+    for (const job of cancelled) await afterCancel(deps, op.tenantId, job);
     return page.nextCursor === null;
   }
 

@@ -1,10 +1,34 @@
-// A cancelled parent's attached children (and theirs) are cancelled too, each with its own
-// compare-and-set transition and event, so a child that ended meanwhile stays as it ended and a
-// detached child (`children.start(…, { detached: true })`) is left alone. Best effort after the
-// parent's cancel is stored: a child that fails to cancel here is logged, never blocks the parent.
+// What follows a stored operator cancel, whoever stored it (one job's `jobs.cancel`, or a bulk
+// cancel's batch): the runtime stops the run, the job's waits close, and its attached children
+// (and theirs) are cancelled too, each with its own compare-and-set transition and event, so a
+// child that ended meanwhile stays as it ended and a detached child (`children.start(…, {
+// detached: true })`) is left alone. Best effort after the parent's cancel is stored: a step that
+// fails here is logged, never undoes or blocks the parent's cancel.
 
 import { cascadeTargets, closeWaits, transitionJob } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
+
+type CancelDeps = Pick<RouterDeps, 'database' | 'hub' | 'stopRun' | 'logger'>;
+
+/** Runs after a cancel of `job` committed; every failure is logged, none is thrown. */
+export async function afterCancel(
+  deps: CancelDeps,
+  tenantId: string,
+  job: { id: string; version: string },
+): Promise<void> {
+  const failed = (what: string) => (error: unknown) =>
+    deps.logger.error(what, { jobId: job.id, error });
+  // The runtime stops the run (Workflows: terminate the instance). The cancel is already
+  // stored, so a run that outlives a failed stop has its next fenced write refused.
+  await deps.stopRun?.(job).catch(failed('stopping a cancelled run failed'));
+  // Its waits close (the sweep never reads them again); its attached children go with it.
+  await closeWaits(deps.database.db, job.id).catch(
+    failed('closing the waits of a cancelled job failed'),
+  );
+  await cancelCascade(deps, tenantId, job.id).catch(
+    failed('cancelling the children of a cancelled job failed'),
+  );
+}
 
 export async function cancelCascade(
   deps: Pick<RouterDeps, 'database' | 'hub' | 'stopRun'>,
