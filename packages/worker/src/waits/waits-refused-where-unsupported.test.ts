@@ -121,7 +121,10 @@ describe('waits where the job cannot suspend', () => {
     const create = (expiresIn: string | number) =>
       Promise.resolve()
         .then(() => w.createToken({ event: 'approved' as never, expiresIn }))
-        .catch((e: unknown) => e as Error);
+        .then(
+          () => new Error('stored'),
+          (e: unknown) => e as Error,
+        );
     for (const expiresIn of ['31d', 30 * 86_400_000 + 1, 0, -1000]) {
       const error = await create(expiresIn);
       expect(isNonRetriableError(error)).toBe(true);
