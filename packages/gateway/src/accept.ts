@@ -36,6 +36,7 @@ import {
   type DecideFlow,
   type FlowAcceptAnswer,
 } from './flow/flow-acceptor.js';
+import { afterCancelEvents } from './waits/cancel-cascade.js';
 import { logJobStates } from './log-job-states.js';
 import { startAcceptTrace } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
@@ -253,6 +254,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     }
     if (plan) metrics.countFlow?.(plan.flow, flowOutcome(plan.flow, answer.result));
     hub.publish(answer.events);
+    if (plan) await afterCancelEvents({ ...deps, hub }, tenantId, answer.events);
     if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
     if (answer.dueAt !== undefined) deps.onScheduled?.(answer.dueAt);
     logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });

@@ -2,12 +2,15 @@
 // answers (BAD_REQUEST with an issue naming the field) and that it writes nothing; that a runtime
 // without the capability refuses the option rather than run the job without it; and what the
 // stored rows say after a fold (one job, the last input, a due time that never passes the window's
-// bound) and after a held singleton (scheduled, no due time, waiting for its key).
+// bound) and after a held singleton (scheduled, no due time, waiting for its key); a job that
+// `cancel-older` replaced is cancelled like any other (its attached children with it).
 import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
+import { getJobById, startChild } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
+import { startJob } from '../testing/drive.js';
 import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 type Issue = { path: string; code: string };
@@ -128,5 +131,38 @@ describeEachDialect('flow control at submit', (ctx) => {
     });
     expect(released.waiting ?? null).toBeNull();
     await c.jobs.cancel.mutate({ id: held.id });
+  });
+  it('cancel-older: the replaced job is cancelled like any other, its attached child with it', async () => {
+    const c = f.http(f.keyA);
+    const opts = { singleton: { key: 'replace', mode: 'cancel-older' as const } };
+    const old = await c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: '1' }, ...opts });
+    const { database } = ctx();
+    const epoch = await startJob(database, old.id);
+    const child = await startChild(database, {
+      parentId: old.id,
+      parentEpoch: epoch,
+      key: 'only',
+      child: {
+        id: `v1-${'replaced'.padEnd(26, 'c')}`,
+        tenantId: '',
+        kind: 'demo.copy',
+        version: 'v1',
+        input: { text: 'child' },
+        inputHash: 'child',
+        maxAttempts: 3,
+      },
+    });
+    if (child.kind !== 'started') throw new Error('fenced');
+    const next = await c.jobs.submit.mutate({ kind: 'demo.copy', input: { text: '2' }, ...opts });
+    expect(next.state).toBe('queued');
+    expect(await getJobById(database.db, old.id)).toMatchObject({
+      state: 'cancelled',
+      reason: 'SINGLETON_REPLACED',
+    });
+    expect(await getJobById(database.db, child.id)).toMatchObject({
+      state: 'cancelled',
+      reason: 'PARENT_CANCELLED',
+    });
+    await c.jobs.cancel.mutate({ id: next.id });
   });
 });

@@ -2,10 +2,15 @@
 // counts what the action can move; a start is idempotent by its operation key and recorded in
 // the audit log; the runner moves every matching job exactly once, batch by batch, leaving the
 // others alone; a gateway stopped mid-operation leaves it to the next one, which resumes from
-// the stored cursor; a runner that died holding the lease is taken over once it lapses.
+// the stored cursor; a runner that died holding the lease is taken over once it lapses; a bulk
+// cancel does what one job's cancel does after it (waits closed, attached children cancelled).
 import {
   createApiKey,
   getBulkOperation,
+  getJobById,
+  getWait,
+  registerWait,
+  startChild,
   insertBulkOperation,
   leaseBulkOperation,
   listEvents,
@@ -14,7 +19,7 @@ import {
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { deadLetterJob } from '../testing/drive.js';
+import { deadLetterJob, startJob } from '../testing/drive.js';
 import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 describeEachDialect('bulk operations', (ctx) => {
@@ -177,5 +182,69 @@ describeEachDialect('bulk operations', (ctx) => {
     });
     expect(await requeues(ctx().database, ids)).toEqual(ids.map(() => 1));
     void b;
+  });
+
+  it("a bulk cancel closes waits and cascades to attached children, like one job's cancel", async () => {
+    const f = await gateway({ batchSize: 2, pauseMs: 0, pollMs: 50 });
+    const { database } = ctx();
+    const c = f.http(key);
+    const parents: { id: string; attached: string; detached: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = await c.jobs.submit.mutate({
+        kind: 'demo.echo',
+        input: { text: `p${i}` },
+        tags: ['bulk-cancel'],
+      });
+      const epoch = await startJob(database, id);
+      const child = async (name: string, detached: boolean) => {
+        const r = await startChild(database, {
+          parentId: id,
+          parentEpoch: epoch,
+          key: name,
+          child: {
+            id: `v1-${`${name}${i}`.padEnd(26, 'b')}`,
+            tenantId: '',
+            kind: 'demo.copy',
+            version: 'v1',
+            input: { text: name },
+            inputHash: name,
+            maxAttempts: 3,
+            detached,
+          },
+        });
+        if (r.kind !== 'started') throw new Error('fenced');
+        return r.id;
+      };
+      parents.push({ id, attached: await child('att', false), detached: await child('det', true) });
+      const row = await getJobById(database.db, id);
+      const waited = await registerWait(database, {
+        jobId: id,
+        fence: { epoch, lastSeq: row?.lastSeq ?? 0 },
+        waitKey: 'children#1',
+        kind: 'children',
+        children: [parents[i]?.attached as string],
+        mode: 'all',
+      });
+      expect(waited.kind).toBe('suspended');
+    }
+    const op = await c.bulk.start.mutate({
+      action: 'cancel',
+      filter: { tags: ['bulk-cancel'] },
+      operationKey: 'bulk-cancel',
+    });
+    await waitFor(async () => (await c.bulk.get.query({ id: op.id })).state === 'succeeded', {
+      timeoutMs: 10_000,
+    });
+    expect(await c.bulk.get.query({ id: op.id })).toMatchObject({ processed: 3, applied: 3 });
+    for (const p of parents) {
+      expect((await getJobById(database.db, p.id))?.state).toBe('cancelled');
+      expect(await getJobById(database.db, p.attached)).toMatchObject({
+        state: 'cancelled',
+        reason: 'PARENT_CANCELLED',
+      });
+      // A detached child lives on: still due, or already moved on by the due-job scheduler.
+      expect(['scheduled', 'queued']).toContain((await getJobById(database.db, p.detached))?.state);
+      expect((await getWait(database.db, p.id, 'children#1'))?.status).toBe('cancelled');
+    }
   });
 });

@@ -25,6 +25,7 @@ import {
   type StoredEvent,
 } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
+import { afterCancel } from '../waits/cancel-cascade.js';
 import { bulkSearch } from './bulk-filter.js';
 import { applyJobAction, pointerOf, TRANSITION_ONLY, transitionFor } from './job-actions.js';
 
@@ -35,7 +36,11 @@ export interface BulkRunnerOptions {
   pauseMs?: number | undefined;
   /** How long a runner's hold on an operation lasts without progress. Default 30 s. */
   leaseMs?: number | undefined;
-  /** How often an idle runner looks for work (a start on this gateway wakes it at once). */
+  /**
+   * How often an idle runner looks for work. Default `leaseMs`: a start on this gateway wakes its
+   * runner at once, so the poll only finds operations another gateway let lapse (which cannot
+   * happen faster than a lease) or one stored while this gateway's runner was busy.
+   */
   pollMs?: number | undefined;
 }
 
@@ -53,7 +58,7 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
   const batchSize = opts.batchSize ?? 200;
   const pauseMs = opts.pauseMs ?? 20;
   const leaseMs = opts.leaseMs ?? 30_000;
-  const pollMs = opts.pollMs ?? 2_000;
+  const pollMs = opts.pollMs ?? leaseMs;
   const owner = `bulk-${randomToken().slice(0, 12)}`;
   const { database } = deps;
   let stopped = true;
@@ -123,13 +128,8 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
     });
     deps.hub.publish(events);
     if (pointers.length) await deps.dispatch.afterCommit(pointers, { markQueued: false });
-    for (const job of cancelled) {
-      await deps
-        .stopRun?.(job)
-        .catch((error: unknown) =>
-          deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-        );
-    }
+    // As after one job's cancel: stop the run, close its waits, cancel its attached children.
+    for (const job of cancelled) await afterCancel(deps, op.tenantId, job);
     return page.nextCursor === null;
   }
 

@@ -5,10 +5,10 @@
 // gateway's feature list): its transition is one fenced batch and its audit row follows it.
 
 import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
-import { appendAudit, closeWaits, getJob, type Db } from '@sluice/storage/portable';
+import { appendAudit, getJob, type Db } from '@sluice/storage/portable';
 import { logJobStates } from '../log-job-states.js';
 import type { RouterDeps } from '../routers/deps.js';
-import { cancelCascade } from '../waits/cancel-cascade.js';
+import { afterCancel } from '../waits/cancel-cascade.js';
 import { applyJobAction, type ActionRequest } from './job-actions.js';
 
 export const AUDIT_OF: Record<BulkAction, AuditAction> = {
@@ -63,25 +63,7 @@ export async function runJobAction(
   hub.publish([out.event]);
   logJobStates(deps.logger, [out.event], out.job);
   if (out.pointer) await dispatch.afterCommit([out.pointer], { markQueued: false });
-  if (req.action === 'cancel') {
-    // The runtime stops the run (Workflows: terminate the instance). The cancel is already
-    // stored, so a run that outlives a failed stop has its next fenced write refused.
-    await deps
-      .stopRun?.({ id: job.id, version: job.version })
-      .catch((error: unknown) =>
-        deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
-      );
-    // Its waits close (the sweep never reads them again); its attached children go with it (a
-    // detached child lives on). Both after the cancel is stored, each failure only logged.
-    await closeWaits(database.db, job.id).catch((error: unknown) =>
-      deps.logger.error('closing the waits of a cancelled job failed', { jobId: job.id, error }),
-    );
-    await cancelCascade(deps, caller.tenantId, job.id).catch((error: unknown) =>
-      deps.logger.error('cancelling the children of a cancelled job failed', {
-        jobId: job.id,
-        error,
-      }),
-    );
-  }
+  if (req.action === 'cancel')
+    await afterCancel(deps, caller.tenantId, { id: job.id, version: job.version });
   return out;
 }

@@ -6,7 +6,14 @@ import { describeEachDialect } from '../testing/dialects.js';
 import { queuedJobs } from '../write-model/claim-jobs.case.js';
 import { claimJobs } from '../write-model/claim-jobs.js';
 import { extendLeases } from './job-leases.js';
-import { beatLiveness, dropLiveness, lapsedWorkers, reapLapsedWorkers } from './worker-liveness.js';
+import {
+  beatLiveness,
+  dropLiveness,
+  forgetDeadWorkers,
+  lapsedWorkers,
+  LIVENESS_FORGET_MS,
+  reapLapsedWorkers,
+} from './worker-liveness.js';
 
 const LEASE_MS = 30_000;
 
@@ -73,5 +80,25 @@ describeEachDialect('worker liveness (a dead holder is known in seconds)', (ctx)
     await dropLiveness(database.db, 'alive-1');
     expect(await reaped(t0 + 6000)).toEqual([]);
     expect(await claim('live.norow', 'w-2', t0 + LEASE_MS + 1)).toHaveLength(1);
+  });
+
+  it('rows of dead workers are forgotten after ten minutes, not before', async () => {
+    const { database } = ctx();
+    const t0 = Date.now();
+    await beatLiveness(database.db, 'gone-1', 1000, t0);
+    await beatLiveness(database.db, 'gone-2', 1000, t0 + 60_000);
+    const rows = async () =>
+      (
+        await database.db
+          .selectFrom('worker_liveness')
+          .select('worker_id')
+          .where('worker_id', 'in', ['gone-1', 'gone-2'])
+          .orderBy('worker_id')
+          .execute()
+      ).map((r) => r.worker_id);
+    await forgetDeadWorkers(database.db, t0 + 1000 + LIVENESS_FORGET_MS - 1);
+    expect(await rows()).toEqual(['gone-1', 'gone-2']);
+    await forgetDeadWorkers(database.db, t0 + 1000 + LIVENESS_FORGET_MS + 1);
+    expect(await rows()).toEqual(['gone-2']);
   });
 });

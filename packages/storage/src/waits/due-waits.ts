@@ -1,13 +1,15 @@
 // The due sweep's reads and writes (the gateway runs it under its scheduler lock): open waits
 // whose due time passed (a timeout, a sleep's wake time) through `job_waits_due`; children
-// waits whose children ended; and, as the belt to the braces, event waits with a matching signal
+// waits whose children ended (read in SQL: a parent whose children still run costs nothing); and, as the belt to the braces, event waits with a matching signal
 // that is not consumed (the transactions of both sides make that impossible; the sweep would
 // repair it if a bug ever let one through). Each wait is settled and its job queued again in ONE
 // transaction that locks the job and re-checks everything it read, so a signal, a cancel or
 // another sweeper that got there first wins and this one writes nothing.
 
-import type { MessagePointer } from '@sluice/contracts';
+import { TERMINAL_STATES, type MessagePointer } from '@sluice/contracts';
+import { sql } from 'kysely';
 import type { Db, SluiceDatabase } from '../database.js';
+import { dialectOf } from '../dialect/storage-dialect.js';
 import { isoNow } from '../json.js';
 import type { StoredEvent } from '../repos/event-rows.js';
 import { readyValue } from './ready-value.js';
@@ -43,6 +45,9 @@ export async function sweepCandidates(
     .orderBy('w.due_at')
     .limit(limit)
     .execute();
+  // Only the children waits whose children ended (as ready-value.ts counts them): the open ones
+  // still waiting are as many as parents waiting, and each candidate costs a write transaction;
+  // a page of those would also hide a ready wait behind it on every pass.
   const children = await db
     .selectFrom('job_waits as w')
     .innerJoin('jobs as j', 'j.id', 'w.job_id')
@@ -50,6 +55,7 @@ export async function sweepCandidates(
     .where('w.status', '=', 'open')
     .where('w.kind', '=', 'children')
     .where('j.state', '=', 'waiting')
+    .where(childrenEnded(db))
     .limit(limit)
     .execute();
   // Driven from the signals no wait took (few: those sent before their wait), never from the
@@ -74,6 +80,21 @@ export async function sweepCandidates(
     out.push({ jobId: r.job_id, waitKey: r.wait_key });
   }
   return out;
+}
+
+/**
+ * Whether the children wait `w` is satisfied: `all` — no listed child exists unended (a child
+ * gone counts as ended); `any` — a listed child ended or is gone, or the list is empty.
+ */
+function childrenEnded(db: Db) {
+  const elements = sql.raw(dialectOf(db).jsonArrayElements('w.children', 'e'));
+  const terminal = sql.join(TERMINAL_STATES.map((state) => sql`${state}`));
+  const running = sql`exists (select 1 from ${elements}
+    join jobs c on c.id = e.value where c.state not in (${terminal}))`;
+  const ended = sql`exists (select 1 from ${elements}
+    left join jobs c on c.id = e.value where c.id is null or c.state in (${terminal}))`;
+  const none = sql`not exists (select 1 from ${elements})`;
+  return sql<boolean>`(case when w.mode = 'any' then (${ended} or ${none}) else not ${running} end)`;
 }
 
 /** When the earliest open wait is due (epoch ms), or undefined: the sweep's next wake time. */

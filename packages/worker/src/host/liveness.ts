@@ -1,6 +1,7 @@
 // Liveness, apart from the lease: this process beats its row about once a second, and on each
 // beat reaps, i.e. ends the leases of running jobs whose holder's beat lapsed (storage
-// `reapLapsedWorkers`). The read path then claims them at a new epoch as it claims any lapsed
+// `reapLapsedWorkers`): two statements a beat, whatever the worker holds; rows dead for ten
+// minutes are dropped once a minute. The read path then claims them at a new epoch as it claims any lapsed
 // lease, so a SIGKILLed worker's jobs resume within `deadAfterMs` plus a read, whatever id the
 // next process has. The lease stays the bound for a holder that is alive but stuck: its beat goes
 // on, only its renewals stop. A runtime whose deliveries sit outside the database (a stream's
@@ -10,6 +11,7 @@ import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
   beatLiveness,
   dropLiveness,
+  forgetDeadWorkers,
   lapsedWorkers,
   reapLapsedWorkers,
   type SluiceDatabase,
@@ -20,6 +22,8 @@ import { every, type Periodic } from './periodic.js';
 
 export const DEFAULT_LIVENESS_EVERY_MS = 1000;
 export const DEFAULT_DEAD_AFTER_MS = 5000;
+/** How often the beat also drops rows dead for ten minutes (they only appear on a crash). */
+const FORGET_EVERY_MS = 60_000;
 
 export interface LivenessOptions<D extends Delivery> {
   database: SluiceDatabase;
@@ -40,6 +44,7 @@ export interface Liveness extends Periodic {
 
 export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liveness {
   const { database, consumer, workerId, logger } = opts;
+  let forgotAt = -Infinity;
   const round = async () => {
     // One clock for the round: a holder found dead below was dead for the reap too, so the
     // deliveries handed over find their job's lease already ended (with a later clock, a holder
@@ -52,6 +57,10 @@ export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liv
       logger.warn('took back the running jobs of workers whose heartbeat lapsed', {
         jobIds: reaped,
       });
+    }
+    if (now - forgotAt >= FORGET_EVERY_MS) {
+      forgotAt = now;
+      await forgetDeadWorkers(database.db, now);
     }
     if (!consumer.holders || !consumer.takeOver) return;
     const holders = (await consumer.holders()).filter((h) => h !== workerId);

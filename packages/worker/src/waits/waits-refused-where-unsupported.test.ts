@@ -116,4 +116,21 @@ describe('waits where the job cannot suspend', () => {
       expect.stringMatching(/not allowed in execute/),
     ]);
   });
+  it('a token lives at most 30 days: a longer or past expiry is refused before anything is written', async () => {
+    const w = waitsWith({ durableWaits: true, childJobs: true }).forStage('prepare');
+    const create = (expiresIn: string | number) =>
+      Promise.resolve()
+        .then(() => w.createToken({ event: 'approved' as never, expiresIn }))
+        .then(
+          () => new Error('stored'),
+          (e: unknown) => e as Error,
+        );
+    for (const expiresIn of ['31d', 30 * 86_400_000 + 1, 0, -1000]) {
+      const error = await create(expiresIn);
+      expect(isNonRetriableError(error)).toBe(true);
+      expect(error.message).toMatch(/at most 30 days/);
+    }
+    // 30 days passes the check and goes on to the database (unreachable here).
+    expect((await create('30d')).message).toBe('unreachable');
+  });
 });
