@@ -14,6 +14,8 @@ export * from './asset-fixture.js';
 export * from './seeded-bugs.js';
 export * from './submit-xp-jobs.js';
 export * from './limit-workers.js';
+export * from './start-limits.case.js';
+export * from './provider-limits.case.js';
 export * from './figures.js';
 
 /** The test worker child (`xp.work`; embedded unless its environment says otherwise). */
