@@ -16,6 +16,8 @@ export * from './submit-xp-jobs.js';
 export * from './limit-workers.js';
 export * from './start-limits.case.js';
 export * from './provider-limits.case.js';
+export * from './invariant-rig.js';
+export * from './no-silent-version-fallback.case.js';
 export * from './figures.js';
 
 /** The test worker child (`xp.work`; embedded unless its environment says otherwise). */
