@@ -18,6 +18,8 @@ export * from './start-limits.case.js';
 export * from './provider-limits.case.js';
 export * from './invariant-rig.js';
 export * from './no-silent-version-fallback.case.js';
+export * from './restarted-worker-takes-its-jobs-back.case.js';
+export * from './no-job-lost-on-crash.case.js';
 export * from './figures.js';
 
 /** The test worker child (`xp.work`; embedded unless its environment says otherwise). */

@@ -16,7 +16,7 @@ import {
   type Db,
   type SluiceDatabase,
 } from '@sluice/storage';
-import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@sluice/storage/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { z } from 'zod';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
@@ -55,6 +55,11 @@ export interface InvariantRig {
   reconcile?(database: SluiceDatabase): () => void;
   dispose(): Promise<void>;
 }
+
+/** One dialect (PostgreSQL when the machine has it), for the long cross-process cases. */
+export const ONE_DIALECT: readonly DialectName[] = [
+  TEST_DIALECTS.includes('postgres') ? 'postgres' : 'sqlite',
+];
 
 export interface RigContext extends TestDatabase {
   readonly rig: InvariantRig;
