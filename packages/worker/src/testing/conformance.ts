@@ -22,6 +22,7 @@ export * from './restarted-worker-takes-its-jobs-back.case.js';
 export * from './no-job-lost-on-crash.case.js';
 export * from './zombie-writes-fenced.case.js';
 export * from './dead-worker-taken-over-in-seconds.case.js';
+export * from './zombie-publishes-nothing.case.js';
 export * from './figures.js';
 
 /** The test worker child (`xp.work`; embedded unless its environment says otherwise). */
