@@ -15,6 +15,15 @@ export * from './seeded-bugs.js';
 export * from './submit-xp-jobs.js';
 export * from './outbox-pump.js';
 export * from './limit-workers.js';
+export * from './start-limits.case.js';
+export * from './provider-limits.case.js';
+export * from './invariant-rig.js';
+export * from './no-silent-version-fallback.case.js';
+export * from './restarted-worker-takes-its-jobs-back.case.js';
+export * from './no-job-lost-on-crash.case.js';
+export * from './zombie-writes-fenced.case.js';
+export * from './dead-worker-taken-over-in-seconds.case.js';
+export * from './zombie-publishes-nothing.case.js';
 export * from './figures.js';
 
 /** The test worker child (`xp.work`; embedded unless its environment says otherwise). */

@@ -2,13 +2,34 @@
 // runtime package's test passes in, with the short settings the limit tests need (a shared limit
 // is only tested when several workers compete for it). The first worker uses `database`, the
 // rest `open()`.
-import type { AnyJobDefinition, RuntimeConsumerFactory } from '@sluice/contracts';
+import type { AnyJobDefinition, MessagePointer, RuntimeConsumerFactory } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 
 /** `'embedded'`, or a consumer factory for the worker on this database handle. */
 export type LimitRuntime = 'embedded' | ((database: SluiceDatabase) => RuntimeConsumerFactory);
+
+/**
+ * One runtime as the limit cases (start-limits.case.ts, provider-limits.case.ts) see it: its
+ * workers, and the gateway's part where the runtime's transport is not the job database.
+ */
+export interface LimitRig {
+  readonly runtime: LimitRuntime;
+  /** Hands accepted jobs to the transport; absent where accepting a job already queues it. */
+  dispatch?(pointers: readonly MessagePointer[]): Promise<void>;
+  /**
+   * Brings a held job back when its outbox row is due (the gateway's reconciler), for a transport
+   * a held job leaves; returns its stop. Absent where the job database is the queue.
+   */
+  reconcile?(database: SluiceDatabase): () => Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** The embedded runtime: the queue lives in the job database, nothing to dispatch or reconcile. */
+export function embeddedLimitRig(): Promise<LimitRig> {
+  return Promise.resolve({ runtime: 'embedded', dispose: () => Promise.resolve() });
+}
 
 export interface LimitWorkersOptions {
   count: number;
