@@ -63,8 +63,12 @@ export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liv
       await forgetDeadWorkers(database.db, now);
     }
     if (!consumer.holders || !consumer.takeOver) return;
-    const holders = (await consumer.holders()).filter((h) => h !== workerId);
-    const dead = await lapsedWorkers(database.db, holders, now);
+    // The database first: almost always nobody died, and then the transport is not asked who
+    // holds deliveries (one command per stream on Streams, every beat of every worker).
+    const lapsed = await lapsedWorkers(database.db, undefined, now);
+    if (lapsed.length === 0) return;
+    const holders = new Set(await consumer.holders());
+    const dead = lapsed.filter((id) => id !== workerId && holders.has(id));
     if (dead.length > 0) await consumer.takeOver(dead);
   };
   const failed = (error: unknown) => logger.warn('liveness round failed', { error });
