@@ -1,11 +1,13 @@
 // Liveness, apart from the lease: this process beats its row about once a second, and on each
 // beat reaps, i.e. ends the leases of running jobs whose holder's beat lapsed (storage
-// `reapLapsedWorkers`): two statements a beat, whatever the worker holds; rows dead for ten
-// minutes are dropped once a minute. The read path then claims them at a new epoch as it claims any lapsed
+// `reapLapsedWorkers`). The read path then claims them at a new epoch as it claims any lapsed
 // lease, so a SIGKILLed worker's jobs resume within `deadAfterMs` plus a read, whatever id the
 // next process has. The lease stays the bound for a holder that is alive but stuck: its beat goes
 // on, only its renewals stop. A runtime whose deliveries sit outside the database (a stream's
 // pending list) is told which holders lapsed (`takeOver`), so it hands their deliveries on as well.
+// A beat costs two statements whatever the worker holds (three with `takeOver`: who lapsed), and
+// the transport is asked nothing until a worker lapsed; rows dead for ten minutes are dropped
+// once a minute.
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
