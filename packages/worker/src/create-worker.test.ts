@@ -198,6 +198,37 @@ describeEachDialect('createWorker on the embedded runtime', (ctx) => {
     expect(b.workerId).not.toBe(a.workerId);
   });
 
+  it('beats its liveness row while it runs and withdraws it on a clean stop', async () => {
+    const h = harness();
+    const job = testJob('w.live');
+    const handler = defineHandler(job, {
+      prepare: () => [],
+      execute: () => 0,
+      finalize: (_r, c) => ({ n: c.input.n }),
+    });
+    const worker = startTestWorker(
+      h,
+      { [job.kind]: { v1: handler } },
+      { livenessEveryMs: 100, deadAfterMs: 1000 },
+      onTestFinished,
+    );
+    const row = () =>
+      h.database.db
+        .selectFrom('worker_liveness')
+        .select('alive_until')
+        .where('worker_id', '=', worker.workerId)
+        .executeTakeFirst();
+    await worker.start();
+    const first = await waitFor(row, { timeoutMs: 5_000, message: 'the first beat' });
+    // It keeps beating: its row is alive further on.
+    await waitFor(async () => ((await row())?.alive_until ?? '') > first.alive_until, {
+      timeoutMs: 5_000,
+      message: 'a later beat',
+    });
+    await worker.stop();
+    expect(await row()).toBeUndefined();
+  });
+
   it('refuses a configuration that cannot work', () => {
     const { database } = ctx();
     const job = testJob('w.config');

@@ -1,5 +1,5 @@
-// What follows a stored operator cancel, whoever stored it (one job's `jobs.cancel`, or a bulk
-// cancel's batch): the runtime stops the run, the job's waits close, and its attached children
+// What follows a stored cancel, whoever stored it (one job's `jobs.cancel`, a bulk cancel's
+// batch, a singleton submit that replaced its key's older jobs): the runtime stops the run, the job's waits close, and its attached children
 // (and theirs) are cancelled too, each with its own compare-and-set transition and event, so a
 // child that ended meanwhile stays as it ended and a detached child (`children.start(…, {
 // detached: true })`) is left alone. Best effort after the parent's cancel is stored: a step that

@@ -30,6 +30,9 @@ import {
 import { z } from 'zod';
 import type { DispatchPath } from '../dispatch.js';
 
+/** Waits settled per sweep pass, at most: the next pass (within a second) takes the rest. */
+const SWEEP_PAGE = 500;
+
 export interface WaitResumerOptions {
   jobs: JobRegistry;
   database: SluiceDatabase;
@@ -37,8 +40,6 @@ export interface WaitResumerOptions {
   dispatch: DispatchPath;
   /** Events of resumed jobs (watchers see `waiting → queued`). */
   onEvents(events: StoredEvent[]): void;
-  /** Waits settled per sweep pass, at most (default 500). */
-  pageSize?: number | undefined;
   /** Which token statuses may complete (the gateway's hooks; only `open`). */
   tokenUsable?: ((status: TokenStatus) => boolean) | undefined;
 }
@@ -167,7 +168,7 @@ export function createWaitResumer(opts: WaitResumerOptions): WaitResumer {
     },
 
     async sweep(now = Date.now()) {
-      const candidates = await sweepCandidates(database.db, now, opts.pageSize ?? 500);
+      const candidates = await sweepCandidates(database.db, now, SWEEP_PAGE);
       if (candidates.length === 0) return 0;
       const r = await settleCandidates(database, candidates, stage, now);
       await afterCommit(r.resumed, r.events);

@@ -32,19 +32,24 @@ export async function dropLiveness(db: Db, workerId: string): Promise<void> {
   await db.deleteFrom('worker_liveness').where('worker_id', '=', workerId).execute();
 }
 
-/** Worker ids among `ids` whose row lapsed (ids without a row are not known dead). */
+/**
+ * Worker ids whose row lapsed (not yet forgotten), among `ids` when given (ids without a row
+ * are not known dead); at most 500.
+ */
 export async function lapsedWorkers(
   db: Db,
-  ids: readonly string[],
+  ids: readonly string[] | undefined,
   now = Date.now(),
 ): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
+  if (ids?.length === 0) return [];
+  let q = db
     .selectFrom('worker_liveness')
     .select('worker_id')
-    .where('worker_id', 'in', [...new Set(ids)].slice(0, 500))
     .where('alive_until', '<=', isoNow(now))
-    .execute();
+    .orderBy('worker_id')
+    .limit(500);
+  if (ids) q = q.where('worker_id', 'in', [...new Set(ids)].slice(0, 500));
+  const rows = await q.execute();
   return rows.map((r) => r.worker_id);
 }
 

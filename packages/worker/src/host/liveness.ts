@@ -1,11 +1,13 @@
 // Liveness, apart from the lease: this process beats its row about once a second, and on each
 // beat reaps, i.e. ends the leases of running jobs whose holder's beat lapsed (storage
-// `reapLapsedWorkers`): two statements a beat, whatever the worker holds; rows dead for ten
-// minutes are dropped once a minute. The read path then claims them at a new epoch as it claims any lapsed
+// `reapLapsedWorkers`). The read path then claims them at a new epoch as it claims any lapsed
 // lease, so a SIGKILLed worker's jobs resume within `deadAfterMs` plus a read, whatever id the
 // next process has. The lease stays the bound for a holder that is alive but stuck: its beat goes
 // on, only its renewals stop. A runtime whose deliveries sit outside the database (a stream's
 // pending list) is told which holders lapsed (`takeOver`), so it hands their deliveries on as well.
+// A beat costs two statements whatever the worker holds (three with `takeOver`: who lapsed), and
+// the transport is asked nothing until a worker lapsed; rows dead for ten minutes are dropped
+// once a minute.
 
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import {
@@ -63,8 +65,12 @@ export function startLiveness<D extends Delivery>(opts: LivenessOptions<D>): Liv
       await forgetDeadWorkers(database.db, now);
     }
     if (!consumer.holders || !consumer.takeOver) return;
-    const holders = (await consumer.holders()).filter((h) => h !== workerId);
-    const dead = await lapsedWorkers(database.db, holders, now);
+    // The database first: almost always nobody died, and then the transport is not asked who
+    // holds deliveries (one command per stream on Streams, every beat of every worker).
+    const lapsed = await lapsedWorkers(database.db, undefined, now);
+    if (lapsed.length === 0) return;
+    const holders = new Set(await consumer.holders());
+    const dead = lapsed.filter((id) => id !== workerId && holders.has(id));
     if (dead.length > 0) await consumer.takeOver(dead);
   };
   const failed = (error: unknown) => logger.warn('liveness round failed', { error });
