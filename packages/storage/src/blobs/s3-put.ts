@@ -1,13 +1,11 @@
-// The body of an S3 `put`: streamed through a counting, hashing generator into lib-storage's
+// The body of an S3 `put`: streamed, measured (blob-body.ts), into lib-storage's
 // `Upload` (multipart past one part, so at most `partSize × queueSize` bytes are in memory); the
 // byte limit and the abort signal end it mid-stream, and a failed upload leaves no parts.
 
 import { type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { SluiceError } from '@sluice/contracts';
-import { toAsyncIterable } from './blob-body.js';
+import { measureBody } from './blob-body.js';
 import { blobContentType, type BlobBody, type PutOptions, type PutResult } from './blob-store.js';
 
 export interface S3PutTarget {
@@ -25,23 +23,8 @@ export async function putS3Object(
 ): Promise<PutResult> {
   const ContentType = blobContentType(opts.contentType);
   opts.signal?.throwIfAborted();
-  const hash = createHash('sha256');
-  let size = 0;
-  async function* counted(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of toAsyncIterable(body)) {
-      opts.signal?.throwIfAborted();
-      size += chunk.byteLength;
-      if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-        throw new SluiceError('PAYLOAD_TOO_LARGE', `body exceeds ${opts.maxBytes} bytes`, {
-          details: { maxBytes: opts.maxBytes },
-        });
-      }
-      hash.update(chunk);
-      yield chunk;
-    }
-    opts.signal?.throwIfAborted();
-  }
-  const source = Readable.from(counted(), { objectMode: false });
+  const measured = measureBody(body, opts);
+  const source = Readable.from(measured.chunks, { objectMode: false });
   let failure: unknown;
   source.once('error', (error) => (failure ??= error));
   const upload = new Upload({
@@ -56,7 +39,7 @@ export async function putS3Object(
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const out = await upload.done();
-    return { size, sha256: hash.digest('hex'), etag: out.ETag ?? '' };
+    return { size: measured.size(), sha256: measured.sha256(), etag: out.ETag ?? '' };
   } catch (error) {
     // The body's own error (over the limit, aborted) says more than the upload's.
     throw failure ?? error;
