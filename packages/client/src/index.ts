@@ -1,8 +1,5 @@
-export {
-  createSluiceClient,
-  type SluiceClient,
-  type SluiceClientOptions,
-} from './create-sluice-client.js';
+export { createSluiceClient } from './create-sluice-client.js';
+export type { SluiceClient, SluiceClientOptions } from './sluice-client.js';
 export type {
   FeedEvent,
   FileView,

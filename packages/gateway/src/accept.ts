@@ -9,11 +9,8 @@ import {
   assertRolloutPercent,
   chooseVersion,
   dueTime,
-  FLOW_CAPABILITY,
   formatJobId,
   resolveFlow,
-  declaresProviderLimits,
-  limitsAnything,
   randomToken,
   SluiceError,
   type JobRegistry,
@@ -29,6 +26,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/portable';
 import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from './accept-batcher.js';
+import { refuseFlowTheRuntimeCannot, refuseWhatTheRuntimeCannot } from './accept-refusals.js';
 import type { DispatchPath } from './dispatch.js';
 import type { EventHub } from './events/event-hub.js';
 import {
@@ -169,48 +167,17 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     const rollout = rollouts.get(request.kind);
     if (!def || !rollout) throw new SluiceError('BAD_REQUEST', 'unknown job kind');
     const due = dueTime(request, Date.now());
-    if (due !== undefined && !deps.capabilities.delaysJobs) {
-      throw new SluiceError('BAD_REQUEST', 'this runtime cannot delay jobs (runAt/delayMs)', {
-        details: { capability: 'delaysJobs' },
-      });
-    }
     const priority = request.priority ?? def.priority;
-    if (priority !== 0 && !deps.capabilities.prioritizes) {
-      throw new SluiceError('BAD_REQUEST', 'this runtime cannot order jobs by priority', {
-        details: { capability: 'prioritizes', priority },
-      });
-    }
-    // A limit the runtime could not enforce would be silently ignored: refuse instead.
-    const limits = deps.kindLimits?.[request.kind] ?? def.limits;
-    if (limitsAnything(limits) && !deps.capabilities.limitsStarts) {
-      throw new SluiceError(
-        'BAD_REQUEST',
-        'this runtime cannot enforce the start limits of this kind',
-        {
-          details: { capability: 'limitsStarts', kind: request.kind },
-        },
-      );
-    }
-    // A kind that waits for events would never be woken on a runtime that cannot suspend it.
-    if (Object.keys(def.events ?? {}).length > 0 && !deps.capabilities.durableWaits) {
-      throw new SluiceError('BAD_REQUEST', 'this runtime cannot suspend jobs on durable waits', {
-        details: { capability: 'durableWaits', kind: request.kind },
-      });
-    }
-    if (declaresProviderLimits(def.providers) && !deps.capabilities.limitsProviders) {
-      throw new SluiceError(
-        'BAD_REQUEST',
-        'this runtime cannot enforce the provider limits of this kind',
-        { details: { capability: 'limitsProviders', kind: request.kind } },
-      );
-    }
+    refuseWhatTheRuntimeCannot(deps.capabilities, {
+      kind: request.kind,
+      def,
+      due,
+      priority,
+      limits: deps.kindLimits?.[request.kind] ?? def.limits,
+    });
     // Debounce, singleton, batch: the submit's fields over the kind's declaration, checked once.
     const plan = resolveFlow(request.kind, def, request, request);
-    if (plan && !deps.capabilities[FLOW_CAPABILITY[plan.flow]]) {
-      throw new SluiceError('BAD_REQUEST', `this runtime cannot honour ${plan.flow}`, {
-        details: { capability: FLOW_CAPABILITY[plan.flow], field: plan.flow, kind: request.kind },
-      });
-    }
+    refuseFlowTheRuntimeCannot(deps.capabilities, request.kind, plan);
     const key = request.idempotencyKey ?? null;
     const fileIds = [...new Set(request.fileIds ?? [])];
     const version =

@@ -6,7 +6,6 @@
 //   const server = await serve(gateway, { port: 3000 });
 
 import { randomToken, type JobRegistry } from '@sluice/contracts';
-import type { SluiceDatabase } from '@sluice/storage';
 import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
 import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
@@ -26,9 +25,8 @@ import { createBulkRunner } from './operator/bulk-runner.js';
 import { createDispatchPath } from './dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
-import { createEventHub, type EventTailer } from './events/event-hub.js';
-import { createPgTailer } from './events/pg-tailer.js';
-import { createSqliteTailer } from './events/sqlite-tailer.js';
+import { createDatabaseTailer } from './events/database-tailer.js';
+import { createEventHub } from './events/event-hub.js';
 import { createMetricsApp, registerHealth } from './health.js';
 import { createLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
@@ -46,22 +44,6 @@ import { createWebSocketEndpoint } from './websocket.js';
 
 export type { Gateway, GatewayOptions } from './gateway-options.js';
 
-function createTailer(
-  database: SluiceDatabase,
-  pollMs: number | undefined,
-  onError: (e: unknown) => void,
-): EventTailer {
-  // A database that NOTIFYs new events is tailed by listening; any other by polling its rows.
-  if (database.capabilities.listenNotify && database.pgPool) {
-    return createPgTailer(database.pgPool, database.db, { onError });
-  }
-  return createSqliteTailer(database.db, {
-    intervalMs: pollMs,
-    file: database.sqliteFile,
-    onError,
-  });
-}
-
 export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>): Gateway<R> {
   const { database, blobs, runtime } = options;
   const logger = options.logger ?? createLogger();
@@ -76,7 +58,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer
-      : createTailer(database, options.eventPollMs, onError('event tailer'));
+      : createDatabaseTailer(database, options.eventPollMs, onError('event tailer'));
   const hub = createEventHub(tailer, { onError: onError('event subscriber') });
   const dispatch = createDispatchPath(
     runtime,

@@ -26,7 +26,7 @@ import {
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage/portable';
-import { duplicateOf, writeBatch, type AcceptAnswer, type AcceptItem } from '../accept-batcher.js';
+import { duplicateOf, writeBatch, type AcceptAnswer, type AcceptItem } from '../accept-write.js';
 import type { DispatchPath } from '../dispatch.js';
 import { decideFlow, type FlowDecision } from './decide-flow.js';
 

@@ -5,7 +5,7 @@
 // false); keys are never rewritten by the protocols that use it, so the gap is not reachable
 // through them.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -25,7 +25,7 @@ import {
   type PutOptions,
   type PutResult,
 } from './blob-store.js';
-import { toAsyncIterable } from './blob-body.js';
+import { measureBody } from './blob-body.js';
 import { encodeHeader, readHeader } from './local-blob-header.js';
 
 function isNotFound(error: unknown): boolean {
@@ -76,8 +76,7 @@ export function createLocalBlobStore(root: string): BlobStore {
     const etag = `"${randomUUID()}"`;
     await mkdir(tmpDir, { recursive: true });
     const tmp = join(tmpDir, randomUUID());
-    const hash = createHash('sha256');
-    let size = 0;
+    const measured = measureBody(body, opts);
     const out = createWriteStream(tmp);
     const closed = new Promise<void>((ok, fail) => {
       out.once('close', ok);
@@ -86,23 +85,14 @@ export function createLocalBlobStore(root: string): BlobStore {
     try {
       opts.signal?.throwIfAborted();
       out.write(encodeHeader({ contentType, etag }));
-      for await (const chunk of toAsyncIterable(body)) {
-        opts.signal?.throwIfAborted();
-        size += chunk.byteLength;
-        if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-          throw new SluiceError('PAYLOAD_TOO_LARGE', `body exceeds ${opts.maxBytes} bytes`, {
-            details: { maxBytes: opts.maxBytes },
-          });
-        }
-        hash.update(chunk);
+      for await (const chunk of measured.chunks) {
         if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       }
-      opts.signal?.throwIfAborted();
       out.end();
       await closed;
       await mkdir(dirname(target), { recursive: true });
       await rename(tmp, target);
-      return { size, sha256: hash.digest('hex'), etag };
+      return { size: measured.size(), sha256: measured.sha256(), etag };
     } catch (error) {
       out.destroy();
       await closed.catch(() => {});

@@ -1,7 +1,6 @@
 // Blobs in an S3-compatible bucket (AWS S3, R2's S3 API, MinIO, s3rver). Bodies stream both
-// ways: `put` feeds a counting, hashing generator to lib-storage's `Upload` (multipart past one
-// part, so at most `partSize × queueSize` bytes are in memory), `open` hands back the response
-// body as a web stream (a byte range is a `Range` request).
+// ways: `put` streams into a multipart upload (s3-put.ts), `open` hands back the response body
+// as a web stream (a byte range is a `Range` request).
 //
 // Write-if-absent and owner-checked deletes depend on the server:
 // - 'native': CopyObject with `If-None-Match: *` publishes (412 → 'exists'), DeleteObject with
@@ -24,15 +23,11 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { SluiceError } from '@sluice/contracts';
-import { takeBytes, toAsyncIterable } from './blob-body.js';
+import { takeBytes } from './blob-body.js';
 import { assertBlobKey } from './blob-keys.js';
 import {
-  blobContentType,
   blobNotFound,
   rangeNotSatisfiable,
   type BlobBody,
@@ -40,6 +35,7 @@ import {
   type BlobStore,
   type PutOptions,
 } from './blob-store.js';
+import { putS3Object } from './s3-put.js';
 
 export type S3ConditionalMode = 'native' | 'emulated';
 
@@ -107,50 +103,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     }
   }
 
-  async function put(key: string, body: BlobBody, opts: PutOptions = {}) {
-    const Key = objectKey(key);
-    const ContentType = blobContentType(opts.contentType);
-    opts.signal?.throwIfAborted();
-    const hash = createHash('sha256');
-    let size = 0;
-    async function* counted(): AsyncGenerator<Uint8Array> {
-      for await (const chunk of toAsyncIterable(body)) {
-        opts.signal?.throwIfAborted();
-        size += chunk.byteLength;
-        if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-          throw new SluiceError('PAYLOAD_TOO_LARGE', `body exceeds ${opts.maxBytes} bytes`, {
-            details: { maxBytes: opts.maxBytes },
-          });
-        }
-        hash.update(chunk);
-        yield chunk;
-      }
-      opts.signal?.throwIfAborted();
-    }
-    const source = Readable.from(counted(), { objectMode: false });
-    let failure: unknown;
-    source.once('error', (error) => (failure ??= error));
-    const upload = new Upload({
-      client,
-      params: { Bucket, Key, Body: source, ContentType },
-      partSize,
-      queueSize,
-      // A failed multipart upload is aborted: no parts are left to bill.
-      leavePartsOnError: false,
-    });
-    const onAbort = () => void upload.abort().catch(() => {});
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const out = await upload.done();
-      return { size, sha256: hash.digest('hex'), etag: out.ETag ?? '' };
-    } catch (error) {
-      // The body's own error (over the limit, aborted) says more than the upload's.
-      throw failure ?? error;
-    } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
-      source.destroy();
-    }
-  }
+  // Async, so a key refused by `objectKey` rejects like every other failure of `put`.
+  const put = async (key: string, body: BlobBody, opts: PutOptions = {}) =>
+    putS3Object({ client, Bucket, Key: objectKey(key), partSize, queueSize }, body, opts);
 
   async function open(
     key: string,
