@@ -8,7 +8,7 @@ export * from './conformance-kit.js';
 export * from './crash-matrix.case.js';
 export * from './paid-harness.js';
 export * from './paid-job.js';
-export type { PaidChildRuntime } from './paid-child-runtime.js';
+export type { PaidChildRuntime, WorkerChildRuntime } from './paid-child-runtime.js';
 export * from './asset-runs.js';
 export * from './asset-fixture.js';
 export * from './seeded-bugs.js';
