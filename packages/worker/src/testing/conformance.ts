@@ -1,6 +1,7 @@
 // `@sluice/worker/conformance`: what a runtime package runs against its consumer — the consumer
-// conformance suite (`runtimeConformance`, with its harness), the crash-point matrix, the paid
-// worker child a runtime's test entry plugs into (`RUNTIME_MODULE`), seeded bugs and fixtures.
+// conformance suite (`runtimeConformance`, with its harness), the crash-point matrix, the
+// invariant and limit cases (each run with the runtime's rig), the worker children a runtime's
+// test entry plugs into (`RUNTIME_MODULE`), seeded bugs and fixtures.
 // Resolved from source inside the workspace (the `@sluice/source` condition); not built or
 // published. Re-exports only.
 export * from './conformance.case.js';
