@@ -98,6 +98,17 @@ export function describeOnRig(
   }
 }
 
+/** Jobs of `kind` the embedded queue still holds: queued or running rows (its queue is the database). */
+export async function embeddedOutstanding(database: SluiceDatabase, kind: string): Promise<number> {
+  const row = await database.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('kind', '=', kind)
+    .where('state', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The embedded runtime: its queue rows live in the job database and join the accept transaction. */
 export function embeddedRig(): Promise<InvariantRig> {
   return Promise.resolve({
@@ -107,15 +118,7 @@ export function embeddedRig(): Promise<InvariantRig> {
     consumer: (database) => (c) =>
       createEmbeddedRuntime({ database, ...c, pollMs: 20, blockMs: 100 }),
     childEnv: () => ({}),
-    async outstanding(database, kind) {
-      const row = await database.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('kind', '=', kind)
-        .where('state', 'in', ['queued', 'running'])
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    outstanding: embeddedOutstanding,
     dispose: () => Promise.resolve(),
   });
 }
