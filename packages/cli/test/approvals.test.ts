@@ -4,56 +4,20 @@
 // the job resumes and ends with the decision and its child's result. A second job is approved
 // with `sluice jobs signal` instead.
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSluiceClient, type SluiceClient } from '@sluice/client';
-import { freePort, waitFor } from '@sluice/testkit';
-import WebSocket from 'ws';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { waitFor } from '@sluice/testkit';
+import { expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
-import { runServe, type Served } from '../src/commands/serve.js';
-import { resolveSettings } from '../src/define-config.js';
-import { main } from '../src/main.js';
-import { captureIo } from './capture-io.js';
-import config from './fixtures/ops.config.js';
-import type { jobs } from './fixtures/ops-jobs.js';
+import { sluiceAgainst, useOpsServer } from './ops-server.js';
 
 const KEY = 'dev_approvals_test_key';
-let served: Served;
-let url: string;
-let client: SluiceClient<typeof jobs>;
+const ops = useOpsServer(KEY);
 
-async function sluice(args: string[]) {
-  const io = captureIo({ env: { SLUICE_URL: url, SLUICE_API_KEY: KEY } });
-  const code = await main(args, io);
-  return { code, out: io.stdout, err: io.stderr };
+function sluice(args: string[]) {
+  return sluiceAgainst(ops, KEY, args);
 }
 
-beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-approvals-'));
-  const port = await freePort();
-  const settings = resolveSettings(config, {
-    DATABASE_URL: join(dir, 'sluice.db'),
-    SLUICE_BLOBS_DIR: join(dir, 'blobs'),
-    PORT: String(port),
-    SLUICE_API_KEY: KEY,
-  });
-  served = await runServe('dev', settings, () => {});
-  url = served.gatewayUrl as string;
-  client = createSluiceClient<typeof jobs>({
-    url,
-    apiKey: KEY,
-    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-  });
-}, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await served?.stop(5_000);
-});
-
 it('a token approves a waiting job once, without an API key; the job ends with its child', async () => {
-  const job = await client.submit('ops.approve', { units: 2 });
+  const job = await ops.client.submit('ops.approve', { units: 2 });
   let path: string | undefined;
   for await (const e of job.watch()) {
     if (e.type === 'progress') path = e.data.approvePath;
@@ -67,10 +31,10 @@ it('a token approves a waiting job once, without an API key; the job ends with i
   expect(got.out[1]).toMatch(new RegExp(`^  child\\t${children[0]?.id}\\tops.steps\\t`));
   expect((await sluice(['jobs', 'get', children[0]?.id ?? ''])).out[1]).toBe(`  parent\t${job.id}`);
 
-  const shown = await fetch(`${url}${path}`);
+  const shown = await fetch(`${ops.url}${path}`);
   expect(await shown.json()).toMatchObject({ status: 'open', event: 'approved' });
   const post = () =>
-    fetch(`${url}${path}`, {
+    fetch(`${ops.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ payload: { ok: true, by: 'ann' } }),
@@ -81,7 +45,7 @@ it('a token approves a waiting job once, without an API key; the job ends with i
 }, 60_000);
 
 it('sluice jobs signal delivers the event a job waits for', async () => {
-  const job = await client.submit('ops.approve', { units: 1 });
+  const job = await ops.client.submit('ops.approve', { units: 1 });
   await waitFor(async () => (await job.status()).state === 'waiting', { timeoutMs: 20_000 });
   const refused = await sluice(['jobs', 'signal', job.id, 'approved', '{"ok":"yes"}']);
   expect(refused.code).toBe(EXIT_CODES.refused);

@@ -1,58 +1,23 @@
 // `sluice jobs | dead-letters | review` against a real gateway and worker (`runServe('dev')` on a
 // SQLite file, real HTTP and WebSocket): what an operator sees and the exit codes scripts read.
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSluiceClient, type SluiceClient } from '@sluice/client';
-import { freePort, waitFor } from '@sluice/testkit';
-import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@sluice/testkit';
+import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../src/cli-errors.js';
-import { runServe, type Served } from '../src/commands/serve.js';
-import { resolveSettings } from '../src/define-config.js';
 import { main } from '../src/main.js';
 import { captureIo } from './capture-io.js';
-import config from './fixtures/ops.config.js';
-import type { jobs } from './fixtures/ops-jobs.js';
+import { sluiceAgainst, useOpsServer } from './ops-server.js';
 
 const KEY = 'dev_operator_test_key';
-let served: Served;
-let url: string;
-let client: SluiceClient<typeof jobs>;
+const ops = useOpsServer(KEY, { SLUICE_LEASE_MS: '2000' });
 
-async function sluice(args: string[], isTTY = false) {
-  const io = captureIo({ env: { SLUICE_URL: url, SLUICE_API_KEY: KEY }, isTTY });
-  const code = await main(args, io);
-  return { code, out: io.stdout, err: io.stderr, text: io.text() };
+function sluice(args: string[], isTTY = false) {
+  return sluiceAgainst(ops, KEY, args, isTTY);
 }
-
-beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-ops-'));
-  const port = await freePort();
-  const settings = resolveSettings(config, {
-    DATABASE_URL: join(dir, 'sluice.db'),
-    SLUICE_BLOBS_DIR: join(dir, 'blobs'),
-    PORT: String(port),
-    SLUICE_API_KEY: KEY,
-    SLUICE_LEASE_MS: '2000',
-  });
-  served = await runServe('dev', settings, () => {});
-  url = served.gatewayUrl as string;
-  client = createSluiceClient<typeof jobs>({
-    url,
-    apiKey: KEY,
-    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-  });
-}, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await served?.stop(5_000);
-});
 
 describe('sluice jobs', () => {
   it('list, get and watch show a job until it succeeds; watch exits 0', async () => {
-    const job = await client.submit('ops.steps', { units: 3, unitMs: 20 });
+    const job = await ops.client.submit('ops.steps', { units: 3, unitMs: 20 });
     const watched = await sluice(['jobs', 'watch', job.id]);
     expect(watched.err).toEqual([]);
     expect(watched.code).toBe(EXIT_CODES.ok);
@@ -71,7 +36,7 @@ describe('sluice jobs', () => {
   });
 
   it('watch draws one progress bar line on a terminal', async () => {
-    const job = await client.submit('ops.steps', { units: 2, unitMs: 20 });
+    const job = await ops.client.submit('ops.steps', { units: 2, unitMs: 20 });
     const watched = await sluice(['jobs', 'watch', job.id], true);
     expect(watched.code).toBe(EXIT_CODES.ok);
     // Redrawn in place with \r; the final frame is full and ends the line.
@@ -81,7 +46,7 @@ describe('sluice jobs', () => {
   });
 
   it('cancel moves a queued job to cancelled', async () => {
-    const job = await client.submit('ops.steps', { units: 10, unitMs: 5_000 });
+    const job = await ops.client.submit('ops.steps', { units: 10, unitMs: 5_000 });
     const cancelled = await sluice(['jobs', 'cancel', job.id]);
     expect(cancelled).toMatchObject({ code: EXIT_CODES.ok, out: [`${job.id}\tcancelled`] });
   });
@@ -94,7 +59,7 @@ describe('sluice jobs', () => {
   });
 
   it('no API key is a usage error', async () => {
-    const io = captureIo({ env: { SLUICE_URL: url } });
+    const io = captureIo({ env: { SLUICE_URL: ops.url } });
     expect(await main(['jobs', 'list'], io)).toBe(EXIT_CODES.usage);
     expect(io.stderr).toEqual([
       'sluice: an API key is needed: pass --api-key or set SLUICE_API_KEY',
@@ -104,12 +69,12 @@ describe('sluice jobs', () => {
 
 describe('sluice jobs list filters and jobs show', () => {
   it('list --tag --meta finds the tagged job; show prints its attempts, units and events', async () => {
-    const job = await client.submit(
+    const job = await ops.client.submit(
       'ops.steps',
       { units: 2, unitMs: 1 },
       { tags: ['cli-search', 'eu'], metadata: { customer: 'c-42', plan: 5 } },
     );
-    await client.submit('ops.steps', { units: 1, unitMs: 1 }, { tags: ['eu'] });
+    await ops.client.submit('ops.steps', { units: 1, unitMs: 1 }, { tags: ['eu'] });
     await job.result();
     const listed = await sluice(['jobs', 'list', '--tag', 'eu', '--meta', 'customer=c-42']);
     expect(listed.code).toBe(EXIT_CODES.ok);
@@ -147,30 +112,30 @@ describe('sluice jobs list filters and jobs show', () => {
 
 describe('sluice jobs requeue and rerun', () => {
   it('requeue brings a failed job back (it parks again); rerun runs a succeeded one again', async () => {
-    const parked = await client.submit('ops.park', {});
-    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+    const parked = await ops.client.submit('ops.park', {});
+    await waitFor(async () => (await ops.client.jobs.get(parked.id)).state === 'needs_review', {
       timeoutMs: 15_000,
     });
-    await client.review.discard(parked.id, 'not now');
+    await ops.client.review.discard(parked.id, 'not now');
     const requeued = await sluice(['jobs', 'requeue', parked.id, '--note', 'try again']);
     expect(requeued).toMatchObject({ code: EXIT_CODES.ok, out: [`${parked.id}\tqueued`] });
-    await waitFor(async () => (await client.jobs.get(parked.id)).state === 'needs_review', {
+    await waitFor(async () => (await ops.client.jobs.get(parked.id)).state === 'needs_review', {
       timeoutMs: 15_000,
     });
 
-    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    const done = await ops.client.submit('ops.steps', { units: 1, unitMs: 1 });
     await done.result();
     const rerun = await sluice(['jobs', 'rerun', done.id, '--json']);
     expect(rerun.code).toBe(EXIT_CODES.ok);
     expect(JSON.parse(rerun.out[0] as string)).toMatchObject({ id: done.id, state: 'queued' });
-    await waitFor(async () => (await client.jobs.detail(done.id)).attempts.length === 2, {
+    await waitFor(async () => (await ops.client.jobs.detail(done.id)).attempts.length === 2, {
       timeoutMs: 15_000,
     });
-    const running = await client.submit('ops.steps', { units: 10, unitMs: 5_000 });
+    const running = await ops.client.submit('ops.steps', { units: 10, unitMs: 5_000 });
     const refused = await sluice(['jobs', 'requeue', running.id]);
     expect(refused.code).toBe(EXIT_CODES.refused);
     expect(refused.err).toEqual([expect.stringMatching(/^sluice: CONFLICT: cannot requeue/)]);
-    await client.job(running.id).cancel();
+    await ops.client.job(running.id).cancel();
   });
 });
 
@@ -178,11 +143,11 @@ describe('sluice bulk', () => {
   it('a dry run counts, a run requeues every dead-lettered job of a tag and waits for the end', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const job = await client.submit('ops.exhaust', {}, { tags: ['cli-bulk'] });
+      const job = await ops.client.submit('ops.exhaust', {}, { tags: ['cli-bulk'] });
       ids.push(job.id);
     }
     for (const id of ids)
-      await waitFor(async () => (await client.jobs.get(id)).state === 'dead_lettered', {
+      await waitFor(async () => (await ops.client.jobs.get(id)).state === 'dead_lettered', {
         timeoutMs: 15_000,
       });
     const dry = await sluice([
@@ -217,7 +182,7 @@ describe('sluice bulk', () => {
 
 describe('sluice audit', () => {
   it('lists the operator actions with who and why, and exports them as JSON lines', async () => {
-    const done = await client.submit('ops.steps', { units: 1, unitMs: 1 });
+    const done = await ops.client.submit('ops.steps', { units: 1, unitMs: 1 });
     await done.result();
     await sluice(['jobs', 'rerun', done.id, '--note', 'audit me']);
     const listed = await sluice(['audit', '--action', 'job.rerun']);
@@ -239,8 +204,8 @@ describe('sluice audit', () => {
 
 describe('sluice dead-letters and review', () => {
   it('dead-letters lists a job whose attempts are spent, and retry requeues it', async () => {
-    const job = await client.submit('ops.exhaust', {});
-    await waitFor(async () => (await client.jobs.get(job.id)).state === 'dead_lettered', {
+    const job = await ops.client.submit('ops.exhaust', {});
+    await waitFor(async () => (await ops.client.jobs.get(job.id)).state === 'dead_lettered', {
       timeoutMs: 15_000,
     });
     const listed = await sluice(['dead-letters']);
@@ -252,8 +217,8 @@ describe('sluice dead-letters and review', () => {
   });
 
   it('review lists a parked job; discard needs a note and fails it for good', async () => {
-    const job = await client.submit('ops.park', {});
-    await waitFor(async () => (await client.jobs.get(job.id)).state === 'needs_review', {
+    const job = await ops.client.submit('ops.park', {});
+    await waitFor(async () => (await ops.client.jobs.get(job.id)).state === 'needs_review', {
       timeoutMs: 15_000,
     });
     const listed = await sluice(['review', 'list']);

@@ -3,8 +3,7 @@
 // wrangler builds a Worker (esbuild, browser platform, the `workerd`/`worker` export
 // conditions), then read back: a value import that slips in (node:crypto for a hash, the
 // WebSocket endpoint, the Node tailers) fails here, long before a deploy would.
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForWorkerd, type WorkerdBundle } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 
 const FORBIDDEN =
@@ -12,29 +11,8 @@ const FORBIDDEN =
 const FORBIDDEN_INPUTS =
   /node_modules\/(pg|better-sqlite3|iovalkey|pino|prom-client|ws|@hono\/node-server)\//;
 
-async function bundle(entry: string) {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@sluice/source', 'workerd', 'worker', 'browser'],
-    external: ['cloudflare:*'],
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
-  const imports = Object.values(result.metafile.inputs).flatMap((i) =>
-    i.imports.map((m) => m.path),
-  );
-  return {
-    inputs,
-    imports,
-    text: result.outputFiles[0]?.text ?? '',
-    bytes: result.outputFiles[0]?.contents.length ?? 0,
-  };
+function bundle(entry: string): Promise<WorkerdBundle> {
+  return bundleForWorkerd(new URL(entry, import.meta.url));
 }
 
 describe('the Workers gateway entry bundles without Node', () => {

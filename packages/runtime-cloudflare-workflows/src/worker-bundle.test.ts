@@ -3,31 +3,14 @@
 // (esbuild, browser platform, the `workerd`/`worker` conditions, `cloudflare:*` left to the
 // runtime). A Node value import reaching `./worker` (the REST dispatcher, the signed routes) fails
 // here, long before a deploy would.
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForWorkerd, type WorkerdBundle } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 
 const FORBIDDEN =
   /^(node:|pg$|pg\/|pg-|better-sqlite3|iovalkey|pino|prom-client|hono$|fs$|path$|crypto$|os$|http$|https$|net$|child_process$)/;
 
-async function bundle(entry: string) {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@sluice/source', 'workerd', 'worker', 'browser'],
-    external: ['cloudflare:*'],
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
-  const imports = Object.values(result.metafile.inputs).flatMap((i) =>
-    i.imports.map((m) => m.path),
-  );
-  return { inputs, imports };
+function bundle(entry: string): Promise<WorkerdBundle> {
+  return bundleForWorkerd(new URL(entry, import.meta.url));
 }
 
 describe('the Workers entry bundles without Node', () => {

@@ -12,8 +12,8 @@ import {
 } from '@sluice/contracts';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { sleep, waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStreamsFixture, type StreamsFixture } from './testing/streams-fixture.js';
+import { expect, it } from 'vitest';
+import { useStreamsFixture } from './testing/streams-xp-suite.js';
 
 const LEASE_MS = 1500;
 const versions = [{ kind: 'xp.renew', version: 'v1' }];
@@ -23,13 +23,7 @@ async function readOne(c: RuntimeConsumer): Promise<Delivery> {
 }
 
 describeEachDialect('renewal checks the owner', () => {
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx?.dispose();
-  });
+  const fx = useStreamsFixture();
 
   for (const runtime of ['streams'] as const) {
     it(
@@ -37,7 +31,7 @@ describeEachDialect('renewal checks the owner', () => {
       { timeout: 60_000 },
       async () => {
         const make = (workerId: string): RuntimeConsumer =>
-          fx.consumer({
+          fx().consumer({
             workerId,
             versions,
             leaseMs: LEASE_MS,
@@ -54,7 +48,7 @@ describeEachDialect('renewal checks the owner', () => {
         const b = make(`taker-b-${runtime}`);
         try {
           await a.init();
-          await fx.dispatch([pointer]);
+          await fx().dispatch([pointer]);
           const held = await readOne(a);
           // A stops renewing (paused) past its lease; B takes the delivery over.
           await sleep(LEASE_MS + 300);

@@ -3,36 +3,14 @@
 // the way wrangler builds a Worker (esbuild, browser platform, the `workerd`/`worker` export
 // conditions, `cloudflare:*` left to the runtime), then read back: a value import that slips in
 // (a driver, `node:crypto` for a hash) fails here, long before a deploy would.
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForWorkerd, type WorkerdBundle } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 
 const FORBIDDEN =
   /^(node:|pg$|pg\/|pg-|better-sqlite3|iovalkey|fs$|path$|crypto$|os$|child_process$)/;
 
-async function bundle(entry: string) {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@sluice/source', 'workerd', 'worker', 'browser'],
-    external: ['cloudflare:*'],
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
-  const imports = Object.values(result.metafile.inputs).flatMap((i) =>
-    i.imports.map((m) => m.path),
-  );
-  return {
-    inputs,
-    imports,
-    text: result.outputFiles[0]?.text ?? '',
-    bytes: result.outputFiles[0]?.contents.length ?? 0,
-  };
+function bundle(entry: string): Promise<WorkerdBundle> {
+  return bundleForWorkerd(new URL(entry, import.meta.url));
 }
 
 describe('the workerd entry bundles without Node', () => {

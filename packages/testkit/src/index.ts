@@ -17,3 +17,5 @@ export type { WaitForOptions } from './wait-for.js';
 export { sleep } from './sleep.js';
 export { onProcessExit } from './exit-hooks.js';
 export * from './fake-provider/index.js';
+export { bundleForWorkerd } from './bundle-for-workerd.js';
+export type { WorkerdBundle } from './bundle-for-workerd.js';

@@ -4,37 +4,15 @@
 // `workerd`/`worker` export conditions, `cloudflare:*` left to the runtime), then read back: a
 // value import that slips into the core (node:http for the guard, node:crypto for a hash) fails
 // here, long before a deploy would.
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForWorkerd, type WorkerdBundle } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 
 const FORBIDDEN =
   /^(node:|pg$|pg\/|pg-|better-sqlite3|iovalkey|pino|prom-client|fs$|path$|crypto$|os$|http$|https$|net$|child_process$)/;
 const FORBIDDEN_INPUTS = /node_modules\/(pg|better-sqlite3|iovalkey|pino|prom-client)\//;
 
-async function bundle(entry: string) {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['@sluice/source', 'workerd', 'worker', 'browser'],
-    external: ['cloudflare:*'],
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const inputs = Object.keys(result.metafile.inputs);
-  const imports = Object.values(result.metafile.inputs).flatMap((i) =>
-    i.imports.map((m) => m.path),
-  );
-  return {
-    inputs,
-    imports,
-    text: result.outputFiles[0]?.text ?? '',
-    bytes: result.outputFiles[0]?.contents.length ?? 0,
-  };
+function bundle(entry: string): Promise<WorkerdBundle> {
+  return bundleForWorkerd(new URL(entry, import.meta.url));
 }
 
 function expectNoNode(b: Awaited<ReturnType<typeof bundle>>): void {

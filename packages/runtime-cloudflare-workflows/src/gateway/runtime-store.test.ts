@@ -11,40 +11,18 @@ import {
 } from '@sluice/contracts';
 import { callsForJob, dueOutbox, getJobById } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../testing/fake-workflows-api.js';
-import { startGateway, type GatewayFixture } from '@sluice/gateway/conformance';
-import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
-import { stateCallbackRoutes } from './state-callback-route.js';
+import { expect, it } from 'vitest';
+import { CALLBACK_SECRET, useCallbackGateway } from '../testing/callback-gateway.js';
 
-const SECRET = 'a-shared-secret-of-at-least-32-chars!';
+const SECRET = CALLBACK_SECRET;
 
 describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
-  let fake: FakeWorkflowsApi;
-  let f: GatewayFixture;
-  beforeAll(async () => {
-    fake = await startFakeWorkflowsApi({ accountId: 'acc', apiToken: 'tok' });
-    const runtime = createWorkflowsRestDispatcher({
-      database: ctx().database,
-      accountId: 'acc',
-      apiToken: 'tok',
-      apiBase: fake.url,
-      workflows: { v1: 'echo-v1' },
-    });
-    f = await startGateway(ctx(), {
-      runtime,
-      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
-    });
-  });
-  afterAll(async () => {
-    await f.close();
-    await fake.close();
-  });
+  const g = useCallbackGateway(ctx);
 
   async function signed(path: string, body: unknown, secret = SECRET) {
     const text = JSON.stringify(body);
     const headers = await signStateReport(secret, text, Date.now());
-    return fetch(`${f.url}${path}`, {
+    return fetch(`${g.f.url}${path}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: text,
@@ -63,7 +41,9 @@ describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
     );
 
   async function queued() {
-    const r = await f.http(f.keyA).jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'w' } });
+    const r = await g.f
+      .http(g.f.keyA)
+      .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'w' } });
     await expect.poll(async () => (await dueOutbox(ctx().database.db, '9999')).length).toBe(0);
     const row = await getJobById(ctx().database.db, r.id);
     return row!;
@@ -171,7 +151,7 @@ describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
     expect(stale.status).toBe(409);
     expect(((await stale.json()) as { error: { code: string } }).error.code).toBe('LEASE_LOST');
     // Cancelled on the gateway: the live epoch is refused too.
-    await f.http(f.keyA).jobs.cancel.mutate({ id: job.id });
+    await g.f.http(g.f.keyA).jobs.cancel.mutate({ id: job.id });
     expect((await store(intent(job))).status).toBe(409);
     expect(await ledgerRows()).toBe(before);
   });
@@ -180,7 +160,7 @@ describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
     const job = await running();
     const mine = (await (await store(intent(job))).json()) as { row: { id: string } };
     const other = await running();
-    const before = { counts: await f.counts(), ledger: await ledgerRows() };
+    const before = { counts: await g.f.counts(), ledger: await ledgerRows() };
     const cases: [Response, number][] = [
       [await store(intent(job), 'another-secret-of-at-least-32-chars!!'), 401],
       [await store({ ...intent(job), op: 'bogus' } as unknown as RuntimeStoreRequest), 400],
@@ -199,7 +179,7 @@ describeEachDialect("a Workflow run's job store on the Node gateway", (ctx) => {
       ],
     ];
     for (const [res, status] of cases) expect(res.status).toBe(status);
-    expect({ counts: await f.counts(), ledger: await ledgerRows() }).toEqual(before);
+    expect({ counts: await g.f.counts(), ledger: await ledgerRows() }).toEqual(before);
     expect((await callsForJob(ctx().database.db, job.id))[0]?.externalId).toBeNull();
   });
 

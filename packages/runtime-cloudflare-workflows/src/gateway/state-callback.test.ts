@@ -9,40 +9,18 @@ import {
 } from '@sluice/contracts';
 import { dueOutbox, getJobById, listEvents } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFakeWorkflowsApi, type FakeWorkflowsApi } from '../testing/fake-workflows-api.js';
-import { startGateway, type GatewayFixture } from '@sluice/gateway/conformance';
-import { createWorkflowsRestDispatcher } from './create-workflows-rest-dispatcher.js';
-import { stateCallbackRoutes } from './state-callback-route.js';
+import { expect, it } from 'vitest';
+import { CALLBACK_SECRET, useCallbackGateway } from '../testing/callback-gateway.js';
 
-const SECRET = 'a-shared-secret-of-at-least-32-chars!';
+const SECRET = CALLBACK_SECRET;
 
 describeEachDialect('the state callback from Workers', (ctx) => {
-  let fake: FakeWorkflowsApi;
-  let f: GatewayFixture;
-  beforeAll(async () => {
-    fake = await startFakeWorkflowsApi({ accountId: 'acc', apiToken: 'tok' });
-    const runtime = createWorkflowsRestDispatcher({
-      database: ctx().database,
-      accountId: 'acc',
-      apiToken: 'tok',
-      apiBase: fake.url,
-      workflows: { v1: 'echo-v1' },
-    });
-    f = await startGateway(ctx(), {
-      runtime,
-      runtimeRoutes: stateCallbackRoutes({ secret: SECRET }),
-    });
-  });
-  afterAll(async () => {
-    await f.close();
-    await fake.close();
-  });
+  const g = useCallbackGateway(ctx);
 
   async function post(report: unknown, opts: { secret?: string; at?: number; raw?: string } = {}) {
     const body = opts.raw ?? JSON.stringify(report);
     const headers = await signStateReport(opts.secret ?? SECRET, body, opts.at ?? Date.now());
-    return fetch(`${f.url}${STATE_CALLBACK_PATH}`, {
+    return fetch(`${g.f.url}${STATE_CALLBACK_PATH}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body,
@@ -78,8 +56,10 @@ describeEachDialect('the state callback from Workers', (ctx) => {
   }
 
   async function queued() {
-    const r = await f.http(f.keyA).jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'w' } });
-    expect(fake.instances.has(`echo-v1/${r.id}`)).toBe(true);
+    const r = await g.f
+      .http(g.f.keyA)
+      .jobs.submit.mutate({ kind: 'demo.echo', input: { text: 'w' } });
+    expect(g.fake.instances.has(`echo-v1/${r.id}`)).toBe(true);
     // The dispatched job's outbox row goes in the background: let it, so counts stay still.
     await expect.poll(async () => (await dueOutbox(ctx().database.db, '9999')).length).toBe(0);
     return r.id;
@@ -129,17 +109,17 @@ describeEachDialect('the state callback from Workers', (ctx) => {
     const id = await queued();
     const start = await startReport(id);
     expect((await post(start)).status).toBe(200);
-    const before = await f.counts();
+    const before = await g.f.counts();
     const replay = await post(start); // the same report again: its fence has moved on
     expect(replay.status).toBe(409);
     expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('LEASE_LOST');
-    expect(await f.counts()).toEqual(before);
+    expect(await g.f.counts()).toEqual(before);
   });
 
   it('refused before anything is read or written: bad signature, stale timestamp, bad body, wrong tenant', async () => {
     const id = await queued();
     const start = await startReport(id);
-    const before = await f.counts();
+    const before = await g.f.counts();
     const row = await getJobById(ctx().database.db, id);
     const cases: [Response, number, string][] = [
       [await post(start, { secret: 'another-secret-of-at-least-32-chars!!' }), 401, 'UNAUTHORIZED'],
@@ -148,7 +128,7 @@ describeEachDialect('the state callback from Workers', (ctx) => {
       [await post({ ...start, state: 'bogus' }), 400, 'BAD_REQUEST'],
       [await post({ ...start, tenantId: 'globex' }), 404, 'NOT_FOUND'],
       [
-        await fetch(`${f.url}${STATE_CALLBACK_PATH}`, {
+        await fetch(`${g.f.url}${STATE_CALLBACK_PATH}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(start),
@@ -161,7 +141,7 @@ describeEachDialect('the state callback from Workers', (ctx) => {
       expect(res.status).toBe(status);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
     }
-    expect(await f.counts()).toEqual(before);
+    expect(await g.f.counts()).toEqual(before);
     expect(await getJobById(ctx().database.db, id)).toEqual(row);
   });
 });

@@ -1,6 +1,6 @@
 // The Streams runtime as the worker's invariant cases see it (`InvariantRig`): a private
 // redis-server per suite, in-process consumers and worker processes on it, the gateway's dispatch
-// (XADD after the commit) and an outbox pump standing in for its reconciler. Its pending lists are
+// (XADD after the commit; the worker children run this package's consumer through RUNTIME_MODULE) and an outbox pump standing in for its reconciler. Its pending lists are
 // the transport's own claims, which the cases check where a rig can show them.
 import { parseXPendingRange } from '../replies.js';
 import { startOutboxPump, type InvariantRig } from '@sluice/worker/conformance';
@@ -30,7 +30,6 @@ export async function createStreamsRig(
         heartbeatEveryMs: 200,
         maintainEveryMs: 0,
       }),
-    workerChild: new URL('./streams-worker-child.ts', import.meta.url),
     childEnv: () => ({ RUNTIME_MODULE: PAID_CHILD_RUNTIME.pathname, REDIS_URL: fx.server.url }),
     async outstanding(_database, kind) {
       return fx.outstanding(await fx.redis.keys(`${fx.keys.prefix}:jobs:${kind}:*`));

@@ -34,3 +34,23 @@ export function useStreamsXpSuite(
   });
   return suite;
 }
+
+/**
+ * A private redis-server for the tests of the enclosing `describe` (or file): created before
+ * them, disposed after. Read it inside a test (`fx()`), not while the suite is collected.
+ */
+export function useStreamsFixture(
+  options: Parameters<typeof createStreamsFixture>[0] = {},
+): () => StreamsFixture {
+  let fx: StreamsFixture | undefined;
+  beforeAll(async () => {
+    fx = await createStreamsFixture(options);
+  });
+  afterAll(async () => {
+    await fx?.dispose();
+  });
+  return () => {
+    if (!fx) throw new Error('streams fixture not ready');
+    return fx;
+  };
+}

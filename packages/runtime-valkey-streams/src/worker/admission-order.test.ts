@@ -7,13 +7,13 @@ import { defineJob, formatJobId, isTerminalState } from '@sluice/contracts';
 import { acceptJobs, getJobsByIds } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '@sluice/worker';
 import { createStreamsRuntime } from './create-streams-runtime.js';
 import { createWorker } from '@sluice/worker';
 import { hooksFromEnv } from '@sluice/worker/conformance';
-import { createStreamsFixture, type StreamsFixture } from '../testing/streams-fixture.js';
+import { useStreamsFixture } from '../testing/streams-xp-suite.js';
 
 const job = defineJob({
   kind: 'order.job',
@@ -23,13 +23,7 @@ const job = defineJob({
 });
 
 describeEachDialect('admission order', (ctx) => {
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx?.dispose();
-  });
+  const fx = useStreamsFixture();
 
   it('attempts start in read order even when a later batch is admitted first', async () => {
     const { database } = ctx();
@@ -48,7 +42,7 @@ describeEachDialect('admission order', (ctx) => {
         outcome: { to: 'queued' as const },
       })),
     );
-    await fx.dispatch(
+    await fx().dispatch(
       ids.map((jobId) => ({ jobId, kind: job.kind, version: 'v1', tenantId: 't1' })),
     );
     const started: string[] = [];
@@ -85,7 +79,7 @@ describeEachDialect('admission order', (ctx) => {
           if (jobId) admitted.push(jobId);
         },
       },
-      runtime: (c) => createStreamsRuntime({ ...c, redisUrl: fx.server.url, blockMs: 100 }),
+      runtime: (c) => createStreamsRuntime({ ...c, redisUrl: fx().server.url, blockMs: 100 }),
     });
     await worker.start();
     try {

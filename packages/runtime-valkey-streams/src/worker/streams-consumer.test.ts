@@ -3,31 +3,22 @@
 
 import { parseXPendingRange } from '../replies.js';
 import { sleep, waitFor } from '@sluice/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createStreamsFixture,
-  testPointer,
-  type StreamsFixture,
-} from '../testing/streams-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { createStreamsFixture, testPointer } from '../testing/streams-fixture.js';
+import { useStreamsFixture } from '../testing/streams-xp-suite.js';
 
 describe('valkey-streams consumer', () => {
-  let fx: StreamsFixture;
-  beforeAll(async () => {
-    fx = await createStreamsFixture();
-  });
-  afterAll(async () => {
-    await fx.dispose();
-  });
+  const fx = useStreamsFixture();
   const v1 = (kind: string) => [{ kind, version: 'v1' }];
 
   it('never hands out more than max, even when several streams have entries', async () => {
     // Catches COUNT being applied per stream: 2 versions × COUNT 3 would give 6 to a read of 3.
     const kind = 't.max';
     const versions = [...v1(kind), { kind, version: 'v2' }];
-    const c = fx.consumer({ workerId: 'max-a', versions });
+    const c = fx().consumer({ workerId: 'max-a', versions });
     await c.init();
     const ps = [...Array(5)].flatMap(() => [testPointer(kind), testPointer(kind, 'v2')]);
-    await fx.dispatch(ps);
+    await fx().dispatch(ps);
     const seen: string[] = [];
     for (let i = 0; i < 6 && seen.length < ps.length; i++) {
       const got = await c.read(3);
@@ -43,11 +34,11 @@ describe('valkey-streams consumer', () => {
     // Catches an unconditional `XCLAIM … 0` renewal: a paused consumer that wakes up would
     // steal its entry back, and its ack would finish the new owner's work.
     const kind = 't.owner';
-    const a = fx.consumer({ workerId: 'own-a', versions: v1(kind) });
-    const b = fx.consumer({ workerId: 'own-b', versions: v1(kind) });
+    const a = fx().consumer({ workerId: 'own-a', versions: v1(kind) });
+    const b = fx().consumer({ workerId: 'own-b', versions: v1(kind) });
     await Promise.all([a.init(), b.init()]);
     const [p] = [testPointer(kind)];
-    await fx.dispatch([p]);
+    await fx().dispatch([p]);
     const [held] = await a.read(1);
     expect(held?.pointer?.jobId).toBe(p.jobId);
     await sleep(800); // past the 700 ms idle threshold: "a" is paused
@@ -58,12 +49,14 @@ describe('valkey-streams consumer', () => {
     expect(claimed.map((d) => d.entryId)).toEqual([held?.entryId]);
     expect(await a.renew([held!])).toEqual(['lost']);
     await a.ack([held!]);
-    const stream = fx.keys.jobs(kind, 'v1');
-    const pel = parseXPendingRange(await fx.redis.xpending(stream, fx.keys.group, '-', '+', 10));
+    const stream = fx().keys.jobs(kind, 'v1');
+    const pel = parseXPendingRange(
+      await fx().redis.xpending(stream, fx().keys.group, '-', '+', 10),
+    );
     expect(pel.map((e) => e.consumer)).toEqual(['own-b']);
     expect(await b.renew(claimed)).toEqual(['renewed']);
     await b.ack(claimed);
-    expect(await fx.pendingCount(stream)).toBe(0);
+    expect(await fx().pendingCount(stream)).toBe(0);
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -71,12 +64,12 @@ describe('valkey-streams consumer', () => {
     // Catches an unbounded XAUTOCLAIM: a restart would pull every idle entry of a dead consumer
     // at once and overload the claimer.
     const kind = 't.bounded';
-    const dead = fx.consumer({ workerId: 'bound-dead', versions: v1(kind) });
+    const dead = fx().consumer({ workerId: 'bound-dead', versions: v1(kind) });
     await dead.init();
-    await fx.dispatch(Array.from({ length: 5 }, () => testPointer(kind)));
+    await fx().dispatch(Array.from({ length: 5 }, () => testPointer(kind)));
     expect(await dead.read(5)).toHaveLength(5);
     await sleep(750);
-    const live = fx.consumer({
+    const live = fx().consumer({
       workerId: 'bound-live',
       versions: v1(kind),
       claimCount: 2,
@@ -93,14 +86,14 @@ describe('valkey-streams consumer', () => {
 
   it('own pending entries come back first after a restart, with their transport delivery count', async () => {
     const kind = 't.ownfirst';
-    const first = fx.consumer({ workerId: 'restart-a', versions: v1(kind) });
+    const first = fx().consumer({ workerId: 'restart-a', versions: v1(kind) });
     await first.init();
     const ps = [testPointer(kind), testPointer(kind)];
-    await fx.dispatch(ps);
+    await fx().dispatch(ps);
     expect((await first.read(2)).map((d) => d.transportDeliveries)).toEqual([1, 1]);
     await first.close(); // dies without acknowledging
-    await fx.dispatch([testPointer(kind)]);
-    const again = fx.consumer({ workerId: 'restart-a', versions: v1(kind) });
+    await fx().dispatch([testPointer(kind)]);
+    const again = fx().consumer({ workerId: 'restart-a', versions: v1(kind) });
     await again.init();
     const got = await again.read(5);
     expect(got.map((d) => d.pointer?.jobId)).toEqual(ps.map((p) => p.jobId));
@@ -113,21 +106,21 @@ describe('valkey-streams consumer', () => {
     // F8: XREADGROUP returns `[id, null]` for a deleted pending entry, XAUTOCLAIM lists it as a
     // third reply element; a parser that drops either leaves the PEL growing forever.
     const kind = 't.deleted';
-    const stream = fx.keys.jobs(kind, 'v1');
-    const a = fx.consumer({ workerId: 'del-a', versions: v1(kind) });
+    const stream = fx().keys.jobs(kind, 'v1');
+    const a = fx().consumer({ workerId: 'del-a', versions: v1(kind) });
     await a.init();
-    await fx.dispatch([testPointer(kind), testPointer(kind), testPointer(kind)]);
+    await fx().dispatch([testPointer(kind), testPointer(kind), testPointer(kind)]);
     const got = await a.read(3);
     await a.close();
-    await fx.redis.xdel(stream, got[0]!.entryId, got[1]!.entryId);
-    const restarted = fx.consumer({ workerId: 'del-a', versions: v1(kind) });
+    await fx().redis.xdel(stream, got[0]!.entryId, got[1]!.entryId);
+    const restarted = fx().consumer({ workerId: 'del-a', versions: v1(kind) });
     await restarted.init();
     const own = await restarted.read(1);
     expect(own.map((d) => [d.entryId, d.pointer])).toEqual([[got[0]!.entryId, null]]);
     await restarted.ack(own);
     await restarted.close();
     await sleep(750);
-    const b = fx.consumer({ workerId: 'del-b', versions: v1(kind) });
+    const b = fx().consumer({ workerId: 'del-b', versions: v1(kind) });
     await b.init();
     const claimed = await b.read(5);
     expect(claimed.map((d) => [d.entryId, d.pointer === null])).toEqual([
@@ -135,7 +128,7 @@ describe('valkey-streams consumer', () => {
       [got[1]!.entryId, true],
     ]);
     await b.ack(claimed);
-    expect(await fx.pendingCount(stream)).toBe(0);
+    expect(await fx().pendingCount(stream)).toBe(0);
     expect((await b.stats?.())?.counters.claimedDeleted).toBe(1);
     await b.close();
   });
@@ -144,23 +137,23 @@ describe('valkey-streams consumer', () => {
     // Redis 7.0 MAXLEN/XTRIM drops pending entries; MINID must stay below the oldest pending
     // and the last delivered id.
     const kind = 't.trim';
-    const stream = fx.keys.jobs(kind, 'v1');
-    const c = fx.consumer({ workerId: 'trim-a', versions: v1(kind), maintainEveryMs: 50 });
+    const stream = fx().keys.jobs(kind, 'v1');
+    const c = fx().consumer({ workerId: 'trim-a', versions: v1(kind), maintainEveryMs: 50 });
     await c.init();
     const ps = Array.from({ length: 10 }, () => testPointer(kind));
-    await fx.dispatch(ps);
+    await fx().dispatch(ps);
     const first = await c.read(4);
     await c.ack(first.slice(0, 2));
-    await waitFor(async () => (await fx.redis.xlen(stream)) === 8, { message: 'trimmed to 8' });
+    await waitFor(async () => (await fx().redis.xlen(stream)) === 8, { message: 'trimmed to 8' });
     await sleep(200);
-    expect(await fx.redis.xlen(stream)).toBe(8); // the two pending and six undelivered stay
+    expect(await fx().redis.xlen(stream)).toBe(8); // the two pending and six undelivered stay
     await c.ack(first.slice(2));
-    await waitFor(async () => (await fx.redis.xlen(stream)) === 7, { message: 'trimmed to 7' });
+    await waitFor(async () => (await fx().redis.xlen(stream)) === 7, { message: 'trimmed to 7' });
     const rest = await c.read(10);
     expect(rest.map((d) => d.pointer?.jobId)).toEqual(ps.slice(4).map((p) => p.jobId));
     await c.ack(rest);
     // Everything finished: only the last delivered entry stays (MINID keeps the cut itself).
-    await waitFor(async () => (await fx.redis.xlen(stream)) === 1, { message: 'trimmed to 1' });
+    await waitFor(async () => (await fx().redis.xlen(stream)) === 1, { message: 'trimmed to 1' });
     expect((await c.stats()).counters.trimmed).toBe(9);
     await c.close();
   });
@@ -195,19 +188,19 @@ describe('valkey-streams consumer', () => {
 
   it('release(0) requeues at the end, release(delay) only acks, deadLetter keeps the reason', async () => {
     const kind = 't.finish';
-    const stream = fx.keys.jobs(kind, 'v1');
-    const c = fx.consumer({ workerId: 'fin-a', versions: v1(kind) });
+    const stream = fx().keys.jobs(kind, 'v1');
+    const c = fx().consumer({ workerId: 'fin-a', versions: v1(kind) });
     await c.init();
     const ps = [testPointer(kind), testPointer(kind), testPointer(kind)];
-    await fx.dispatch(ps);
+    await fx().dispatch(ps);
     const [r0, rd, dl] = await c.read(3);
     await c.release([r0!], 0);
     await c.release([rd!], 5000);
     await c.deadLetter(dl!, 'MAX_ATTEMPTS');
-    expect(await fx.pendingCount(stream)).toBe(0);
+    expect(await fx().pendingCount(stream)).toBe(0);
     const again = await c.read(3);
     expect(again.map((d) => d.pointer?.jobId)).toEqual([ps[0]!.jobId]);
-    const dead = await fx.redis.xrange(fx.keys.deadLetters(kind, 'v1'), '-', '+');
+    const dead = await fx().redis.xrange(fx().keys.deadLetters(kind, 'v1'), '-', '+');
     expect(dead).toHaveLength(1);
     const fields = dead[0]![1];
     expect(fields.slice(0, 8)).toEqual([
@@ -227,24 +220,24 @@ describe('valkey-streams consumer', () => {
 
   it('an entry that is not a pointer is dead-lettered by the consumer and never handed out', async () => {
     const kind = 't.malformed';
-    const stream = fx.keys.jobs(kind, 'v1');
-    const c = fx.consumer({ workerId: 'bad-a', versions: v1(kind) });
+    const stream = fx().keys.jobs(kind, 'v1');
+    const c = fx().consumer({ workerId: 'bad-a', versions: v1(kind) });
     await c.init();
-    await fx.redis.xadd(stream, '*', 'hello', 'world');
+    await fx().redis.xadd(stream, '*', 'hello', 'world');
     const [good] = [testPointer(kind)];
-    await fx.dispatch([good]);
+    await fx().dispatch([good]);
     const got = await c.read(5);
     expect(got.map((d) => d.pointer?.jobId)).toEqual([good.jobId]);
     await c.ack(got);
-    expect(await fx.pendingCount(stream)).toBe(0);
-    const dead = await fx.redis.xrange(fx.keys.deadLetters(kind, 'v1'), '-', '+');
+    expect(await fx().pendingCount(stream)).toBe(0);
+    const dead = await fx().redis.xrange(fx().keys.deadLetters(kind, 'v1'), '-', '+');
     expect(dead[0]![1].slice(0, 4)).toEqual(['hello', 'world', 'reason', 'BAD_POINTER']);
     await c.close();
   });
 
   it('publishes events, heartbeats served versions, and reports stats', async () => {
     const kind = 't.misc';
-    const c = fx.consumer({ workerId: 'misc-a', versions: v1(kind) });
+    const c = fx().consumer({ workerId: 'misc-a', versions: v1(kind) });
     await c.init();
     expect(await c.servedVersions(kind)).toEqual(['v1']);
     expect(await c.servedVersions('t.nobody')).toEqual([]);
@@ -259,9 +252,9 @@ describe('valkey-streams consumer', () => {
       attempt: 0,
     };
     await c.publishEvents?.([{ tenantId: 'acme', kind, event: event as never }]);
-    const published = await fx.redis.xrange(fx.keys.events, '-', '+');
+    const published = await fx().redis.xrange(fx().keys.events, '-', '+');
     expect(published.at(-1)?.[1].slice(0, 4)).toEqual(['t', 'acme', 'k', kind]);
-    await fx.dispatch([p, testPointer(kind)]);
+    await fx().dispatch([p, testPointer(kind)]);
     await c.read(1);
     const stats = await c.stats?.();
     expect(stats?.queues).toEqual([

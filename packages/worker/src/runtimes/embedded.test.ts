@@ -9,6 +9,7 @@ import { createLocalBlobStore, enqueue } from '@sluice/storage';
 import { createTestDatabase, TEST_DIALECTS } from '@sluice/storage/testing';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { runtimeConformance } from '../testing/conformance.case.js';
+import { embeddedOutstanding } from '../testing/invariant-rig.js';
 import { EMBEDDED_CAPABILITIES } from './embedded.js';
 
 for (const dialect of TEST_DIALECTS) {
@@ -39,15 +40,7 @@ for (const dialect of TEST_DIALECTS) {
           }),
         }),
       dispatch: (pointers, tx) => enqueue(tx ?? database.db, pointers),
-      pending: async (kind) => {
-        const row = await database.db
-          .selectFrom('jobs')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('kind', '=', kind)
-          .where('state', 'in', ['queued', 'running'])
-          .executeTakeFirstOrThrow();
-        return Number(row.n);
-      },
+      pending: (kind) => embeddedOutstanding(database, kind),
       dispose: async () => {
         await test.dispose();
         rmSync(dir, { recursive: true, force: true });

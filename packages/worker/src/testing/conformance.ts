@@ -1,6 +1,7 @@
 // `@sluice/worker/conformance`: what a runtime package runs against its consumer — the consumer
-// conformance suite (`runtimeConformance`, with its harness), the crash-point matrix, the paid
-// worker child a runtime's test entry plugs into (`RUNTIME_MODULE`), seeded bugs and fixtures.
+// conformance suite (`runtimeConformance`, with its harness), the crash-point matrix, the
+// invariant and limit cases (each run with the runtime's rig), the worker children a runtime's
+// test entry plugs into (`RUNTIME_MODULE`), seeded bugs and fixtures.
 // Resolved from source inside the workspace (the `@sluice/source` condition); not built or
 // published. Re-exports only.
 export * from './conformance.case.js';
@@ -8,7 +9,7 @@ export * from './conformance-kit.js';
 export * from './crash-matrix.case.js';
 export * from './paid-harness.js';
 export * from './paid-job.js';
-export type { PaidChildRuntime } from './paid-child-runtime.js';
+export type { PaidChildRuntime, WorkerChildRuntime } from './paid-child-runtime.js';
 export * from './asset-runs.js';
 export * from './asset-fixture.js';
 export * from './seeded-bugs.js';

@@ -40,8 +40,6 @@ export interface InvariantRig {
   dispatch(database: SluiceDatabase, pointers: readonly MessagePointer[], tx?: Db): Promise<void>;
   /** The consumer of an in-process worker on `database`, with short test timings. */
   consumer(database: SluiceDatabase): RuntimeConsumerFactory;
-  /** The `xp.work` worker process entry (worker-child.ts for the embedded runtime). */
-  readonly workerChild: URL;
   /** What worker-child.ts / paid-worker-child.ts need in their environment to run on this runtime. */
   childEnv(): Record<string, string>;
   /** Deliveries of `kind` the transport still holds (queued or claimed, not finished). */
@@ -55,6 +53,9 @@ export interface InvariantRig {
   reconcile?(database: SluiceDatabase): () => void;
   dispose(): Promise<void>;
 }
+
+/** The `xp.work` worker process; `childEnv()` puts it on the rig's runtime. */
+export const XP_WORKER_CHILD = new URL('./worker-child.ts', import.meta.url);
 
 /** One dialect (PostgreSQL when the machine has it), for the long cross-process cases. */
 export const ONE_DIALECT: readonly DialectName[] = [
@@ -97,6 +98,17 @@ export function describeOnRig(
   }
 }
 
+/** Jobs of `kind` the embedded queue still holds: queued or running rows (its queue is the database). */
+export async function embeddedOutstanding(database: SluiceDatabase, kind: string): Promise<number> {
+  const row = await database.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('kind', '=', kind)
+    .where('state', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The embedded runtime: its queue rows live in the job database and join the accept transaction. */
 export function embeddedRig(): Promise<InvariantRig> {
   return Promise.resolve({
@@ -105,17 +117,8 @@ export function embeddedRig(): Promise<InvariantRig> {
     dispatch: (database, pointers, tx) => enqueue(tx ?? database.db, pointers),
     consumer: (database) => (c) =>
       createEmbeddedRuntime({ database, ...c, pollMs: 20, blockMs: 100 }),
-    workerChild: new URL('./worker-child.ts', import.meta.url),
     childEnv: () => ({}),
-    async outstanding(database, kind) {
-      const row = await database.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('kind', '=', kind)
-        .where('state', 'in', ['queued', 'running'])
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    outstanding: embeddedOutstanding,
     dispose: () => Promise.resolve(),
   });
 }

@@ -3,7 +3,9 @@
 // is only tested when several workers compete for it). The first worker uses `database`, the
 // rest `open()`.
 import type { AnyJobDefinition, MessagePointer, RuntimeConsumerFactory } from '@sluice/contracts';
-import type { SluiceDatabase } from '@sluice/storage';
+import { isTerminalState } from '@sluice/contracts';
+import { getJobsByIds, type JobRow, type SluiceDatabase } from '@sluice/storage';
+import { waitFor } from '@sluice/testkit';
 import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
 import { createWorker, type CreateWorkerOptions, type Worker } from '../create-worker.js';
 
@@ -64,4 +66,17 @@ export async function startLimitWorkers(o: LimitWorkersOptions): Promise<Worker[
     out.push(worker);
   }
   return out;
+}
+
+/** Waits until every job is terminal (a minute at most), then returns their rows. */
+export async function settleJobs(
+  database: SluiceDatabase,
+  ids: readonly string[],
+): Promise<JobRow[]> {
+  await waitFor(
+    async () =>
+      [...(await getJobsByIds(database.db, ids)).values()].every((r) => isTerminalState(r.state)),
+    { timeoutMs: 60_000, message: 'jobs terminal' },
+  );
+  return [...(await getJobsByIds(database.db, ids)).values()];
 }

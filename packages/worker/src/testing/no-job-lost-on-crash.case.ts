@@ -13,7 +13,12 @@ import { TEST_DIALECTS } from '@sluice/storage/testing';
 import { spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { recordFigures } from './figures.js';
-import { describeOnRig, submitXpJobsVia, type InvariantRig } from './invariant-rig.js';
+import {
+  describeOnRig,
+  submitXpJobsVia,
+  type InvariantRig,
+  XP_WORKER_CHILD,
+} from './invariant-rig.js';
 import { terminalEventCounts } from './submit-xp-jobs.js';
 
 const LEASE_MS = 1000;
@@ -41,11 +46,11 @@ export function describeNoJobLostOnCrash(
         };
         const go = join(mkdtempSync(join(tmpdir(), 'sluice-go-')), 'go');
         // B is loaded and waiting before A dies, so the figure below is the takeover alone.
-        await using b = await spawnNode(rig.workerChild, {
+        await using b = await spawnNode(XP_WORKER_CHILD, {
           env: { ...env, WORKER_ID: 'xp-b', GO_FILE: go },
           readyLine: /LOADED/,
         });
-        await using a = await spawnNode(rig.workerChild, {
+        await using a = await spawnNode(XP_WORKER_CHILD, {
           env: { ...env, WORKER_ID: 'xp-a' },
           readyLine: /READY/,
         });

@@ -8,15 +8,14 @@
 // workers share the same database counters.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineJob, formatJobId, isTerminalState } from '@sluice/contracts';
+import { defineJob, formatJobId } from '@sluice/contracts';
 import { acceptJobs, getJobsByIds, listEvents, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
-import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
 import type { CreateWorkerOptions, Worker } from '../create-worker.js';
-import { startLimitWorkers, type LimitRig } from './limit-workers.js';
+import { settleJobs, startLimitWorkers, type LimitRig } from './limit-workers.js';
 
 const limitedJob = defineJob({
   kind: 'lim.call',
@@ -127,16 +126,8 @@ export function describeProviderLimits(runtime: string, makeRig: () => Promise<L
       return ws;
     }
 
-    async function settle(database: SluiceDatabase, ids: readonly string[]) {
-      await waitFor(
-        async () =>
-          [...(await getJobsByIds(database.db, ids)).values()].every((r) =>
-            isTerminalState(r.state),
-          ),
-        { timeoutMs: 60_000, message: 'jobs terminal' },
-      );
-      return [...(await getJobsByIds(database.db, ids)).values()].map((r) => r.state);
-    }
+    const settle = async (database: SluiceDatabase, ids: readonly string[]) =>
+      (await settleJobs(database, ids)).map((r) => r.state);
 
     it(`never more than maxConcurrent calls in flight at the provider, across three workers [${runtime}]`, async () => {
       const { database } = ctx();

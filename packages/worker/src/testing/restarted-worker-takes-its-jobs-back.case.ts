@@ -8,7 +8,13 @@
 import { getJobsByIds, type DialectName, type SluiceDatabase } from '@sluice/storage';
 import { spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
-import { describeOnRig, ONE_DIALECT, submitXpJobsVia, type InvariantRig } from './invariant-rig.js';
+import {
+  describeOnRig,
+  ONE_DIALECT,
+  submitXpJobsVia,
+  type InvariantRig,
+  XP_WORKER_CHILD,
+} from './invariant-rig.js';
 import { terminalEventCounts } from './submit-xp-jobs.js';
 
 const LEASE_MS = 30_000;
@@ -36,7 +42,7 @@ export function describeRestartedWorkerTakesItsJobsBack(
           WORKER_ID: `same-${runtime}`,
         };
         const ids = await submitXpJobsVia(rig, database, 4);
-        const first = await spawnNode(rig.workerChild, { env, readyLine: /READY/ });
+        const first = await spawnNode(XP_WORKER_CHILD, { env, readyLine: /READY/ });
         // Past the start delay: the jobs are `running` in the database under this worker's lease.
         await first.waitForLine(/UNIT \S+ u1/, 30_000);
         await first.kill();
@@ -45,7 +51,7 @@ export function describeRestartedWorkerTakesItsJobsBack(
         );
         expect(held.length).toBeGreaterThan(0);
         const lapses = new Map(held.map((r) => [r.id, Date.parse(r.leaseUntil ?? '')]));
-        await using second = await spawnNode(rig.workerChild, { env, readyLine: /READY/ });
+        await using second = await spawnNode(XP_WORKER_CHILD, { env, readyLine: /READY/ });
         await waitFor(
           async () =>
             [...(await getJobsByIds(database.db, ids)).values()].every(

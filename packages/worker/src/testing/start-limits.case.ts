@@ -5,7 +5,7 @@
 // spends an attempt (maxAttempts 1 below: one spent attempt would dead-letter it). Where the
 // transport is not the job database, the rig plays the gateway's dispatch and its reconciler
 // (due outbox rows back to the transport), which is what brings a held job back there.
-import { defineJob, formatJobId, isTerminalState, type JobWaiting } from '@sluice/contracts';
+import { defineJob, formatJobId, type JobWaiting } from '@sluice/contracts';
 import { acceptJobs, getJobsByIds, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
 import type { CreateWorkerOptions } from '../create-worker.js';
-import { startLimitWorkers, type LimitRig } from './limit-workers.js';
+import { settleJobs, startLimitWorkers, type LimitRig } from './limit-workers.js';
 import type { JobLimits } from '@sluice/contracts';
 
 const RUN_MS = 150;
@@ -133,16 +133,8 @@ export function describeStartLimits(runtime: string, makeRig: () => Promise<Limi
       return rows.map((r) => r.id);
     }
 
-    async function settle(database: SluiceDatabase, ids: readonly string[]) {
-      await waitFor(
-        async () =>
-          [...(await getJobsByIds(database.db, ids)).values()].every((r) =>
-            isTerminalState(r.state),
-          ),
-        { timeoutMs: 60_000, message: 'jobs terminal' },
-      );
-      return [...(await getJobsByIds(database.db, ids)).values()];
-    }
+    const settle = async (database: SluiceDatabase, ids: readonly string[]) =>
+      settleJobs(database, ids);
 
     it(`maxRunning per tenant: never more than 2 of a tenant's jobs run at once, another tenant runs alongside, no attempt spent [${runtime}]`, async () => {
       const { database } = ctx();

@@ -1,5 +1,6 @@
 // A worker as its own OS process, for the cross-process tests: the embedded runtime over the
-// database at DB_URL, serving `xp.work` v1 whose jobs run UNITS units of UNIT_MS each and report
+// database at DB_URL (or the runtime of the module at RUNTIME_MODULE, a runtime package's test
+// entry exporting `workerChildRuntime`), serving `xp.work` v1 whose jobs run UNITS units of UNIT_MS each and report
 // progress per unit, tagged with this worker's id (so a test can tell whose writes landed).
 // Prints `READY <probes url>`, `STARTED <jobId> <attempt>` and `UNIT <jobId> <key>` lines.
 // With GO_FILE it loads, prints `LOADED`, and starts only once that file exists (so a test can
@@ -14,6 +15,7 @@ import { defineHandler } from '../attempt/define-handler.js';
 import { installShutdown } from '../host/install-shutdown.js';
 import { createStderrLogger } from '../logger.js';
 import { hooksFromEnv } from './seeded-bugs.js';
+import type { WorkerChildRuntime } from './paid-child-runtime.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -57,6 +59,13 @@ const handler = defineHandler(xpWork, {
 });
 
 const database = openDatabase({ url: env('DB_URL'), poolSize: 4 });
+// Loaded by path so the worker package names no runtime package (they depend on it, not back).
+const runtimeModule = process.env.RUNTIME_MODULE;
+const external = runtimeModule
+  ? (
+      (await import(runtimeModule)) as { workerChildRuntime: WorkerChildRuntime }
+    ).workerChildRuntime(env)
+  : undefined;
 const worker = createWorker({
   hooks: hooksFromEnv(database),
   jobs: { [xpWork.kind]: xpWork },
@@ -70,7 +79,10 @@ const worker = createWorker({
   workerId,
   probes: { port: 0, hostname: '127.0.0.1' },
   logger: createStderrLogger(),
-  runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 }),
+  ...external?.worker,
+  runtime:
+    external?.consumer ??
+    ((ctx) => createEmbeddedRuntime({ database, ...ctx, pollMs: 20, blockMs: 200 })),
   onSettled: (jobs) => {
     for (const j of jobs) process.stdout.write(`SETTLED ${j.jobId} ${j.outcome}\n`);
   },

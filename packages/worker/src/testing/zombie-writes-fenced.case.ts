@@ -9,7 +9,12 @@ import { TEST_DIALECTS } from '@sluice/storage/testing';
 import { sleep, spawnNode, waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { recordFigures } from './figures.js';
-import { describeOnRig, submitXpJobsVia, type InvariantRig } from './invariant-rig.js';
+import {
+  describeOnRig,
+  submitXpJobsVia,
+  type InvariantRig,
+  XP_WORKER_CHILD,
+} from './invariant-rig.js';
 
 const UNITS = 6;
 const LEASE_MS = 1000;
@@ -33,7 +38,7 @@ export function describeZombieWritesFenced(
           UNIT_MS: '300',
           UNITS: String(UNITS),
         };
-        await using a = await spawnNode(rig.workerChild, {
+        await using a = await spawnNode(XP_WORKER_CHILD, {
           env: { ...env, WORKER_ID: 'zombie-a' },
           readyLine: /READY (\S+)/,
         });
@@ -45,7 +50,7 @@ export function describeZombieWritesFenced(
         a.signal('SIGSTOP');
         const stoppedAt = Date.now();
 
-        await using b = await spawnNode(rig.workerChild, {
+        await using b = await spawnNode(XP_WORKER_CHILD, {
           env: { ...env, WORKER_ID: 'zombie-b' },
           readyLine: /READY/,
         });
