@@ -8,7 +8,7 @@ import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contract
 import { appendAudit, getJob, type Db } from '@sluice/storage/portable';
 import { logJobStates } from '../log-job-states.js';
 import type { RouterDeps } from '../routers/deps.js';
-import { afterCancel } from '../waits/cancel-cascade.js';
+import { afterCancel, cascadeCancel } from '../waits/cancel-cascade.js';
 import { applyJobAction, type ActionRequest } from './job-actions.js';
 
 export const AUDIT_OF: Record<BulkAction, AuditAction> = {
@@ -39,6 +39,11 @@ export async function runJobAction(
     // Throwing rolls back whatever the action wrote with the failed step.
     if (!out.ok) throw out.error;
     if (out.pointer) await dispatch.stage(tx, [out.pointer]);
+    // With the cancel: its waits close, its attached children go too.
+    const cascaded =
+      req.action === 'cancel'
+        ? await cascadeCancel(database, tx, caller.tenantId, [job.id])
+        : undefined;
     await appendAudit(tx, [
       {
         tenantId: caller.tenantId,
@@ -55,15 +60,16 @@ export async function runJobAction(
         },
       },
     ]);
-    return out;
+    return { ...out, cascaded };
   };
-  const out = database.capabilities.interactiveTransactions
+  const { cascaded, ...out } = database.capabilities.interactiveTransactions
     ? await database.transaction(work)
     : await work(database.db);
+  if (req.action === 'cancel') deps.hooks?.at('after-cancel-commit');
   hub.publish([out.event]);
   logJobStates(deps.logger, [out.event], out.job);
   if (out.pointer) await dispatch.afterCommit([out.pointer], { markQueued: false });
   if (req.action === 'cancel')
-    await afterCancel(deps, caller.tenantId, { id: job.id, version: job.version });
+    await afterCancel(deps, caller.tenantId, [{ id: job.id, version: job.version }], cascaded);
   return out;
 }
