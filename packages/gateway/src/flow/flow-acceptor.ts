@@ -132,8 +132,9 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
       for (const id of [slot.job?.id, ...held]) {
         if (id === undefined) continue;
         const r = await transitionJob(tx, { id, event: 'cancel', reason: 'SINGLETON_REPLACED' });
-        if (r.ok) events.push(r.event);
-        if (r.ok) cancelled.push(id);
+        if (!r.ok) continue;
+        events.push(r.event);
+        cancelled.push(id);
       }
       // With the cancels: their waits close, their attached children go too.
       const cascaded = await cancelDescendants(tx, job.tenantId, cancelled, now);

@@ -1,8 +1,9 @@
 // One operator action on one job as a whole call: read the tenant's job, apply the action and
-// record it in the audit log in ONE transaction with the dispatch it stages, then publish the
-// event and dispatch after commit (the same order as the accept path). On a database without
-// interactive transactions (D1) only `cancel` gets here (the rest are refused by the Workers
-// gateway's feature list): its transition is one fenced batch and its audit row follows it.
+// record it in the audit log in ONE transaction with the dispatch it stages (a cancel: with its
+// cascade, cancel-cascade.ts), then publish the event and dispatch after commit (the same order
+// as the accept path). On a database without interactive transactions (D1) only `cancel` gets
+// here (the rest are refused by the Workers gateway's feature list): its transition is one fenced
+// batch, its audit row follows it, and its cascade follows after the call's own writes.
 
 import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
 import { appendAudit, getJob, type Db } from '@sluice/storage/portable';
