@@ -29,12 +29,8 @@ import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from '.
 import { refuseFlowTheRuntimeCannot, refuseWhatTheRuntimeCannot } from './accept-refusals.js';
 import type { DispatchPath } from './dispatch.js';
 import type { EventHub } from './events/event-hub.js';
-import {
-  createFlowAcceptor,
-  type DecideFlow,
-  type FlowAcceptAnswer,
-} from './flow/flow-acceptor.js';
-import { afterCancelEvents } from './waits/cancel-cascade.js';
+import { createFlowAcceptor, type FlowAcceptAnswer } from './flow/flow-acceptor.js';
+import type { GatewayHooks } from './hooks.js';
 import { logJobStates } from './log-job-states.js';
 import { startAcceptTrace } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
@@ -106,8 +102,8 @@ export interface AcceptDeps {
    * dispatch. A failure is logged; the job's row already says why it ended.
    */
   onDeadLettered?: ((dead: DeadLetteredAtSubmit) => Promise<void>) | undefined;
-  /** The flow-control decision (tests swap in a known-dangerous one; default decide-flow.ts). */
-  decideFlow?: DecideFlow | undefined;
+  /** The flow-control decision and the crash points (tests swap them; hooks.ts). */
+  hooks?: Pick<GatewayHooks, 'decideFlow' | 'at'> | undefined;
 }
 
 export interface DeadLetteredAtSubmit {
@@ -144,11 +140,7 @@ function flowOutcome(flow: FlowPlan['flow'], result: SubmitResult): FlowOutcome 
 export function createAcceptor(deps: AcceptDeps): Acceptor {
   const { dispatch, hub, metrics } = deps;
   const batcher = createAcceptBatcher(deps.database, dispatch, deps.batch);
-  const flow = createFlowAcceptor({
-    database: deps.database,
-    dispatch,
-    decide: deps.decideFlow,
-  });
+  const flow = createFlowAcceptor({ ...deps, decide: deps.hooks?.decideFlow, at: deps.hooks?.at });
   // Built once: the rollout of every kind, with its override.
   const rollouts = new Map<string, RolloutConfig>();
   for (const def of Object.values(deps.jobs)) {
@@ -221,7 +213,6 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
     }
     if (plan) metrics.countFlow?.(plan.flow, flowOutcome(plan.flow, answer.result));
     hub.publish(answer.events);
-    if (plan) await afterCancelEvents({ ...deps, hub }, tenantId, answer.events);
     if (due !== undefined && answer.result.state === 'scheduled') deps.onScheduled?.(due);
     if (answer.dueAt !== undefined) deps.onScheduled?.(answer.dueAt);
     logJobStates(deps.logger, answer.events, { version, attempts: 0, traceContext });

@@ -112,7 +112,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     kindLimits: options.kindLimits,
     capabilities: runtime.capabilities,
     onScheduled: (dueAt) => scheduler.poke(dueAt),
-    decideFlow: hooks.decideFlow,
+    hooks,
     batch: {
       // A second group commit in flight only queues where the database takes one writer at a time.
       maxInFlight: database.capabilities.concurrentWriters ? 2 : 1,

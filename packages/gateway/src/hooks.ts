@@ -1,5 +1,6 @@
-// The gateway's test seams, injected like the worker's (packages/worker/src/hooks.ts): decisions
-// a fault-injection run swaps for a known-dangerous variant to prove the tests catch it.
+// The gateway's test seams, injected like the worker's (packages/worker/src/hooks.ts): named
+// points where a crash-point test stops the work in flight, and decisions a fault-injection run
+// swaps for a known-dangerous variant to prove the tests catch it.
 // Production passes nothing and gets the real decisions; no environment variable or test name
 // is read here, and the dangerous variants live under `src/testing/` only.
 
@@ -17,7 +18,16 @@ import { decideFlow } from './flow/decide-flow.js';
 /** How a call arrived: plain HTTP (queries, mutations, SSE subscriptions) or a WebSocket. */
 export type Transport = 'http' | 'ws';
 
+/** Every crash point the gateway has. */
+export const GATEWAY_CRASH_POINTS = [
+  /** A cancel committed (one job's, a bulk batch's, a singleton's cancel-older); nothing after it ran. */
+  'after-cancel-commit',
+] as const;
+export type GatewayCrashPoint = (typeof GATEWAY_CRASH_POINTS)[number];
+
 export interface GatewayHooks {
+  /** Called at every crash point (a crash-point test throws or kills the process here). */
+  at(point: GatewayCrashPoint): void;
   /** Whether a key holding `granted` may call a procedure that declares `required`. */
   scopeHeld(
     granted: readonly ApiKeyScope[],
@@ -44,6 +54,7 @@ export interface GatewayHooks {
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
+  at: () => {},
   scopeHeld: (granted, required) => hasScope(granted, required),
   endsStream: () => true,
   retentionKey: retentionKeyOf,

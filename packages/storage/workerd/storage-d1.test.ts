@@ -14,6 +14,7 @@ import { unitsCases } from '../src/repos/units.case.js';
 import { createR2BlobStore } from '../src/blobs/r2-blob-store.js';
 import { retentionSweepCases } from '../src/retention/retention-sweep.case.js';
 import { describeD1 } from '../src/testing/d1.js';
+import { cancelDescendantsCases } from '../src/waits/cancel-descendants.case.js';
 import { attemptWriteCases } from '../src/write-model/attempt-write.case.js';
 import { claimJobsCases } from '../src/write-model/claim-jobs.case.js';
 import { fairClaimCases } from '../src/write-model/fair-claim.case.js';
@@ -34,6 +35,9 @@ describeD1('the asset publish as one batch', DB, (ctx) => assetBatchCases('d1', 
 describeD1('bulk transitions and job leases', DB, (ctx) => bulkTransitionsCases('d1', ctx));
 describeD1('getUnitsOfJobs', DB, (ctx) => unitsCases('d1', ctx));
 describeD1('job queries and the served-versions registry', DB, (ctx) => jobQueriesCases('d1', ctx));
+describeD1('cancelDescendants (the cascade after a cancel)', DB, (ctx) =>
+  cancelDescendantsCases('d1', ctx),
+);
 describeD1('retention sweep (D1 rows, R2 bytes)', DB, (ctx) =>
   retentionSweepCases('d1', ctx, () => createR2BlobStore(bindings.BLOBS)),
 );

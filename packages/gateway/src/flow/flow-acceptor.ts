@@ -12,6 +12,7 @@
 import { SluiceError, type FlowAnswer, type FlowPlan } from '@sluice/contracts';
 import {
   appendToBatch,
+  cancelDescendants,
   dropWaiting,
   findByIdempotencyKey,
   foldIntoScheduled,
@@ -28,6 +29,7 @@ import {
 } from '@sluice/storage/portable';
 import { duplicateOf, writeBatch, type AcceptAnswer, type AcceptItem } from '../accept-write.js';
 import type { DispatchPath } from '../dispatch.js';
+import type { GatewayCrashPoint } from '../hooks.js';
 import { decideFlow, type FlowDecision } from './decide-flow.js';
 
 /** The decision function (a test swaps in a known-dangerous one to prove the tests catch it). */
@@ -37,6 +39,8 @@ export interface FlowAcceptorDeps {
   database: SluiceDatabase;
   dispatch: DispatchPath;
   decide?: DecideFlow | undefined;
+  /** The gateway's crash points (hooks.ts; production: none). */
+  at?: ((point: GatewayCrashPoint) => void) | undefined;
 }
 
 /** An accept answer with what else the flow did: cancelled jobs, a due time to wake for. */
@@ -124,11 +128,17 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
       decision = decide(plan, closed(slot), now);
     }
     if (decision.action === 'cancel-older') {
+      const cancelled: string[] = [];
       for (const id of [slot.job?.id, ...held]) {
         if (id === undefined) continue;
         const r = await transitionJob(tx, { id, event: 'cancel', reason: 'SINGLETON_REPLACED' });
-        if (r.ok) events.push(r.event);
+        if (!r.ok) continue;
+        events.push(r.event);
+        cancelled.push(id);
       }
+      // With the cancels: their waits close, their attached children go too.
+      const cascaded = await cancelDescendants(tx, job.tenantId, cancelled, now);
+      events.push(...cascaded.events);
       await dropWaiting(tx, held);
       const after = await lockFlowKey(tx, ref, now);
       decision = decide(plan, after, now);
@@ -178,7 +188,14 @@ export function createFlowAcceptor(deps: FlowAcceptorDeps) {
         };
       }
       try {
-        return await deps.database.transaction((tx) => run(tx, plan, item, Date.now()));
+        const answer = await deps.database.transaction((tx) => run(tx, plan, item, Date.now()));
+        // A cancel-older committed its cancels with their cascade.
+        if (
+          answer.ok &&
+          answer.events.some(({ event }) => event.type === 'state' && event.to === 'cancelled')
+        )
+          deps.at?.('after-cancel-commit');
+        return answer;
       } catch (error) {
         return { ok: false, error };
       }

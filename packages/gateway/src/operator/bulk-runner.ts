@@ -22,10 +22,11 @@ import {
   transitionJobs,
   type JobRow,
   type BulkOperationRow,
+  type CancelledDescendants,
   type StoredEvent,
 } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
-import { afterCancel } from '../waits/cancel-cascade.js';
+import { afterCancel, cascadeCancel } from '../waits/cancel-cascade.js';
 import { bulkSearch } from './bulk-filter.js';
 import { applyJobAction, pointerOf, TRANSITION_ONLY, transitionFor } from './job-actions.js';
 
@@ -84,6 +85,7 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
     const events: StoredEvent[] = [];
     const pointers: MessagePointer[] = [];
     const cancelled: { id: string; version: string }[] = [];
+    let cascaded: CancelledDescendants | undefined;
     const counts = { processed: page.items.length, applied: 0, skipped: 0, failed: 0 };
     await database.transaction(async (tx) => {
       const req = {
@@ -118,6 +120,15 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
           if (out.pointer) pointers.push(out.pointer);
         }
       }
+      // With the batch's cancels: their waits close, their attached children go too (one read
+      // per tree level for the whole batch).
+      if (cancelled.length)
+        cascaded = await cascadeCancel(
+          database,
+          tx,
+          op.tenantId,
+          cancelled.map((j) => j.id),
+        );
       if (pointers.length) await deps.dispatch.stage(tx, pointers);
       // A short page is the last one: its cursor no longer matters.
       const cursor = page.nextCursor ?? op.cursor;
@@ -126,10 +137,11 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
       if (!held) throw new LeaseLost();
       op.cursor = cursor;
     });
+    if (cancelled.length) deps.hooks?.at('after-cancel-commit');
     deps.hub.publish(events);
     if (pointers.length) await deps.dispatch.afterCommit(pointers, { markQueued: false });
-    // As after one job's cancel: stop the run, close its waits, cancel its attached children.
-    for (const job of cancelled) await afterCancel(deps, op.tenantId, job);
+    // As after one job's cancel: publish the cascade, stop the runs.
+    if (cancelled.length) await afterCancel(deps, op.tenantId, cancelled, cascaded);
     return page.nextCursor === null;
   }
 

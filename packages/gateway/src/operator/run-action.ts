@@ -1,14 +1,15 @@
 // One operator action on one job as a whole call: read the tenant's job, apply the action and
-// record it in the audit log in ONE transaction with the dispatch it stages, then publish the
-// event and dispatch after commit (the same order as the accept path). On a database without
-// interactive transactions (D1) only `cancel` gets here (the rest are refused by the Workers
-// gateway's feature list): its transition is one fenced batch and its audit row follows it.
+// record it in the audit log in ONE transaction with the dispatch it stages (a cancel: with its
+// cascade, cancel-cascade.ts), then publish the event and dispatch after commit (the same order
+// as the accept path). On a database without interactive transactions (D1) only `cancel` gets
+// here (the rest are refused by the Workers gateway's feature list): its transition is one fenced
+// batch, its audit row follows it, and its cascade follows after the call's own writes.
 
 import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
 import { appendAudit, getJob, type Db } from '@sluice/storage/portable';
 import { logJobStates } from '../log-job-states.js';
 import type { RouterDeps } from '../routers/deps.js';
-import { afterCancel } from '../waits/cancel-cascade.js';
+import { afterCancel, cascadeCancel } from '../waits/cancel-cascade.js';
 import { applyJobAction, type ActionRequest } from './job-actions.js';
 
 export const AUDIT_OF: Record<BulkAction, AuditAction> = {
@@ -39,6 +40,11 @@ export async function runJobAction(
     // Throwing rolls back whatever the action wrote with the failed step.
     if (!out.ok) throw out.error;
     if (out.pointer) await dispatch.stage(tx, [out.pointer]);
+    // With the cancel: its waits close, its attached children go too.
+    const cascaded =
+      req.action === 'cancel'
+        ? await cascadeCancel(database, tx, caller.tenantId, [job.id])
+        : undefined;
     await appendAudit(tx, [
       {
         tenantId: caller.tenantId,
@@ -55,15 +61,16 @@ export async function runJobAction(
         },
       },
     ]);
-    return out;
+    return { ...out, cascaded };
   };
-  const out = database.capabilities.interactiveTransactions
+  const { cascaded, ...out } = database.capabilities.interactiveTransactions
     ? await database.transaction(work)
     : await work(database.db);
+  if (req.action === 'cancel') deps.hooks?.at('after-cancel-commit');
   hub.publish([out.event]);
   logJobStates(deps.logger, [out.event], out.job);
   if (out.pointer) await dispatch.afterCommit([out.pointer], { markQueued: false });
   if (req.action === 'cancel')
-    await afterCancel(deps, caller.tenantId, { id: job.id, version: job.version });
+    await afterCancel(deps, caller.tenantId, [{ id: job.id, version: job.version }], cascaded);
   return out;
 }

@@ -1,83 +1,64 @@
-// What follows a stored cancel, whoever stored it (one job's `jobs.cancel`, a bulk cancel's
-// batch, a singleton submit that replaced its key's older jobs): the runtime stops the run, the job's waits close, and its attached children
-// (and theirs) are cancelled too, each with its own compare-and-set transition and event, so a
-// child that ended meanwhile stays as it ended and a detached child (`children.start(…, {
-// detached: true })`) is left alone. Best effort after the parent's cancel is stored: a step that
-// fails here is logged, never undoes or blocks the parent's cancel.
+// What a stored cancel takes with it, whoever stored it (one job's `jobs.cancel`, a bulk
+// cancel's batch, a singleton submit that replaced its key's older jobs). The database part —
+// the cancelled jobs' waits close, their attached children (and theirs) are cancelled
+// PARENT_CANCELLED — is written by `cascadeCancel` inside the transaction that stores the
+// cancel, so no crash can come between them. What cannot be in a transaction comes after the
+// commit, best effort (`afterCancel`): the runtime stops the runs. A run nobody stops is fenced
+// anyway: its next write needs its job `running` at its epoch. A child that ended meanwhile
+// stays as it ended and a detached child (`children.start(…, { detached: true })`) is left alone.
 
 import {
-  cascadeTargets,
-  closeWaits,
-  transitionJob,
-  type StoredEvent,
+  cancelDescendants,
+  type CancelledDescendants,
+  type Db,
+  type SluiceDatabase,
 } from '@sluice/storage/portable';
 import type { RouterDeps } from '../routers/deps.js';
 
 type CancelDeps = Pick<RouterDeps, 'database' | 'hub' | 'stopRun' | 'logger'>;
 
-/** Runs after a cancel of `job` committed; every failure is logged, none is thrown. */
-export async function afterCancel(
-  deps: CancelDeps,
+/**
+ * In the transaction that stored the cancel of `ids`. Without interactive transactions (D1)
+ * there is no transaction to join: `undefined`, and `afterCancel` writes the cascade after the
+ * cancel, best effort, as the next statements.
+ */
+export async function cascadeCancel(
+  database: SluiceDatabase,
+  tx: Db,
   tenantId: string,
-  job: { id: string; version: string },
-): Promise<void> {
-  // The runtime stops the run (Workflows: terminate the instance). The cancel is already
-  // stored, so a run that outlives a failed stop has its next fenced write refused.
-  await deps.stopRun?.(job).catch(failed(deps, job.id, 'stopping a cancelled run failed'));
-  await closeAndCascade(deps, tenantId, job.id);
+  ids: readonly string[],
+): Promise<CancelledDescendants | undefined> {
+  if (!database.capabilities.interactiveTransactions) return undefined;
+  return cancelDescendants(tx, tenantId, ids);
 }
 
 /**
- * The same for the jobs a submit cancelled (a singleton `cancel-older`: its events say which),
- * on the Node gateway only, where no runtime has a run to stop.
+ * After the commit of a cancel of `jobs` whose cascade `cascaded` was written with it: publishes
+ * the descendants' events and stops every run (the jobs' and their descendants'). Every failure
+ * is logged, none is thrown: the cancels are stored.
  */
-export async function afterCancelEvents(
-  deps: Omit<CancelDeps, 'stopRun' | 'logger'> & { logger?: CancelDeps['logger'] | undefined },
+export async function afterCancel(
+  deps: CancelDeps,
   tenantId: string,
-  events: readonly StoredEvent[],
+  jobs: readonly { id: string; version: string }[],
+  cascaded: CancelledDescendants | undefined,
 ): Promise<void> {
-  for (const { event } of events)
-    if (event.type === 'state' && event.to === 'cancelled')
-      await closeAndCascade(deps, tenantId, event.jobId);
-}
-
-/** Its waits close (the sweep never reads them again); its attached children go with it. */
-async function closeAndCascade(
-  deps: Omit<CancelDeps, 'logger'> & { logger?: CancelDeps['logger'] | undefined },
-  tenantId: string,
-  id: string,
-): Promise<void> {
-  await closeWaits(deps.database.db, id).catch(
-    failed(deps, id, 'closing the waits of a cancelled job failed'),
-  );
-  await cancelCascade(deps, tenantId, id).catch(
-    failed(deps, id, 'cancelling the children of a cancelled job failed'),
-  );
-}
-
-function failed(deps: { logger?: CancelDeps['logger'] | undefined }, jobId: string, what: string) {
-  return (error: unknown) => deps.logger?.error(what, { jobId, error });
-}
-
-export async function cancelCascade(
-  deps: Pick<RouterDeps, 'database' | 'hub' | 'stopRun'>,
-  tenantId: string,
-  parentId: string,
-): Promise<number> {
-  const { database } = deps;
-  const ids = await cascadeTargets(database.db, tenantId, parentId);
-  let cancelled = 0;
-  for (const id of ids) {
-    const r = database.capabilities.interactiveTransactions
-      ? await database.transaction((tx) =>
-          transitionJob(tx, { id, event: 'cancel', reason: 'PARENT_CANCELLED' }),
-        )
-      : await transitionJob(database.db, { id, event: 'cancel', reason: 'PARENT_CANCELLED' });
-    if (!r.ok) continue;
-    cancelled++;
-    await closeWaits(database.db, id);
-    deps.hub.publish([r.event]);
-    await deps.stopRun?.({ id, version: r.job.version }).catch(() => {});
-  }
-  return cancelled;
+  const done =
+    cascaded ??
+    (await cancelDescendants(
+      deps.database.db,
+      tenantId,
+      jobs.map((j) => j.id),
+    ).catch((error: unknown) => {
+      deps.logger.error('cancelling the children of a cancelled job failed', { tenantId, error });
+      return { events: [], jobs: [] };
+    }));
+  if (done.events.length) deps.hub.publish(done.events);
+  // The runtime stops the run (Workflows: terminate the instance).
+  for (const job of [...jobs, ...done.jobs])
+    await deps
+      .stopRun?.(job)
+      .catch((error: unknown) =>
+        deps.logger.error('stopping a cancelled run failed', { jobId: job.id, error }),
+      );
 }

@@ -6,7 +6,7 @@
 // written `scheduled`, due at once: the gateway's due-job scheduler hands it to the runtime like
 // any delayed job, on every runtime that can redispatch.
 
-import { isTerminalState, type JobState } from '@sluice/contracts';
+import type { JobState } from '@sluice/contracts';
 import type { Db, SluiceDatabase } from '../database.js';
 import { insertJob, transitionJob } from '../repos/jobs.js';
 import type { NewJob } from '../repos/job-row.js';
@@ -91,30 +91,4 @@ export async function listChildren(
     detached: Number(r.detached) === 1,
     createdAt: r.created_at,
   }));
-}
-
-/**
- * The attached descendants of a cancelled job that have not ended, breadth first (children of
- * children too): what the cancel cascades to. `maxDepth` bounds a runaway tree.
- */
-export async function cascadeTargets(
-  db: Db,
-  tenantId: string,
-  parentId: string,
-  maxDepth = 8,
-): Promise<string[]> {
-  const out: string[] = [];
-  let level = [parentId];
-  for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
-    const rows = await db
-      .selectFrom('jobs')
-      .select(['id', 'state'])
-      .where('parent_id', 'in', level)
-      .where('tenant_id', '=', tenantId)
-      .where('detached', '=', 0)
-      .execute();
-    level = rows.map((r) => r.id);
-    out.push(...rows.filter((r) => !isTerminalState(r.state as JobState)).map((r) => r.id));
-  }
-  return out;
 }

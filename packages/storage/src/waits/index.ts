@@ -13,5 +13,6 @@ export * from './register-wait.js';
 export * from './signals.js';
 export * from './due-waits.js';
 export * from './children.js';
+export * from './cancel-descendants.js';
 export * from './tokens.js';
 export * from './ready-value.js';
