@@ -12,12 +12,16 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createLocalBlobStore, type DialectName } from '@sluice/storage';
 import { createTestDatabase } from '@sluice/storage/testing';
-import { startOutboxPump, type ConformanceHarness } from '@sluice/worker/conformance';
+import {
+  startOutboxPump,
+  type ConformanceHarness,
+  type TransportFaults,
+} from '@sluice/worker/conformance';
 import { NATS_CAPABILITIES } from '../capabilities.js';
 import { connectNats, natsModules } from '../connection.js';
 import { createNatsDispatcher } from '../gateway/create-nats-dispatcher.js';
 import { createNatsNames } from '../names.js';
-import { createNatsConsumer } from '../worker/create-nats-consumer.js';
+import { createNatsConsumer, type NatsConsumer } from '../worker/create-nats-consumer.js';
 import { startNatsServer } from './nats-server.js';
 
 let n = 0;
@@ -38,17 +42,19 @@ export async function createNatsHarness(dialect: DialectName): Promise<Conforman
     database,
     blobs: createLocalBlobStore(dir),
     consumer: ({ workerId, versions, leaseMs, faults }) =>
-      createNatsConsumer({
-        url: server.url,
-        prefix: names.prefix,
-        workerId,
-        versions,
-        leaseMs,
-        blockMs: 100,
-        database,
-        servedTtlMs: 600,
+      withReadFaults(
+        createNatsConsumer({
+          url: server.url,
+          prefix: names.prefix,
+          workerId,
+          versions,
+          leaseMs,
+          blockMs: 100,
+          database,
+          servedTtlMs: 600,
+        }),
         faults,
-      }),
+      ),
     dispatch: (pointers) => dispatcher.dispatch(pointers),
     async pending(kind) {
       // A work queue keeps a message until it is acknowledged: what is left is unfinished.
@@ -65,5 +71,17 @@ export async function createNatsHarness(dialect: DialectName): Promise<Conforman
       await test.dispose();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Read failures injected around the consumer (the conformance suite's transport faults). */
+function withReadFaults(consumer: NatsConsumer, faults: TransportFaults | undefined): NatsConsumer {
+  if (!faults) return consumer;
+  return {
+    ...consumer,
+    read: (max, signal) =>
+      faults.failReads
+        ? Promise.reject(new Error('injected read failure'))
+        : consumer.read(max, signal),
   };
 }

@@ -46,8 +46,6 @@ export interface NatsConsumerOptions {
   /** How long a served-versions heartbeat counts (default 30 s; renewed every third of it). */
   servedTtlMs?: number | undefined;
   onError?: ((error: unknown) => void) | undefined;
-  /** Test seam: read failures injected into the transport's pull requests. */
-  faults?: { failReads: boolean } | undefined;
 }
 
 export const DEFAULT_NATS_LEASE_MS = 30_000;
@@ -87,7 +85,6 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     blockMs,
     session,
     isClosing: () => closing !== undefined,
-    faults: opts.faults,
   });
   const servedTtlMs = opts.servedTtlMs ?? 30_000;
   let heartbeat: Periodic | undefined;

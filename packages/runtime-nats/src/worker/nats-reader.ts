@@ -40,7 +40,6 @@ export interface NatsReaderOptions {
   blockMs: number;
   session: NatsSession;
   isClosing(): boolean;
-  faults?: { failReads: boolean } | undefined;
 }
 
 export function createNatsReader(opts: NatsReaderOptions) {
@@ -155,7 +154,6 @@ export function createNatsReader(opts: NatsReaderOptions) {
   return {
     async read(max: number, signal?: AbortSignal): Promise<NatsDelivery[]> {
       if (opts.isClosing() || max <= 0) return [];
-      if (opts.faults?.failReads) throw new Error('injected read failure');
       const p = await session.get();
       try {
         return await readFrom(p, max, signal);
