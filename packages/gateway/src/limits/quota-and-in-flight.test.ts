@@ -88,7 +88,9 @@ describeEachDialect('limits: storage quota and requests in flight', (ctx) => {
     const g = (f = await startGateway(ctx(), { limits: { requestsPerKey: 2 } }));
     const slow = [slowUpload(g.url, g.keyA), slowUpload(g.url, g.keyA)];
     const list = () => httpCall(g.url, 'jobs.list', 'query', g.keyA, {});
-    await waitFor(async () => (await list()).status === 429, { timeoutMs: 10_000 });
+    // The two uploads hold their slots until ended; on a loaded machine they take a while to
+    // get through authentication and reach the handler.
+    await waitFor(async () => (await list()).status === 429, { timeoutMs: 30_000 });
     const refused = await fetch(`${g.url}/trpc/jobs.list?input=%7B%7D`, {
       headers: { authorization: `Bearer ${g.keyA}` },
     });

@@ -170,13 +170,15 @@ describeEachDialect('schedules', (ctx) => {
       cron: '0 0 1 1 *',
     });
     const other = f.http(f.keyB);
+    // One call at a time: calls started together share one batch, whose refusals would reject
+    // the later promises before anything awaits them (unhandled rejections).
     for (const call of [
-      other.schedules.get.query({ id: mine.id }),
-      other.schedules.pause.mutate({ id: mine.id }),
-      other.schedules.resume.mutate({ id: mine.id }),
-      other.schedules.delete.mutate({ id: mine.id }),
+      () => other.schedules.get.query({ id: mine.id }),
+      () => other.schedules.pause.mutate({ id: mine.id }),
+      () => other.schedules.resume.mutate({ id: mine.id }),
+      () => other.schedules.delete.mutate({ id: mine.id }),
     ]) {
-      expect(codeOf(await errorOf(call))).toBe('NOT_FOUND');
+      expect(codeOf(await errorOf(call()))).toBe('NOT_FOUND');
     }
     expect((await other.schedules.list.query({})).items).toEqual([]);
     const own = await f.http(f.keyA).schedules.list.query({ limit: 100 });

@@ -35,7 +35,9 @@ export function describeZombieWritesFenced(
           ...rig.childEnv(),
           LEASE_MS: String(LEASE_MS),
           RENEW_MS: '200',
-          UNIT_MS: '300',
+          // Long units: the zombie is paused between its first unit's stored progress and its
+          // second unit, a window the test must hit on a loaded machine too.
+          UNIT_MS: '1000',
           UNITS: String(UNITS),
         };
         await using a = await spawnNode(XP_WORKER_CHILD, {
@@ -45,8 +47,15 @@ export function describeZombieWritesFenced(
         const aProbes = (await a.waitForLine(/READY (\S+)/))[1] as string;
         const [jobId] = (await submitXpJobsVia(rig, database, 1)) as [string];
         await a.waitForLine(/UNIT \S+ u0/, 20_000);
-        // Pause between writes (the unit takes 300 ms; its events were flushed right after u0).
-        await sleep(60);
+        // Pause between writes: once u0's progress is stored (its flush follows the unit; a
+        // fixed delay missed it at load 13), well before u1 ends.
+        await waitFor(
+          async () =>
+            (await listEvents(database.db, jobId)).some(
+              (e) => e.type === 'progress' && (e.data as { by: string }).by === 'zombie-a',
+            ),
+          { timeoutMs: 10_000, intervalMs: 10, message: "a's u0 progress stored" },
+        );
         a.signal('SIGSTOP');
         const stoppedAt = Date.now();
 
