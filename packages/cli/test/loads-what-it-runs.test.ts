@@ -66,5 +66,8 @@ describe('a command loads what it runs', () => {
     expect(matching(urls, GATEWAY)).toEqual([]);
     expect(matching(urls, WORKER)).toEqual([]);
     expect(matching(urls, RUNTIME_HALVES)).toEqual([]);
+    // From source the config's imports are the CLI's own modules, not a second copy of each.
+    expect(urls.filter((u) => u.includes('tsx-namespace'))).toEqual([]);
+    expect(urls.length).toBe(new Set(urls).size);
   });
 });
