@@ -1,7 +1,7 @@
 export { defineConfig, resolveSettings, rolloutEnvName } from './define-config.js';
 export type { CheckedHandlers, HandlerMap, Settings, SluiceConfig } from './define-config.js';
 export { findConfig, loadConfig } from './load-config.js';
-export { runServe } from './commands/serve.js';
+import type { runServe as RunServe } from './commands/serve.js';
 export type { Served, ServeMode } from './commands/serve.js';
 export { main } from './main.js';
 export { EXIT_CODES, formatCliError, UsageError, isUsageError } from './cli-errors.js';
@@ -15,3 +15,12 @@ export {
 } from './runtimes/registry.js';
 export type { RuntimeName } from './runtimes/registry.js';
 export { embedded } from './runtimes/embedded.js';
+
+/**
+ * `sluice dev` / `gateway` / `worker` in this process. A `sluice.config.ts` imports this package
+ * for `defineConfig`, so the gateway and the worker are imported here only when called.
+ */
+export async function runServe(...args: Parameters<typeof RunServe>): ReturnType<typeof RunServe> {
+  const { runServe: run } = await import('./commands/serve.js');
+  return run(...args);
+}

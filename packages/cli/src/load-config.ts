@@ -1,6 +1,6 @@
-// Loads `sluice.config.ts` with tsx's `tsImport`: Node 22.12 does not run TypeScript by itself
-// (type stripping is on by default only from 22.18), and tsImport works from the compiled `dist`
-// too.
+// Loads `sluice.config.ts`. From the compiled `dist`, with tsx's `tsImport`: Node 22.12 does not
+// run TypeScript by itself (type stripping is on by default only from 22.18). From source, the
+// loader that runs this module already compiles TypeScript, so a plain import (RUNS_FROM_SOURCE).
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -8,6 +8,14 @@ import { pathToFileURL } from 'node:url';
 import { SluiceError } from '@sluice/contracts';
 import type { JobRegistry } from '@sluice/contracts';
 import type { SluiceConfig } from './define-config.js';
+
+/**
+ * This module is TypeScript run by a loader that already compiles TypeScript (a checkout's
+ * `sluice`, which registers tsx, or a test runner): the config is imported as any module, so its
+ * `@sluice/*` imports are the modules already loaded. tsImport would load them all a second time
+ * (a namespace of its own): the gateway, the worker, storage and kysely twice in `sluice dev`.
+ */
+const RUNS_FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 export const CONFIG_FILES = [
   'sluice.config.ts',
@@ -35,8 +43,12 @@ export function findConfig(cwd: string, explicit?: string): string {
 export async function loadConfig(path: string): Promise<SluiceConfig<JobRegistry, object>> {
   let mod: { default?: unknown };
   try {
-    const { tsImport } = await import('tsx/esm/api');
-    mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown };
+    const url = pathToFileURL(path).href;
+    mod = (
+      RUNS_FROM_SOURCE
+        ? await import(url)
+        : await (await import('tsx/esm/api')).tsImport(url, import.meta.url)
+    ) as { default?: unknown };
   } catch (error) {
     throw new SluiceError('INVALID_CONFIG', `cannot load ${whyNotLoaded(path, error)}`, {
       cause: error,

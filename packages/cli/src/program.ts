@@ -34,7 +34,7 @@ async function logSettings(settings: Settings, config: string): Promise<void> {
   if (settings.logLevel !== 'debug' && settings.logLevel !== 'trace') return;
   const [{ createLogger }, { describeDatabaseUrl }] = await Promise.all([
     import('@sluice/gateway'),
-    import('@sluice/storage'),
+    import('@sluice/storage/database-url'),
   ]);
   createLogger({ service: 'cli', level: settings.logLevel }).debug?.('settings', {
     config,

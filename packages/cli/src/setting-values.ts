@@ -2,7 +2,8 @@
 // setting reader so a wrong value names the flag, variable or config field it came from.
 
 import { SluiceError, parseLogLevel, type LogLevel } from '@sluice/contracts';
-import { DATABASE_URL_FORMS, parseDatabaseUrl } from '@sluice/storage';
+// The light subpath: every command reads DATABASE_URL, few open the database (kysely, drivers).
+import { DATABASE_URL_FORMS, parseDatabaseUrl } from '@sluice/storage/database-url';
 import type { SettingReader } from './setting-reader.js';
 
 /** At least 32 bytes, so a short secret fails at start rather than at the first signed link. */

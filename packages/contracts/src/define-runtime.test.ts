@@ -40,15 +40,47 @@ describe('defineRuntime', () => {
     expect(rt.env).toEqual({ url: expect.objectContaining({ name: 'DEMO_URL' }) });
   });
 
-  it('a runtime that lacks something says so, and builds neither half', () => {
+  it('a runtime that lacks something says so, and builds neither half', async () => {
     const rt = demo();
     expect(rt.check()).toBe('needs DEMO_URL');
-    expect(() => rt.gateway({ database: 'db' })).toThrowError(/the demo runtime needs DEMO_URL/);
+    await expect(rt.gateway({ database: 'db' })).rejects.toThrowError(
+      /the demo runtime needs DEMO_URL/,
+    );
     const half = rt.worker();
     expect(half.kind).toBe('pull');
-    expect(() => half.kind === 'pull' && half.consumer({ database: 'db' })).toThrowError(
-      /needs DEMO_URL/,
-    );
-    expect(demo({ url: 'u' }).gateway({ database: 'db' })).toEqual({ url: 'u', database: 'db' });
+    if (half.kind === 'pull')
+      await expect(half.consumer({ database: 'db' })).rejects.toThrowError(/needs DEMO_URL/);
+    expect(await demo({ url: 'u' }).gateway({ database: 'db' })).toEqual({
+      url: 'u',
+      database: 'db',
+    });
+  });
+
+  it('a half that loads its code on demand runs nothing until it is started', async () => {
+    const started: string[] = [];
+    const lazy = defineRuntime({
+      name: 'lazy',
+      options: z.object({}).strict(),
+      capabilities: () => EMBEDDED_CAPABILITIES,
+      gateway: async (_o, resources: { database: string }) => {
+        started.push('gateway');
+        return { database: resources.database };
+      },
+      worker: () => ({
+        kind: 'pull',
+        consumer: async () => {
+          started.push('worker');
+          return () => ({}) as never;
+        },
+      }),
+    });
+    const rt = lazy();
+    const half = rt.worker();
+    expect(half.kind).toBe('pull');
+    expect(started).toEqual([]);
+    expect(await rt.gateway({ database: 'db' })).toEqual({ database: 'db' });
+    if (half.kind === 'pull')
+      expect(typeof (await half.consumer({ database: 'db' }))).toBe('function');
+    expect(started).toEqual(['gateway', 'worker']);
   });
 });

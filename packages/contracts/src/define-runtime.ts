@@ -9,9 +9,23 @@
 //     env: { url: { name: 'MY_QUEUE_URL', flag: '--my-queue-url <url>', description: 'the queue' } },
 //     capabilities: () => CAPABILITIES,
 //     check: (o) => (o.url ? undefined : 'needs url (REDIS_URL)'),
-//     gateway: (o, resources) => ({ dispatcher: …, close: async () => {} }),
-//     worker: (o) => ({ kind: 'pull', consumer: () => (ctx) => createConsumer(o, ctx) }),
+//     gateway: async (o, resources) => {
+//       const { createMyDispatcher } = await import('./gateway/dispatcher.js');
+//       return { dispatcher: createMyDispatcher(o, resources), close: async () => {} };
+//     },
+//     worker: (o) => ({
+//       kind: 'pull',
+//       consumer: async () => {
+//         const { createConsumer } = await import('./worker/consumer.js');
+//         return (ctx) => createConsumer(o, ctx);
+//       },
+//     }),
 //   });
+//
+// The halves may be async so that the module defining the runtime stays light: a config file or
+// a command that only reads the runtime's name, options and flags (`sluice --help`, `jobs list`)
+// then loads no transport, gateway or worker code; each half imports its implementation when a
+// process starts it.
 //
 // The resources (`TResources`: the job database) and the gateway half (`TGatewayHalf`: the
 // dispatcher, an events tailer, probes, routes) are the gateway's and storage's types; contracts
@@ -35,7 +49,10 @@ export type RuntimeConsumerFactory = (ctx: RuntimeConsumerContext) => RuntimeCon
 
 /** The worker's half: a consumer a worker process pulls from, or a platform that pushes. */
 export type RuntimeWorkerHalf<TResources> =
-  | { readonly kind: 'pull'; consumer(resources: TResources): RuntimeConsumerFactory }
+  | {
+      readonly kind: 'pull';
+      consumer(resources: TResources): RuntimeConsumerFactory | Promise<RuntimeConsumerFactory>;
+    }
   /** The platform runs the jobs (a Workflow class deployed elsewhere): nothing to start here. */
   | { readonly kind: 'push'; readonly entry: string; readonly instructions: string };
 
@@ -73,9 +90,16 @@ export interface SluiceRuntime<TResources = never, TGatewayHalf = unknown> {
   check(): string | undefined;
   /** The services to wait for at start (none for a runtime that only uses the job database). */
   services(): readonly RuntimeServiceProbe[];
-  gateway(resources: TResources): TGatewayHalf;
-  worker(): RuntimeWorkerHalf<TResources>;
+  /** The gateway half, its implementation imported on demand. */
+  gateway(resources: TResources): Promise<TGatewayHalf>;
+  /** Its kind synchronously; a pull half's `consumer` resolves to the consumer factory. */
+  worker(): RuntimeStartedWorkerHalf<TResources>;
 }
+
+/** A runtime object's worker half: the pull consumer factory always arrives as a promise. */
+export type RuntimeStartedWorkerHalf<TResources> =
+  | { readonly kind: 'pull'; consumer(resources: TResources): Promise<RuntimeConsumerFactory> }
+  | { readonly kind: 'push'; readonly entry: string; readonly instructions: string };
 
 export interface RuntimeDefinition<S extends z.ZodObject, TResources, TGatewayHalf> {
   readonly name: string;
@@ -86,7 +110,8 @@ export interface RuntimeDefinition<S extends z.ZodObject, TResources, TGatewayHa
   capabilities(options: z.output<S>): RuntimeCapabilities;
   check?(options: z.output<S>): string | undefined;
   services?(options: z.output<S>): readonly RuntimeServiceProbe[];
-  gateway(options: z.output<S>, resources: TResources): TGatewayHalf;
+  /** May be async: a dynamic import keeps the half's code out of processes that never start it. */
+  gateway(options: z.output<S>, resources: TResources): TGatewayHalf | Promise<TGatewayHalf>;
   worker(options: z.output<S>): RuntimeWorkerHalf<TResources>;
 }
 
@@ -132,17 +157,17 @@ export function defineRuntime<S extends z.ZodObject, TResources, TGatewayHalf>(
         assertComplete();
         return def.services?.(options) ?? [];
       },
-      gateway(resources: TResources) {
+      async gateway(resources: TResources) {
         assertComplete();
         return def.gateway(options, resources);
       },
-      worker(): RuntimeWorkerHalf<TResources> {
+      worker(): RuntimeStartedWorkerHalf<TResources> {
         // Its kind is known without complete options (a command asks whether to start one).
         const half = def.worker(options);
         if (half.kind === 'push') return half;
         return {
           kind: 'pull',
-          consumer(resources: TResources) {
+          async consumer(resources: TResources) {
             assertComplete();
             return half.consumer(resources);
           },

@@ -8,10 +8,11 @@
 // job into them.
 //
 //   runtime: cloudflareWorkflows({ workflows: { v1: 'summarize-v1' }, accountId: '…' })
+//
+// This module stays light (the `./runtime` subpath): the gateway half imports the dispatcher and
+// the callback routes when a gateway starts.
 import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES, defineRuntime } from '@sluice/contracts';
 import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
-import { createWorkflowsRestDispatcher } from './gateway/create-workflows-rest-dispatcher.js';
-import { stateCallbackRoutes } from './gateway/state-callback-route.js';
 import { z } from 'zod';
 
 export const CloudflareWorkflowsOptions = z
@@ -50,7 +51,11 @@ export const cloudflareWorkflows = defineRuntime({
       return 'needs SLUICE_STATE_CALLBACK_SECRET (at least 32 characters)';
     return undefined;
   },
-  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
+  async gateway(o, { database }: RuntimeResources): Promise<GatewayRuntimeHalf> {
+    const [{ createWorkflowsRestDispatcher }, { stateCallbackRoutes }] = await Promise.all([
+      import('./gateway/create-workflows-rest-dispatcher.js'),
+      import('./gateway/state-callback-route.js'),
+    ]);
     const dispatcher = createWorkflowsRestDispatcher({
       database,
       accountId: o.accountId as string,

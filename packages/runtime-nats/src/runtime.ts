@@ -2,13 +2,14 @@
 // job database.
 //
 //   runtime: nats({ url: 'nats://127.0.0.1:4222' })
+//
+// This module stays light (the `./runtime` subpath): each half imports the NATS client and its
+// gateway or worker code when a process starts it.
 import { defineRuntime, type RuntimeServiceProbe } from '@sluice/contracts';
 import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
 import net from 'node:net';
 import { z } from 'zod';
 import { NATS_CAPABILITIES } from './capabilities.js';
-import { createNatsGatewayRuntime } from './gateway/create-nats-gateway-runtime.js';
-import { createNatsConsumer } from './worker/create-nats-consumer.js';
 
 export const NatsOptions = z
   .object({
@@ -57,7 +58,8 @@ export const nats = defineRuntime({
   capabilities: () => NATS_CAPABILITIES,
   check: (o) => (o.url ? undefined : 'needs NATS_URL (--nats-url, or url)'),
   services: (o) => [natsProbe(o.url as string, 5_000)],
-  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
+  async gateway(o, { database }: RuntimeResources): Promise<GatewayRuntimeHalf> {
+    const { createNatsGatewayRuntime } = await import('./gateway/create-nats-gateway-runtime.js');
     const rt = createNatsGatewayRuntime({
       url: o.url as string,
       database,
@@ -67,7 +69,10 @@ export const nats = defineRuntime({
   },
   worker: (o) => ({
     kind: 'pull',
-    consumer: (resources: RuntimeResources) => (ctx) =>
-      createNatsConsumer({ url: o.url, prefix: o.prefix, database: resources.database, ...ctx }),
+    consumer: async (resources: RuntimeResources) => {
+      const { createNatsConsumer } = await import('./worker/create-nats-consumer.js');
+      return (ctx) =>
+        createNatsConsumer({ url: o.url, prefix: o.prefix, database: resources.database, ...ctx });
+    },
   }),
 });

@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { SluiceError, type RuntimeServiceProbe } from '@sluice/contracts';
-import { requireOptional } from '@sluice/storage';
+// The light subpath: the probe runs before anything else is loaded (storage's root is kysely).
+import { requireOptional } from '@sluice/storage/require-optional';
 
 /**
  * The Redis client the runtime will load (an optional peer of this package), resolved from here

@@ -1,13 +1,14 @@
 // Valkey Streams: one consumer group per job stream on Valkey/Redis; state in the job database.
 //
 //   runtime: valkeyStreams({ url: 'redis://…', fairness: { maxUndelivered: 256 } })
+//
+// This module stays light (the `./runtime` subpath): each half imports its Redis client and
+// its gateway or worker code when a process starts it.
 import { defineRuntime } from '@sluice/contracts';
 import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
 import { z } from 'zod';
 import { valkeyStreamsCapabilities } from './capabilities.js';
-import { createStreamsGatewayRuntime } from './gateway/create-streams-gateway-runtime.js';
 import { redisProbe } from './redis-probe.js';
-import { createStreamsRuntime } from './worker/create-streams-runtime.js';
 
 const Fairness = z
   .object({
@@ -50,7 +51,9 @@ export const valkeyStreams = defineRuntime({
   check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
   // Each attempt is bounded on its own; the starting process retries within its connect window.
   services: (o) => [redisProbe(o.url as string, 5_000)],
-  gateway(o, { database }: RuntimeResources): GatewayRuntimeHalf {
+  async gateway(o, { database }: RuntimeResources): Promise<GatewayRuntimeHalf> {
+    const { createStreamsGatewayRuntime } =
+      await import('./gateway/create-streams-gateway-runtime.js');
     const rt = createStreamsGatewayRuntime({
       redisUrl: o.url as string,
       database,
@@ -65,7 +68,9 @@ export const valkeyStreams = defineRuntime({
   },
   worker: (o) => ({
     kind: 'pull',
-    consumer: (_resources: RuntimeResources) => (ctx) =>
-      createStreamsRuntime({ redisUrl: o.url, ...ctx }),
+    consumer: async (_resources: RuntimeResources) => {
+      const { createStreamsRuntime } = await import('./worker/create-streams-runtime.js');
+      return (ctx) => createStreamsRuntime({ redisUrl: o.url, ...ctx });
+    },
   }),
 });

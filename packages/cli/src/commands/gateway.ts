@@ -16,7 +16,7 @@ export async function startGateway(
   extraMetrics?: () => Promise<string>,
 ): Promise<StartedGateway> {
   // The gateway half of the configured runtime (its dispatcher; a tailer, probes, routes).
-  const parts = settings.runtime.gateway({ database: resources.database });
+  const parts = await settings.runtime.gateway({ database: resources.database });
   const gateway = createGateway({
     jobs: settings.jobs,
     database: resources.database,

@@ -13,10 +13,11 @@ export async function startWorker(settings: Settings, resources: Resources): Pro
   // The consume half of the configured runtime: a pull consumer, or a platform that pushes.
   const half = settings.runtime.worker();
   if (half.kind === 'push') throw new SluiceError('INVALID_CONFIG', half.instructions);
+  const consumer = await half.consumer({ database: resources.database });
   const worker = createWorker({
     jobs: settings.jobs,
     handlers: settings.handlers as HandlerRegistry,
-    runtime: half.consumer({ database: resources.database }),
+    runtime: consumer,
     database: resources.database,
     blobs: resources.blobs,
     concurrency: settings.concurrency,

@@ -73,14 +73,16 @@ describe('valkeyStreams()', () => {
     expect(valkeyStreams({ fairness: false }).capabilities.fairAcrossTenants).toBe(false);
   });
 
-  it('needs a url, from the options or REDIS_URL', () => {
+  it('needs a url, from the options or REDIS_URL', async () => {
     expect(() => resolveSettings({ jobs, runtime: valkeyStreams() }, {})).toThrowError(
       /the valkey-streams runtime needs REDIS_URL/,
     );
     const half = valkeyStreams().worker();
-    expect(() => half.kind === 'pull' && half.consumer({ database: {} as never })).toThrowError(
-      /needs REDIS_URL/,
-    );
+    expect(half.kind).toBe('pull');
+    if (half.kind === 'pull')
+      await expect(half.consumer({ database: {} as never })).rejects.toThrowError(
+        /needs REDIS_URL/,
+      );
   });
 });
 
@@ -103,7 +105,7 @@ describe('cloudflareWorkflows()', () => {
     expect(s.runtime.options).toMatchObject({ accountId: 'acc', workflows: { v1: 'a-v1' } });
   });
 
-  it('its gateway half is the REST dispatcher with the callback routes; its worker half is a push entry', () => {
+  it('its gateway half is the REST dispatcher with the callback routes; its worker half is a push entry', async () => {
     const rt = cloudflareWorkflows({
       workflows: { v1: 'a-v1' },
       accountId: 'acc',
@@ -114,7 +116,7 @@ describe('cloudflareWorkflows()', () => {
       kind: 'push',
       entry: '@sluice/runtime-cloudflare-workflows/worker',
     });
-    const half = rt.gateway({ database: {} as never });
+    const half = await rt.gateway({ database: {} as never });
     expect(half.dispatcher.name).toBe('cloudflare-workflows');
     expect(half.dispatcher.capabilities.pullsDeliveries).toBe(false);
     expect(typeof half.routes).toBe('function');

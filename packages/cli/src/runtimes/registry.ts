@@ -4,10 +4,12 @@
 // (`runtime: valkeyStreams({ url })`); the environment's variables are written over its options.
 import { SluiceError, isSluiceError, type RuntimeEnvVar } from '@sluice/contracts';
 import type { NodeRuntime } from '@sluice/gateway';
-import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows';
+// The runtime definitions only (`./runtime` subpaths): every command reads this registry, and
+// each runtime imports its transport and its gateway or worker code when a half is started.
+import { cloudflareWorkflows } from '@sluice/runtime-cloudflare-workflows/runtime';
 import { embedded } from './embedded.js';
-import { valkeyStreams } from '@sluice/runtime-valkey-streams';
-import { nats } from '@sluice/runtime-nats';
+import { valkeyStreams } from '@sluice/runtime-valkey-streams/runtime';
+import { nats } from '@sluice/runtime-nats/runtime';
 
 export const RUNTIME_FACTORIES = {
   embedded,
