@@ -9,33 +9,15 @@ import { formatJobId } from '@sluice/contracts';
 import { expect, it } from 'vitest';
 import type { SluiceDatabase } from '../database.js';
 import { describeEachDialect } from '../testing/dialects.js';
-import { insertJob, transitionJob } from '../repos/jobs.js';
+import { transitionJob } from '../repos/jobs.js';
+import { runningTestJob } from '../testing/test-jobs.js';
 import { startChild } from './children.js';
 import { registerWait } from './register-wait.js';
 import { sweepCandidates } from './due-waits.js';
 
-async function runningParent(database: SluiceDatabase) {
-  const id = formatJobId('v1');
-  await database.transaction(async (tx) => {
-    await insertJob(tx, {
-      id,
-      tenantId: 'acme',
-      kind: 'x.parent',
-      version: 'v1',
-      input: {},
-      inputHash: 'h',
-      maxAttempts: 3,
-    });
-    await transitionJob(tx, { id, event: 'dispatch' });
-  });
-  const r = await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
-  if (!r.ok) throw new Error('start failed');
-  return r.job;
-}
-
 /** A parent waiting (`mode`) on `n` children it started, each still `scheduled`. */
 async function waitingParent(database: SluiceDatabase, n: number, mode: 'all' | 'any') {
-  const parent = await runningParent(database);
+  const parent = await runningTestJob(database, 'x.parent');
   const children: string[] = [];
   for (let i = 0; i < n; i++) {
     const started = await startChild(database, {

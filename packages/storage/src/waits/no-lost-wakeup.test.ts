@@ -5,34 +5,17 @@
 // the signal) or resumed by the signal. Also: a signal before the wait, the timeout, idempotent
 // sends, the sweep, and the fence.
 
-import { formatJobId } from '@sluice/contracts';
 import { expect, it } from 'vitest';
 import type { SluiceDatabase } from '../database.js';
 import { describeEachDialect } from '../testing/dialects.js';
-import { getJobById, insertJob, transitionJob } from '../repos/jobs.js';
+import { getJobById } from '../repos/jobs.js';
+import { runningTestJob } from '../testing/test-jobs.js';
 import { registerWait, type WaitRequest } from './register-wait.js';
 import { sendSignal } from './signals.js';
 import { settleCandidates, sweepCandidates } from './due-waits.js';
 import { getWait } from './wait-rows.js';
 
-async function runningJob(database: SluiceDatabase) {
-  const id = formatJobId('v1');
-  await database.transaction(async (tx) => {
-    await insertJob(tx, {
-      id,
-      tenantId: 'acme',
-      kind: 'x.waits',
-      version: 'v1',
-      input: {},
-      inputHash: 'h',
-      maxAttempts: 3,
-    });
-    await transitionJob(tx, { id, event: 'dispatch' });
-  });
-  const r = await database.transaction((tx) => transitionJob(tx, { id, event: 'start' }));
-  if (!r.ok) throw new Error('start failed');
-  return r.job;
-}
+const runningJob = (database: SluiceDatabase) => runningTestJob(database, 'x.waits');
 
 function waitOn(
   job: { id: string; epoch: number; lastSeq: number },

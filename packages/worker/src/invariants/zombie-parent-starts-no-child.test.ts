@@ -4,10 +4,9 @@
 // zombie gets LEASE_LOST and writes no child — whatever key it uses (a key the new holder never
 // uses would otherwise leave an orphan child running beside the real ones). The new holder
 // starts its child as usual, and a cancelled parent starts nothing either.
-import { defineJob, formatJobId, SluiceError } from '@sluice/contracts';
-import { claimJobs, insertJob, transitionJob, type SluiceDatabase } from '@sluice/storage';
-import { describeEachDialect } from '@sluice/storage/testing';
-import { sleep } from '@sluice/testkit';
+import { defineJob, SluiceError } from '@sluice/contracts';
+import { transitionJob, type SluiceDatabase } from '@sluice/storage';
+import { describeEachDialect, takenOverTestJob } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createChildJobs } from '../waits/child-jobs.js';
@@ -19,31 +18,10 @@ const child = defineJob({
   input: z.object({ n: z.number().int() }),
   output: z.object({ n: z.number().int() }),
 });
-const versions = [{ kind: 'xp.zparent', version: 'v1' }];
 
 /** A parent claimed by A, claimed again by B once A's lease lapsed. */
-async function takenOverParent(database: SluiceDatabase) {
-  const id = formatJobId('v1');
-  await database.transaction(async (tx) => {
-    await insertJob(tx, {
-      id,
-      tenantId: 'acme',
-      kind: 'xp.zparent',
-      version: 'v1',
-      input: {},
-      inputHash: 'h',
-      maxAttempts: 5,
-    });
-    await transitionJob(tx, { id, event: 'dispatch' });
-  });
-  const claim = (owner: string) =>
-    claimJobs(database, { versions, owner, leaseMs: LEASE_MS, limit: 1 });
-  const [held] = await claim('owner-a');
-  await sleep(LEASE_MS + 200);
-  const [taken] = await claim('taker-b');
-  if (!held || !taken) throw new Error('the takeover did not happen');
-  return { id, zombie: held.job.epoch, holder: taken.job.epoch };
-}
+const takenOverParent = (database: SluiceDatabase) =>
+  takenOverTestJob(database, 'xp.zparent', LEASE_MS);
 
 function childJobs(database: SluiceDatabase, job: { id: string; epoch: number }) {
   const seen = { fenced: 0, started: 0 };
