@@ -4,7 +4,7 @@ import { classifyCall, classifyDeclaration, type CallClass } from './idempotency
 
 const base = { provider: 'acme', modality: 'image' };
 
-// One row per line of ARCHITECTURE.md's idempotency table, first matching row wins.
+// One row per line of the idempotency table (the header of idempotency.ts), first matching row wins.
 const ROWS: [string, unknown, CallClass][] = [
   ['undefined declaration', undefined, 'fail_closed'],
   ['null declaration', null, 'fail_closed'],

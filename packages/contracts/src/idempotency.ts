@@ -1,5 +1,6 @@
 // The idempotency table: every provider call is declared and classified before any code may
-// call it. The first row that matches decides (ARCHITECTURE.md, "Retry safety: the contracts"):
+// call it. The first row that matches decides, so a call that is both undeclared and synchronous
+// is refused rather than sent:
 //
 //   not declared, or declared inconsistently          -> fail_closed (refused before sending)
 //   `verified` with recorded duplicate-request evidence -> retry_safe

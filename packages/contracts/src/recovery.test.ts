@@ -17,7 +17,8 @@ type Row = [
   RecoveryAction,
 ];
 
-// Every (class, failure, budget, external id) combination, written out from ARCHITECTURE.md's idempotency table.
+// Every (class, failure, budget, external id) combination, written out from the idempotency table
+// (the header of idempotency.ts) and the recovery rules of recovery.ts.
 function expected(c: CallClass, f: CallFailure, budget: boolean, ext: boolean): RecoveryAction {
   if (c === 'fail_closed') return 'needs_review';
   if (f === 'target_missing') return 'stale';

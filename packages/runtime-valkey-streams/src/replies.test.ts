@@ -10,7 +10,8 @@ import {
   streamIdTime,
 } from './replies.js';
 
-// Reply shapes as iovalkey 0.4 returned them from Redis 7.0.15 (research/node-stack.md 3.3).
+// Reply shapes as iovalkey 0.4 returned them from Redis 7.0.15, recorded from a real server: the
+// client hands back raw nested arrays whose shape differs per command and per edge case.
 describe('stream reply parsers', () => {
   it('XREADGROUP: entries, trimmed entries and block timeouts', () => {
     expect(parseXRead(null)).toEqual([]);

@@ -89,7 +89,8 @@ it(
       await fx.server.restart({ persistence: 'none' });
       const backAt = Date.now();
       await waitFor(() => pingRedis(fx.server.port), { message: 'redis back' });
-      // TODO(gateway reconciler): the gateway re-dispatches on its data-loss marker; here the test does.
+      // No gateway runs here: the test re-dispatches, as the gateway's reconciler does on its
+      // data-loss marker.
       const redispatched = await redispatchUnfinished(database, fx.dispatch);
       await waitFor(
         async () =>

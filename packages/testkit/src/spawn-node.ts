@@ -1,6 +1,7 @@
 // Runs a TypeScript entry in a child Node process, the way a gateway or worker runs in production
 // but from sources. We run `node --import <tsx loader>` rather than the tsx CLI: the CLI is a wrapper
-// process, so a SIGKILL to its pid would leave the real Node process running (node-stack.md #19).
+// process, so a SIGKILL to its pid would leave the real Node process running (SIGKILL cannot be
+// passed on to a child).
 // Here `handle.pid` IS the Node process that runs the entry.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -1,4 +1,5 @@
-// The asset write protocol for one attempt (ARCHITECTURE.md: blob before row, row checked before publish):
+// The asset write protocol for one attempt: blob before row, row checked before publish, so a
+// retry never finds a row without its bytes and a zombie attempt never publishes:
 //
 //   1. ownership row: the deterministic final key + this attempt's id, epoch and staging key
 //      ('published' → reuse the asset, the body is cancelled unread; 'fenced' → the attempt lost

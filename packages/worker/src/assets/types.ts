@@ -1,5 +1,5 @@
 // `ctx.assets`: the job's write and read access to stored files (renders, large results). A
-// write follows the asset protocol (ARCHITECTURE.md, "Asset write protocol"): the final key is
+// write follows the asset protocol (asset-writer.ts: blob before row, row checked before publish): the final key is
 // deterministic from tenant, job, unit and name, so a retry finds what an earlier attempt
 // published and reuses it instead of writing again.
 

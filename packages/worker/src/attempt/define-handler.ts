@@ -1,4 +1,4 @@
-// Handlers in the stage shape of ARCHITECTURE.md: `prepare` plans units with deterministic keys,
+// Handlers in stages, because a unit is what a retry skips or repeats: `prepare` plans units with deterministic keys,
 // `execute` runs one unit (its provider calls go through `ctx.providers`, the guard), `apply`
 // combines without provider calls, `finalize` returns the job output. Typed from the job definition, so a handler cannot return
 // an output, report a progress value or read an input field the definition does not declare.

@@ -1,6 +1,7 @@
-// Readiness as the seed write-up defines it: ready only once the runtime is initialised AND its
-// read loop runs; unready after N consecutive read failures, ready again when a read succeeds.
-// (The host adds "unready first on stop".)
+// Readiness: ready only once the runtime is initialised AND its read loop runs; unready after N
+// consecutive read failures (one failed read is noise, a run of them means this worker takes no
+// work and its probe should say so), ready again when a read succeeds. (The host adds "unready
+// first on stop", so nothing routes to a worker that is draining.)
 
 export class Readiness {
   private initDone = false;

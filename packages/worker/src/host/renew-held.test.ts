@@ -1,6 +1,6 @@
 // Catches an attempt being drained that keeps its `drain` cause after its claim was lost: it would
 // then write a `retry` the epoch fence refuses and give back a delivery that is no longer its own.
-// A lost lease overrides any earlier cause except `cancelled` (ARCHITECTURE.md, abort causes).
+// A lost lease overrides any earlier cause except `cancelled` (the job is someone else's now).
 // The database is real (SQLite); the transport is reduced to its renewal answer.
 
 import type { Delivery, RenewOutcome, RuntimeConsumer } from '@sluice/contracts';

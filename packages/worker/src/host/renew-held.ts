@@ -1,8 +1,8 @@
 // One renewal round for every delivery this worker holds: the transport renews the claims and the
 // database says which attempts still own a running job, in one go. A lost claim, or a job that
 // is no longer running at this attempt's epoch, aborts the attempt; a cancel is told apart so its
-// delivery is acknowledged. Cancellation reaches a running job through this path, as ARCHITECTURE.md
-// asks, so no second polling loop exists. A lost lease overrides any earlier cause except
+// delivery is acknowledged. Cancellation reaches a running job through this path: the round
+// already reads every held job's row, so a cancel costs no second polling loop. A lost lease overrides any earlier cause except
 // `cancelled`: an attempt being drained that loses its claim writes nothing and gives nothing back
 // (another holder has the job; its `retry` would only be fenced and its release is not its own).
 

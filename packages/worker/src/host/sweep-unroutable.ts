@@ -29,7 +29,6 @@ export interface SweepOptions {
   onStored?: ((events: StoredEvent[]) => void) | undefined;
 }
 
-/** Versions that have queued jobs of this kind. Storage has no query for it yet (told the lead). */
 /** Returns the ids it dead-lettered. */
 export async function sweepUnroutable(opts: SweepOptions): Promise<string[]> {
   const { database } = opts;

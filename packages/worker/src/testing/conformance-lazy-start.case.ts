@@ -1,4 +1,5 @@
-// Conformance cases of the write model (worker ARCHITECTURE.md, "Lazy start"): a job that ends
+// Conformance cases of the write model's lazy start (the `running` write waits for the start
+// delay or the outcome, whichever comes first, so short jobs cost one write): a job that ends
 // fast costs one write with one event row; a long job shows `running` and its progress to
 // watchers once the start delay has passed, while it still runs; and a zombie's start and
 // outcome written together are fenced, so it can neither finish nor overwrite the job another

@@ -1,5 +1,5 @@
-// Catches a paused attempt that publishes or deletes after it lost its job (ARCHITECTURE.md: "a zombie
-// attempt fails the ownership check and publishes nothing"). Worker A SIGSTOPs itself with its
+// Catches a paused attempt that publishes or deletes after it lost its job (the promise: a zombie
+// attempt fails the ownership check and publishes nothing). Worker A SIGSTOPs itself with its
 // asset's bytes in its staging key, before the publish; it stays stopped past its lease while
 // worker B takes the job over and publishes its own (different) bytes. Then A is SIGCONTed: it
 // must publish nothing, keep B's row and blob byte for byte, and delete only its own staging key.

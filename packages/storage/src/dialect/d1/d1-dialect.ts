@@ -1,7 +1,8 @@
 // The D1 dialect of one binding: SQLite's SQL (D1 is SQLite behind a binding), no interactive
 // transactions, an atomic `batch()` instead, and at most 100 bound parameters a statement. Every
 // write that must land whole is ONE statement or ONE batch, each statement fenced by the row as
-// the writer knew it (packages/storage/ARCHITECTURE.md has the table).
+// the writer knew it: without a transaction to roll back, a statement whose
+// fence fails must change nothing, and the batch's others are fenced the same way.
 
 import type { CompiledQuery, QueryResult } from 'kysely';
 import { isoNow } from '../../json.js';
