@@ -85,11 +85,15 @@ describeEachDialect('limits: storage quota and requests in flight', (ctx) => {
   });
 
   it('requests in flight per key: a slow upload holds its slot; the next request gets 429 until it ends', async () => {
-    const g = (f = await startGateway(ctx(), { limits: { requestsPerKey: 2 } }));
+    // The two uploads hold their slots until ended. On a loaded machine they can reach the
+    // handler seconds apart, so the idle cut (10 s by default) must not end the first before
+    // the second arrives: with it, both answered 408 and the key never filled up.
+    const g = (f = await startGateway(ctx(), {
+      limits: { requestsPerKey: 2 },
+      uploads: { idleMs: 120_000 },
+    }));
     const slow = [slowUpload(g.url, g.keyA), slowUpload(g.url, g.keyA)];
     const list = () => httpCall(g.url, 'jobs.list', 'query', g.keyA, {});
-    // The two uploads hold their slots until ended; on a loaded machine they take a while to
-    // get through authentication and reach the handler.
     await waitFor(async () => (await list()).status === 429, { timeoutMs: 30_000 });
     const refused = await fetch(`${g.url}/trpc/jobs.list?input=%7B%7D`, {
       headers: { authorization: `Bearer ${g.keyA}` },
