@@ -156,6 +156,14 @@ export const RetentionSettings = z
     everyMs: z.number().int().min(1000).max(DAY).optional(),
     /** Batches per sweep at most; the next sweep goes on (bounds one sweep's time). Default 200. */
     maxBatches: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * How long the operator audit log is kept. Default forever. At least a day: the log is pruned
+     * by age, never emptied, so a record of what an operator just did cannot be swept away by a
+     * setting.
+     */
+    audit: RetentionDuration.refine((ms) => ms === null || ms >= DAY, {
+      message: 'the audit log is kept at least a day ("1d" or longer)',
+    }).optional(),
   })
   .strict();
 export type RetentionSettingsInput = z.input<typeof RetentionSettings>;

@@ -6,7 +6,7 @@ import type {
   RetentionSettingsInput,
   RuntimeDispatcher,
 } from '@sluice/contracts';
-import type { BlobStore, Db, RetentionPassResult, SluiceDatabase } from '@sluice/storage';
+import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
 import type { AcceptBatchOptions } from './accept-batcher.js';
@@ -22,6 +22,7 @@ import type { GatewayMetrics, MetricsOptions } from './metrics.js';
 import type { AppRouter } from './routers/index.js';
 import type { LimitOverrides } from './limits/limits.js';
 import type { OrphanSweepResult } from './orphan-sweeper.js';
+import type { RetentionPass } from './retention/run-retention-pass.js';
 import type { UploadOptions } from './uploads.js';
 import type { RuntimeRoutes } from './runtimes/runtime-half.js';
 import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
@@ -140,7 +141,7 @@ export interface Gateway<R extends JobRegistry = JobRegistry> {
    * A retention pass now, as of `now` (the sweeper runs one every `retention.everyMs`); undefined
    * when another replica holds the lock or retention is off.
    */
-  sweepRetention(now?: number): Promise<RetentionPassResult | undefined>;
+  sweepRetention(now?: number): Promise<RetentionPass | undefined>;
   /** Stops the sweeper, the sockets and the tailer. Does not close the database or blob store. */
   close(): Promise<void>;
 }

@@ -4,11 +4,15 @@
 // one replica, and `close()` ends a pass after the batch it is in.
 
 import { randomToken } from '@sluice/contracts';
-import type { BlobStore, RetentionPassResult, SluiceDatabase } from '@sluice/storage';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Registry } from 'prom-client';
 import type { GatewayLogger } from '../logger.js';
 import { createRetentionMetrics } from './retention-metrics.js';
-import { runRetentionPass, type ResolvedRetention } from './run-retention-pass.js';
+import {
+  runRetentionPass,
+  type ResolvedRetention,
+  type RetentionPass,
+} from './run-retention-pass.js';
 
 export interface RetentionSweeperOptions {
   database: SluiceDatabase;
@@ -23,7 +27,7 @@ export interface RetentionSweeperOptions {
 export interface RetentionSweeper {
   start(): void;
   /** A pass now (when this replica gets the lock) and fresh figures; undefined: no pass ran. */
-  sweep(now?: number): Promise<RetentionPassResult | undefined>;
+  sweep(now?: number): Promise<RetentionPass | undefined>;
   /** Stops the timer and waits for a pass in progress (it stops after its current batch). */
   close(): Promise<void>;
 }
@@ -34,11 +38,11 @@ export function createRetentionSweeper(opts: RetentionSweeperOptions): Retention
   const metrics = createRetentionMetrics(opts.registry, database, retention.policy);
   const everyMs = retention.settings.everyMs ?? 5 * 60_000;
   let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<RetentionPassResult | undefined> | undefined;
+  let running: Promise<RetentionPass | undefined> | undefined;
   let closing = false;
 
-  async function pass(now?: number): Promise<RetentionPassResult | undefined> {
-    let result: RetentionPassResult | undefined;
+  async function pass(now?: number): Promise<RetentionPass | undefined> {
+    let result: RetentionPass | undefined;
     try {
       result = await runRetentionPass({
         database,
@@ -50,13 +54,14 @@ export function createRetentionSweeper(opts: RetentionSweeperOptions): Retention
       });
       if (result) {
         metrics.record(result);
-        if (result.jobs > 0 || result.blobFailures > 0)
+        if (result.jobs > 0 || result.blobFailures > 0 || result.auditRows > 0)
           logger.info?.('retention pass', {
             jobs: result.jobs,
             batches: result.batches,
             blobs: result.blobs,
             blobFailures: result.blobFailures,
             complete: result.complete,
+            auditRows: result.auditRows,
           });
       }
     } catch (error) {
@@ -70,7 +75,7 @@ export function createRetentionSweeper(opts: RetentionSweeperOptions): Retention
     return result;
   }
 
-  function sweep(now?: number): Promise<RetentionPassResult | undefined> {
+  function sweep(now?: number): Promise<RetentionPass | undefined> {
     // One pass at a time on this replica: a caller during a pass gets that pass.
     running ??= pass(now).finally(() => {
       running = undefined;

@@ -17,6 +17,7 @@ import {
 } from '@sluice/contracts';
 import {
   acquireLock,
+  pruneAuditOlderThan,
   releaseLock,
   sweepRetention,
   type BlobStore,
@@ -58,10 +59,13 @@ export interface RetentionPassOptions {
   hooks?: RetentionHooks | undefined;
 }
 
+/** A pass's jobs and blobs, and the audit rows older than `retention.audit` it removed. */
+export type RetentionPass = RetentionPassResult & { auditRows: number };
+
 /** The pass's result, or undefined when another replica holds the lock (or retention is off). */
 export async function runRetentionPass(
   opts: RetentionPassOptions,
-): Promise<RetentionPassResult | undefined> {
+): Promise<RetentionPass | undefined> {
   const { database, retention, owner } = opts;
   const { settings } = retention;
   if (settings.enabled === false) return undefined;
@@ -69,7 +73,7 @@ export async function runRetentionPass(
   const ttl = opts.lockTtlMs ?? 60_000;
   if (!(await acquireLock(db, RETENTION_LOCK, owner, ttl))) return undefined;
   try {
-    return await sweepRetention({
+    const pass = await sweepRetention({
       database,
       blobs: opts.blobs,
       policy: retention.policy,
@@ -82,6 +86,12 @@ export async function runRetentionPass(
       stop: async () =>
         opts.closing?.() === true || !(await acquireLock(db, RETENTION_LOCK, owner, ttl)),
     });
+    const keepAudit = settings.audit ?? null;
+    const auditRows =
+      keepAudit === null || opts.closing?.() === true
+        ? 0
+        : await pruneAuditOlderThan(db, keepAudit, RETENTION_LOCK, opts.now ?? Date.now());
+    return { ...pass, auditRows };
   } finally {
     await releaseLock(db, RETENTION_LOCK, owner).catch(() => {});
   }

@@ -146,3 +146,26 @@ export async function pruneAudit(
   const r = await sql`delete from audit_log where at < ${before}`.execute(tx);
   return Number(r.numAffectedRows ?? 0);
 }
+
+/**
+ * The retention sweeper's audit prune: moves the horizon to `now - keepMs` only when some row is
+ * older than that, so a sweep every few minutes does not add a horizon row each time. Plain
+ * statements, no transaction (D1 has none): the horizon is recorded before the delete, and a
+ * delete that fails leaves rows the next pass removes, never a row the trigger wrongly allowed.
+ */
+export async function pruneAuditOlderThan(
+  db: Db,
+  keepMs: number,
+  by: string,
+  now = Date.now(),
+): Promise<number> {
+  const before = isoNow(now - keepMs);
+  const older = await db
+    .selectFrom('audit_log')
+    .select('id')
+    .where('at', '<', before)
+    .limit(1)
+    .executeTakeFirst();
+  if (!older) return 0;
+  return pruneAudit(db, before, by, now);
+}
