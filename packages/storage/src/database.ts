@@ -67,3 +67,12 @@ export interface OpenDatabaseOptions {
    */
   idleInTransactionTimeoutMs?: number;
 }
+
+/**
+ * `fn` in one transaction where the database has interactive ones; on D1, call by call (each
+ * repository call there is one statement or one batch). For a change and the rows that record it
+ * (its audit entry): on SQLite and PostgreSQL neither is kept without the other.
+ */
+export function writeTogether<T>(database: SluiceDatabase, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return database.capabilities.interactiveTransactions ? database.transaction(fn) : fn(database.db);
+}

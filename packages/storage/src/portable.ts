@@ -14,6 +14,7 @@ export type {
   DatabaseCapabilities,
   OpenDatabaseOptions,
 } from './database.js';
+export { writeTogether } from './database.js';
 export * from './dialect/storage-dialect.js';
 export * from './dialect/d1/d1-like.js';
 export * from './dialect/d1/open-d1.js';

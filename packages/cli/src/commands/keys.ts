@@ -3,7 +3,14 @@
 // (least privilege): review decisions, dead-letter requeues and /metrics need their own scopes.
 import { API_KEY_SCOPES, isApiKeyScope, SluiceError, type ApiKeyScope } from '@sluice/contracts';
 import { userInfo } from 'node:os';
-import { appendAudit, createApiKey, listApiKeys, migrate, revokeApiKey } from '@sluice/storage';
+import {
+  appendAudit,
+  createApiKey,
+  listApiKeys,
+  migrate,
+  revokeApiKey,
+  writeTogether,
+} from '@sluice/storage';
 import type { Settings } from '../define-config.js';
 import { openCliDatabase } from '../open-cli-database.js';
 
@@ -76,21 +83,22 @@ export async function runKeys(
         if (!args.tenant) throw new SluiceError('BAD_REQUEST', 'keys create needs --tenant <name>');
         const scopes = parseScopeList(args.scope);
         const expiresAt = parseExpiry(args.expires);
-        const key = await createApiKey(database.db, args.tenant, {
-          label: args.label,
-          scopes,
-          expiresAt,
+        const tenant = args.tenant;
+        // The key and its audit entry together: neither is kept without the other.
+        const key = await writeTogether(database, async (tx) => {
+          const created = await createApiKey(tx, tenant, { label: args.label, scopes, expiresAt });
+          await appendAudit(tx, [
+            {
+              tenantId: created.tenantId,
+              keyId: null,
+              action: 'key.create',
+              target: created.id,
+              note: null,
+              details: { ...cliActor(), label: args.label ?? null, scopes },
+            },
+          ]);
+          return created;
         });
-        await appendAudit(database.db, [
-          {
-            tenantId: key.tenantId,
-            keyId: null,
-            action: 'key.create',
-            target: key.id,
-            note: null,
-            details: { ...cliActor(), label: args.label ?? null, scopes },
-          },
-        ]);
         out(
           `created key ${key.id} for tenant ${key.tenantId} (scopes ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}); it is shown only this once:`,
         );
@@ -116,24 +124,26 @@ export async function runKeys(
       }
       case 'revoke': {
         if (!args.id) throw new SluiceError('BAD_REQUEST', 'keys revoke needs a key id');
-        const revoked = await revokeApiKey(database.db, args.id);
-        if (revoked) {
-          const owner = await database.db
+        const id = args.id;
+        const revoked = await writeTogether(database, async (tx) => {
+          if (!(await revokeApiKey(tx, id))) return false;
+          const owner = await tx
             .selectFrom('api_keys')
             .select(['tenant_id'])
-            .where('id', '=', args.id)
+            .where('id', '=', id)
             .executeTakeFirst();
-          await appendAudit(database.db, [
+          await appendAudit(tx, [
             {
               tenantId: owner?.tenant_id ?? '-',
               keyId: null,
               action: 'key.revoke',
-              target: args.id,
+              target: id,
               note: null,
               details: cliActor(),
             },
           ]);
-        }
+          return true;
+        });
         out(revoked ? `revoked ${args.id}` : `no active key ${args.id}`);
         return;
       }

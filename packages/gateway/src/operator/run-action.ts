@@ -6,7 +6,7 @@
 // batch, its audit row follows it, and its cascade follows after the call's own writes.
 
 import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
-import { appendAudit, getJob, type Db } from '@sluice/storage/portable';
+import { appendAudit, getJob, writeTogether, type Db } from '@sluice/storage/portable';
 import { logJobStates } from '../log-job-states.js';
 import type { RouterDeps } from '../routers/deps.js';
 import { afterCancel, cascadeCancel } from '../waits/cancel-cascade.js';
@@ -63,9 +63,7 @@ export async function runJobAction(
     ]);
     return { ...out, cascaded };
   };
-  const { cascaded, ...out } = database.capabilities.interactiveTransactions
-    ? await database.transaction(work)
-    : await work(database.db);
+  const { cascaded, ...out } = await writeTogether(database, work);
   if (req.action === 'cancel') deps.hooks?.at('after-cancel-commit');
   hub.publish([out.event]);
   logJobStates(deps.logger, [out.event], out.job);

@@ -25,7 +25,14 @@ import {
   type JobRegistry,
   type SubmitInput,
 } from '@sluice/contracts';
-import { appendAudit, getJob, listChildren, listJobs, setJobHold } from '@sluice/storage/portable';
+import {
+  appendAudit,
+  getJob,
+  listChildren,
+  listJobs,
+  setJobHold,
+  writeTogether,
+} from '@sluice/storage/portable';
 import type { z } from 'zod';
 import { openJobWatch } from '../events/watch-job.js';
 import { watchTenant } from '../events/watch-tenant.js';
@@ -127,18 +134,22 @@ export function createJobsRouter<R extends JobRegistry>(p: Procedures, deps: Rou
       .input(HoldInput)
       .output(HoldResult)
       .mutation(async ({ ctx, input }) => {
-        const held = await setJobHold(db, ctx.tenantId, input.id, input.hold);
-        if (!held) throw notFound();
-        await appendAudit(db, [
-          {
-            tenantId: ctx.tenantId,
-            keyId: ctx.keyId ?? null,
-            action: 'job.hold',
-            target: held.id,
-            note: null,
-            details: { hold: held.hold },
-          },
-        ]);
+        // The hold and its audit entry together (one transaction where the database has them).
+        const held = await writeTogether(deps.database, async (tx) => {
+          const set = await setJobHold(tx, ctx.tenantId, input.id, input.hold);
+          if (!set) throw notFound();
+          await appendAudit(tx, [
+            {
+              tenantId: ctx.tenantId,
+              keyId: ctx.keyId ?? null,
+              action: 'job.hold',
+              target: set.id,
+              note: null,
+              details: { hold: set.hold },
+            },
+          ]);
+          return set;
+        });
         deps.logger.info?.('job hold set', { jobId: held.id, hold: held.hold, keyId: ctx.keyId });
         return held;
       }),

@@ -23,6 +23,8 @@ import {
   insertSchedule,
   listSchedules,
   setSchedulePaused,
+  writeTogether,
+  type Db,
   type ScheduleRow,
 } from '@sluice/storage/portable';
 import type { z } from 'zod';
@@ -59,17 +61,19 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
     CreateScheduleInput<R>,
     CreateScheduleInput<R>
   >;
-  // Every change is in the audit log, written right after it (one statement each, so this runs
-  // on D1 too): who changed which schedule, and how.
+  // Every change is in the audit log, written with it (one transaction where the database has
+  // them; on D1, right after it): who changed which schedule, and how.
   const audit = (
+    tx: Db,
     ctx: { tenantId: string; keyId?: string | null | undefined },
     action: 'schedule.create' | 'schedule.pause' | 'schedule.resume' | 'schedule.delete',
     target: string,
     details: Record<string, unknown> = {},
   ) =>
-    appendAudit(db, [
+    appendAudit(tx, [
       { tenantId: ctx.tenantId, keyId: ctx.keyId ?? null, action, target, note: null, details },
     ]);
+  const write = <T>(fn: (tx: Db) => Promise<T>) => writeTogether(deps.database, fn);
   const own = async (tenantId: string, id: string) => {
     const s = await getSchedule(db, tenantId, id);
     if (!s) throw notFound();
@@ -84,25 +88,28 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
         const timezone = input.timezone ?? 'UTC';
         checkCron(input.cron, timezone);
         const first = nextTick(input.cron, timezone, Date.now());
-        const row = await insertSchedule(db, {
-          id: `s_${randomToken()}`,
-          tenantId: ctx.tenantId,
-          name: input.name ?? null,
-          kind: input.kind,
-          input: input.input,
-          cron: input.cron,
-          timezone,
-          missed: input.missed ?? 'skip',
-          catchUpLimit: input.catchUpLimit ?? 10,
-          paused: input.paused ?? false,
-          nextFireAt: iso(first),
-        });
-        if (!row) throw new SluiceError('CONFLICT', 'a schedule of that name exists');
-        await audit(ctx, 'schedule.create', row.id, {
-          kind: row.kind,
-          cron: row.cron,
-          timezone: row.timezone,
-          name: row.name,
+        const row = await write(async (tx) => {
+          const inserted = await insertSchedule(tx, {
+            id: `s_${randomToken()}`,
+            tenantId: ctx.tenantId,
+            name: input.name ?? null,
+            kind: input.kind,
+            input: input.input,
+            cron: input.cron,
+            timezone,
+            missed: input.missed ?? 'skip',
+            catchUpLimit: input.catchUpLimit ?? 10,
+            paused: input.paused ?? false,
+            nextFireAt: iso(first),
+          });
+          if (!inserted) throw new SluiceError('CONFLICT', 'a schedule of that name exists');
+          await audit(tx, ctx, 'schedule.create', inserted.id, {
+            kind: inserted.kind,
+            cron: inserted.cron,
+            timezone: inserted.timezone,
+            name: inserted.name,
+          });
+          return inserted;
         });
         if (first !== undefined && !row.paused) deps.onScheduleTick?.(first);
         return toScheduleView(row);
@@ -128,9 +135,12 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       .input(ScheduleIdInput)
       .output(ScheduleView)
       .mutation(async ({ ctx, input }) => {
-        const row = await setSchedulePaused(db, ctx.tenantId, input.id, true, null);
-        if (!row) throw notFound();
-        await audit(ctx, 'schedule.pause', row.id);
+        const row = await write(async (tx) => {
+          const paused = await setSchedulePaused(tx, ctx.tenantId, input.id, true, null);
+          if (!paused) throw notFound();
+          await audit(tx, ctx, 'schedule.pause', paused.id);
+          return paused;
+        });
         return toScheduleView(row);
       }),
 
@@ -142,9 +152,12 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       .mutation(async ({ ctx, input }) => {
         const s = await own(ctx.tenantId, input.id);
         const next = nextTick(s.cron, s.timezone, Date.now());
-        const row = await setSchedulePaused(db, ctx.tenantId, input.id, false, iso(next));
-        if (!row) throw notFound();
-        await audit(ctx, 'schedule.resume', row.id);
+        const row = await write(async (tx) => {
+          const resumed = await setSchedulePaused(tx, ctx.tenantId, input.id, false, iso(next));
+          if (!resumed) throw notFound();
+          await audit(tx, ctx, 'schedule.resume', resumed.id);
+          return resumed;
+        });
         if (next !== undefined) deps.onScheduleTick?.(next);
         return toScheduleView(row);
       }),
@@ -154,9 +167,12 @@ export function createSchedulesRouter<R extends JobRegistry>(p: Procedures, deps
       .input(ScheduleIdInput)
       .output(ScheduleDeleteResult)
       .mutation(async ({ ctx, input }) => {
-        const deleted = await deleteSchedule(db, ctx.tenantId, input.id);
-        if (!deleted) throw notFound();
-        await audit(ctx, 'schedule.delete', input.id);
+        const deleted = await write(async (tx) => {
+          const gone = await deleteSchedule(tx, ctx.tenantId, input.id);
+          if (!gone) throw notFound();
+          await audit(tx, ctx, 'schedule.delete', input.id);
+          return gone;
+        });
         return { id: input.id, deleted };
       }),
   });

@@ -17,6 +17,7 @@ import {
   nextScheduledDue,
   releaseLock,
   transitionJobs,
+  writeTogether,
   type Db,
   type SluiceDatabase,
   type StoredEvent,
@@ -90,8 +91,7 @@ export function createDueScheduler(opts: DueSchedulerOptions): DueScheduler {
   let closed = false;
   let holding = false;
 
-  const write = <T>(fn: (tx: Db) => Promise<T>): Promise<T> =>
-    database.capabilities.interactiveTransactions ? database.transaction(fn) : fn(db);
+  const write = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => writeTogether(database, fn);
 
   async function page(now: number): Promise<number> {
     const jobs = await dueScheduledJobs(db, now, pageSize);

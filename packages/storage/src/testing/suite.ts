@@ -2,7 +2,7 @@
 // needs: a migrated database and a way to open a second handle on it. Runtime-neutral (no Node
 // module), so `*.case.ts` files import only this, never dialects.ts.
 import { it as vitestIt, type TestFunction } from 'vitest';
-import type { Db, SluiceDatabase } from '../database.js';
+import { writeTogether, type Db, type SluiceDatabase } from '../database.js';
 
 export interface SuiteDatabase {
   readonly database: SluiceDatabase;
@@ -43,5 +43,5 @@ export function suiteIt(label: string, notApplicable: NotApplicable = {}) {
  * under test.
  */
 export function repoWrite<T>(database: SluiceDatabase, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return database.capabilities.interactiveTransactions ? database.transaction(fn) : fn(database.db);
+  return writeTogether(database, fn);
 }
