@@ -82,7 +82,7 @@ export async function createStreamsHarness(dialect: DialectName): Promise<Stream
       await fixture.dispatch(pointers);
     },
     pending: async (kind) => {
-      const streams = await fixture.redis.keys(`${fixture.keys.prefix}:jobs:${kind}:*`);
+      const streams = await fixture.redis.keys(`${fixture.keys.prefix}:jobs:{${kind}:*`);
       return fixture.outstanding(streams);
     },
     dispose: async () => {
