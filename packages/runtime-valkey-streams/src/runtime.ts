@@ -1,6 +1,7 @@
 // Valkey Streams: one consumer group per job stream on Valkey/Redis; state in the job database.
 //
 //   runtime: valkeyStreams({ url: 'redis://…', fairness: { maxUndelivered: 256 } })
+//   runtime: valkeyStreams({ url: 'redis+cluster://10.0.0.1:6379,10.0.0.2:6379' })
 //
 // This module stays light (the `./runtime` subpath): each half imports its Redis client and
 // its gateway or worker code when a process starts it.
@@ -9,6 +10,7 @@ import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
 import { z } from 'zod';
 import { valkeyStreamsCapabilities } from './capabilities.js';
 import { redisProbe } from './redis-probe.js';
+import { firstNodeUrl, parseRedisTarget, REDIS_URL_PATTERN } from './cluster-target.js';
 
 const Fairness = z
   .object({
@@ -21,10 +23,24 @@ const Fairness = z
 
 export const ValkeyStreamsOptions = z
   .object({
-    /** `redis://host:port[/db]`. Env REDIS_URL (--redis-url) wins. */
+    /**
+     * `redis://host:port[/db]` for one server, or `redis+cluster://host:port,host:port` (seed
+     * nodes of a Redis/Valkey Cluster; `rediss+cluster://` for TLS). Env REDIS_URL
+     * (--redis-url) wins.
+     */
     url: z
       .string()
-      .regex(/^rediss?:\/\/./, 'must be redis://… or rediss://…')
+      .regex(
+        REDIS_URL_PATTERN,
+        'must be redis://…, rediss://… or redis+cluster://host:port,host:port',
+      )
+      .superRefine((url, ctx) => {
+        try {
+          parseRedisTarget(url);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      })
       .optional(),
     /**
      * Fairness across tenants, on by default: at most `maxUndelivered` undelivered entries per
@@ -50,7 +66,7 @@ export const valkeyStreams = defineRuntime({
   capabilities: (o) => valkeyStreamsCapabilities(o.fairness !== false),
   check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
   // Each attempt is bounded on its own; the starting process retries within its connect window.
-  services: (o) => [redisProbe(o.url as string, 5_000)],
+  services: (o) => [redisProbe(firstNodeUrl(o.url as string), 5_000)],
   async gateway(o, { database }: RuntimeResources): Promise<GatewayRuntimeHalf> {
     const { createStreamsGatewayRuntime } =
       await import('./gateway/create-streams-gateway-runtime.js');

@@ -4,6 +4,7 @@
 // stays in the database (held outbox rows) and the fair feeder hands it out round-robin across
 // tenants as workers make room, so one tenant's backlog waits in the database, not in the stream.
 
+import { groupBySlot } from '../keys.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -60,9 +61,13 @@ for i, stream in ipairs(KEYS) do
 end
 return out`;
 
-export type RoomClient = Pick<RedisClient, 'eval'>;
+export type RoomClient = Pick<RedisClient, 'eval' | 'pipeline'>;
 
-/** Room left in each stream (same order). */
+/**
+ * Room left in each stream (same order). One script call per hash slot (the streams of one
+ * kind and version share a slot), so it holds on Redis Cluster; on one server they go out in
+ * one pipeline, still one round trip.
+ */
 export async function roomIn(
   redis: RoomClient,
   streams: readonly string[],
@@ -70,6 +75,19 @@ export async function roomIn(
   max: number,
 ): Promise<number[]> {
   if (streams.length === 0) return [];
-  const reply = (await redis.eval(ROOM, streams.length, ...streams, group, max)) as unknown[];
-  return reply.map((n) => Number(n));
+  const slots = groupBySlot(streams, (s) => s);
+  const pipe = redis.pipeline();
+  for (const indexes of slots) {
+    const keys = indexes.map((i) => streams[i] as string);
+    pipe.eval(ROOM, keys.length, ...keys, group, max);
+  }
+  const replies = await pipe.exec();
+  if (!replies) throw new Error('room pipeline was not executed');
+  const out: number[] = Array.from(streams, () => 0);
+  slots.forEach((indexes, k) => {
+    const [error, reply] = replies[k] ?? [new Error('no reply'), null];
+    if (error) throw error;
+    indexes.forEach((i, j) => (out[i] = Number((reply as unknown[])[j])));
+  });
+  return out;
 }

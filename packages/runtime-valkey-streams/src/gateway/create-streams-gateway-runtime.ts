@@ -29,6 +29,7 @@ import {
   createBlockingConnection,
   createCommandConnection,
 } from './redis-connection.js';
+import { slotSafeClient } from './slot-safe-client.js';
 import { readStreamsSnapshot, registerStreamsMetrics } from './stream-stats.js';
 import { sharedRead } from '@sluice/gateway';
 import { registerReconcilerMetrics } from './reconciler-metrics.js';
@@ -83,7 +84,11 @@ export function createStreamsGatewayRuntime(
   const logger = opts.logger;
   const report = (what: string) => (error: unknown) => logger?.error(what, { error });
   const keys = createStreamKeys(opts.prefix);
-  const redis = createCommandConnection(opts.redisUrl, { onError: report('redis connection') });
+  const connection = createCommandConnection(opts.redisUrl, {
+    onError: report('redis connection'),
+  });
+  // On a cluster, batches across kinds are sent one pipeline per slot (slot-safe-client.ts).
+  const redis = slotSafeClient(connection);
   const reader = createBlockingConnection(opts.redisUrl, { onError: () => {} });
   const fairness = opts.fairness === false ? undefined : (opts.fairness ?? {});
   const dispatcher = createStreamsDispatcher({
@@ -163,7 +168,7 @@ export function createStreamsGatewayRuntime(
         await tailer.close();
         await dispatcher.close();
         await closeConnection(reader);
-        await closeConnection(redis);
+        await closeConnection(connection);
       })();
       return closed;
     },

@@ -39,7 +39,7 @@ const dialect: DialectName =
   process.env.SLUICE_XP_DIALECT === 'sqlite' || !TEST_DIALECTS.includes('postgres')
     ? 'sqlite'
     : 'postgres';
-const STREAM = 'sluice:jobs:xp.work:v1';
+const STREAM = 'sluice:jobs:{xp.work:v1}';
 
 let redis: RedisServer;
 let db: TestDatabase;

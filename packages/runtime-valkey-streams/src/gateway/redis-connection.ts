@@ -5,19 +5,12 @@
 // good after a reconnect (seen in the ioredis family of clients, iovalkey's ancestry); the
 // tailer's loop retries it instead, under a watchdog.
 
-import { createRequire } from 'node:module';
-import { requireOptional } from '@sluice/storage';
 import type { Redis, RedisOptions } from 'iovalkey';
+import { connectRedis } from '../connect.js';
 
-// iovalkey is an optional peer dependency: loaded only when the Streams runtime connects.
-const requirePeer = createRequire(import.meta.url);
+// `redis://…` for one server, `redis+cluster://h:p,…` for a cluster (connect.ts).
 function newRedis(url: string, options: RedisOptions): Redis {
-  const { Redis: RedisClass } = requireOptional<{ Redis: typeof Redis }>(
-    requirePeer,
-    'iovalkey',
-    'the valkey-streams runtime',
-  );
-  return new RedisClass(url, options);
+  return connectRedis(url, options);
 }
 
 export interface ConnectionOptions {

@@ -277,10 +277,10 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
   it('is ready while Redis answers, unready while it is down, and exposes stream figures', async () => {
     expect((await fetch(`${f.url}/readyz`)).status).toBe(200);
     const metrics = await f.metricsText();
-    expect(metrics).toMatch(/sluice_stream_length\{stream="sluice:jobs:demo.echo:v1"\} \d+/);
-    expect(metrics).toMatch(/sluice_stream_pending\{stream="sluice:jobs:demo.echo:v1"\} \d+/);
+    expect(metrics).toMatch(/sluice_stream_length\{stream="sluice:jobs:\{demo.echo:v1\}"\} \d+/);
+    expect(metrics).toMatch(/sluice_stream_pending\{stream="sluice:jobs:\{demo.echo:v1\}"\} \d+/);
     expect(metrics).toMatch(
-      /sluice_stream_consumer_idle_seconds\{stream="sluice:jobs:demo.echo:v1",consumer="probe"\}/,
+      /sluice_stream_consumer_idle_seconds\{stream="sluice:jobs:\{demo.echo:v1\}",consumer="probe"\}/,
     );
     expect(metrics).toContain('sluice_runtime_metrics_up 1');
     expect(metrics).toContain('sluice_outbox_depth 0');

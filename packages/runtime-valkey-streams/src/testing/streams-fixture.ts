@@ -57,13 +57,7 @@ export async function createStreamsFixture(
     return c;
   };
 
-  const pendingCount = async (stream: string) => {
-    try {
-      return parseXPendingSummary(await redis.xpending(stream, keys.group)).count;
-    } catch {
-      return 0;
-    }
-  };
+  const pendingCount = (stream: string) => pendingIn(redis, keys, stream);
 
   return {
     server,
@@ -90,33 +84,46 @@ export async function createStreamsFixture(
       return ids;
     },
     pendingCount,
-    async outstanding(streams) {
-      let total = 0;
-      for (const stream of streams) {
-        if ((await redis.exists(stream)) === 0) continue;
-        const groups = (await redis.xinfo('GROUPS', stream)) as unknown[][];
-        const ours = groups
-          .map((g) => Object.fromEntries(chunk(g)))
-          .find((g) => g.name === keys.group);
-        if (!ours) {
-          total += await redis.xlen(stream);
-          continue;
-        }
-        const undelivered = await redis.xrange(
-          stream,
-          `(${String(ours['last-delivered-id'])}`,
-          '+',
-        );
-        total += undelivered.length + (await pendingCount(stream));
-      }
-      return total;
-    },
+    outstanding: (streams) => outstandingIn(redis, keys, streams),
     async dispose() {
       await Promise.allSettled(opened.map((c) => c.close()));
       redis.disconnect();
       await server[Symbol.asyncDispose]();
     },
   };
+}
+
+/** Pending entries of a stream's group (0 when the group does not exist). */
+export async function pendingIn(redis: Redis, keys: StreamKeys, stream: string): Promise<number> {
+  try {
+    return parseXPendingSummary(await redis.xpending(stream, keys.group)).count;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Pending entries plus entries not delivered yet, over the given streams. One key per command,
+ * so a cluster client (the same command API) works as well.
+ */
+export async function outstandingIn(
+  redis: Redis,
+  keys: StreamKeys,
+  streams: readonly string[],
+): Promise<number> {
+  let total = 0;
+  for (const stream of streams) {
+    if ((await redis.exists(stream)) === 0) continue;
+    const groups = (await redis.xinfo('GROUPS', stream)) as unknown[][];
+    const ours = groups.map((g) => Object.fromEntries(chunk(g))).find((g) => g.name === keys.group);
+    if (!ours) {
+      total += await redis.xlen(stream);
+      continue;
+    }
+    const undelivered = await redis.xrange(stream, `(${String(ours['last-delivered-id'])}`, '+');
+    total += undelivered.length + (await pendingIn(redis, keys, stream));
+  }
+  return total;
 }
 
 function chunk(flat: readonly unknown[]): [string, unknown][] {

@@ -50,12 +50,38 @@ function withFaults(
 }
 
 export interface StreamsHarness extends ConformanceHarness {
-  readonly fixture: StreamsFixture;
+  readonly fixture: HarnessFixture;
   readonly test: TestDatabase;
 }
 
-export async function createStreamsHarness(dialect: DialectName): Promise<StreamsHarness> {
-  const [fixture, test] = await Promise.all([createStreamsFixture(), createTestDatabase(dialect)]);
+/** What the harness needs of a fixture: one server (streams-fixture) or a cluster. */
+export type HarnessFixture = Pick<
+  StreamsFixture,
+  'keys' | 'redis' | 'dispatch' | 'outstanding' | 'dispose'
+> & {
+  connections(): StreamsConnections;
+  /** The job streams matching a KEYS pattern. */
+  streams(pattern: string): Promise<string[]>;
+};
+
+function singleServer(fx: StreamsFixture): HarnessFixture {
+  return {
+    keys: fx.keys,
+    redis: fx.redis,
+    dispatch: (p) => fx.dispatch(p),
+    outstanding: (s) => fx.outstanding(s),
+    dispose: () => fx.dispose(),
+    connections: () => fx.connections(),
+    streams: (pattern) => fx.redis.keys(pattern),
+  };
+}
+
+export async function createStreamsHarness(
+  dialect: DialectName,
+  openFixture: () => Promise<HarnessFixture> = async () =>
+    singleServer(await createStreamsFixture()),
+): Promise<StreamsHarness> {
+  const [fixture, test] = await Promise.all([openFixture(), createTestDatabase(dialect)]);
   const dir = mkdtempSync(join(tmpdir(), 'sluice-blobs-'));
   const { database } = test;
   const pump = startOutboxPump(database, fixture.dispatch, 25);
@@ -82,7 +108,7 @@ export async function createStreamsHarness(dialect: DialectName): Promise<Stream
       await fixture.dispatch(pointers);
     },
     pending: async (kind) => {
-      const streams = await fixture.redis.keys(`${fixture.keys.prefix}:jobs:${kind}:*`);
+      const streams = await fixture.streams(`${fixture.keys.prefix}:jobs:{${kind}:*`);
       return fixture.outstanding(streams);
     },
     dispose: async () => {

@@ -32,7 +32,7 @@ export async function createStreamsRig(
       }),
     childEnv: () => ({ RUNTIME_MODULE: PAID_CHILD_RUNTIME.pathname, REDIS_URL: fx.server.url }),
     async outstanding(_database, kind) {
-      return fx.outstanding(await fx.redis.keys(`${fx.keys.prefix}:jobs:${kind}:*`));
+      return fx.outstanding(await fx.redis.keys(`${fx.keys.prefix}:jobs:{${kind}:*`));
     },
     async claims(kind) {
       const pending = await fx.redis.xpending(

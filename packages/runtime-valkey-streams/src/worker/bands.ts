@@ -9,7 +9,8 @@
 
 import { type RuntimeQueueStats } from '@sluice/contracts';
 import { PRIORITY_BANDS } from '../keys.js';
-import { parseXRead, type StreamEntry } from '../replies.js';
+import { isNoGroupError, parseXRead, type StreamEntry } from '../replies.js';
+import { groupBySlot } from '../keys.js';
 import type { StreamInfo, StreamsContext } from './context.js';
 import type { StreamsClient, StreamsScript } from './types.js';
 
@@ -42,7 +43,13 @@ export function bandOrder(read: number, lowBandEvery: number): readonly StreamIn
     : PRIORITY_BANDS;
 }
 
-/** New entries of the first non-empty band in `order` (nothing: every band is empty now). */
+/**
+ * New entries of the first non-empty band in `order` (nothing: every band is empty now). On a
+ * cluster the script runs once per hash slot, that is per (kind, version): the band order then
+ * holds within each version, and one read may bring a lower band of one version along with a
+ * higher band of another. A slot that fails (its master failing over) is skipped while others
+ * answered: the next read tries it again, and the other versions keep flowing meanwhile.
+ */
 export async function readFirstBand(
   ctx: StreamsContext,
   commands: StreamsClient,
@@ -50,25 +57,34 @@ export async function readFirstBand(
   max: number,
 ): Promise<{ stream: string; entries: StreamEntry[] }[]> {
   const { opts } = ctx;
-  const keys: string[] = [];
-  const counts: number[] = [];
-  for (const band of order) {
-    const streams = ctx.streams.filter((s) => s.band === band);
-    keys.push(...streams.map((s) => s.stream));
-    counts.push(streams.length);
-  }
   // COUNT applies per stream: the caller buffers a surplus, as with the blocking read.
   const perStream = Math.max(1, Math.ceil(max / Math.max(1, ctx.streams.length / order.length)));
-  const [reply] = await commands.runScripts([
-    {
+  const call = (streams: readonly StreamInfo[]) => {
+    const keys: string[] = [];
+    const counts: number[] = [];
+    for (const band of order) {
+      const inBand = streams.filter((s) => s.band === band);
+      keys.push(...inBand.map((s) => s.stream));
+      counts.push(inBand.length);
+    }
+    return {
       script: READ_FIRST_BAND,
       keys,
       args: [opts.keys.group, opts.consumerName, perStream, ...counts],
-    },
-  ]);
-  if (!reply) return [];
-  if (!reply.ok) throw reply.error;
-  return parseXRead(reply.value);
+    };
+  };
+  const slots = opts.connections.singleSlotCommands
+    ? groupBySlot(ctx.streams, (s) => s.stream).map((ix) =>
+        ix.map((i) => ctx.streams[i] as StreamInfo),
+      )
+    : [ctx.streams];
+  const replies = await commands.runScripts(slots.map(call));
+  const failed = replies.filter((r) => !r.ok);
+  if (failed.length === replies.length || failed.some((r) => !r.ok && isNoGroupError(r.error))) {
+    const first = failed[0];
+    if (first && !first.ok) throw first.error;
+  }
+  return replies.flatMap((r) => (r.ok ? parseXRead(r.value) : []));
 }
 
 /**

@@ -4,11 +4,17 @@
 // fails, so the host counts it and reads again on a fresh connection.
 
 import { parseXRead, type StreamEntry } from '../replies.js';
-import type { StreamsContext } from './context.js';
+import type { StreamInfo, StreamsContext } from './context.js';
 import type { BlockingStreamsClient } from './types.js';
 
 export class WatchdogError extends Error {
   override readonly name = 'WatchdogError';
+}
+
+/** What one blocking read covers: every stream on one server; one slot's on a cluster. */
+export interface BlockTarget {
+  readonly streams: readonly StreamInfo[];
+  readonly blockMs: number;
 }
 
 export async function readNewEntries(
@@ -16,23 +22,25 @@ export async function readNewEntries(
   blocking: BlockingStreamsClient,
   max: number,
   signal: AbortSignal | undefined,
+  target: BlockTarget = { streams: ctx.streams, blockMs: ctx.opts.blockMs },
 ): Promise<{ stream: string; entries: StreamEntry[] }[]> {
   const { opts } = ctx;
+  const { streams, blockMs } = target;
   const read = blocking.xreadgroup({
     group: opts.keys.group,
     consumer: opts.consumerName,
-    streams: ctx.streams.map((s) => [s.stream, '>'] as const),
+    streams: streams.map((s) => [s.stream, '>'] as const),
     // The server applies COUNT to each stream: the caller keeps a surplus for the next read.
-    count: Math.max(1, Math.ceil(max / ctx.streams.length)),
-    blockMs: opts.blockMs,
+    count: Math.max(1, Math.ceil(max / streams.length)),
+    blockMs,
   });
   let timer: NodeJS.Timeout | undefined;
   const watchdog = new Promise<never>((_resolve, reject) => {
     const fire = () =>
-      reject(new WatchdogError(`blocking read unanswered after ${opts.blockMs} ms + margin`));
+      reject(new WatchdogError(`blocking read unanswered after ${blockMs} ms + margin`));
     // After a stall (GC, SIGSTOP) the timer and the reply are due together and timers run
     // first: give pending socket reads one turn of the event loop before declaring it hung.
-    timer = setTimeout(() => setImmediate(fire), opts.blockMs + opts.watchdogMarginMs);
+    timer = setTimeout(() => setImmediate(fire), blockMs + opts.watchdogMarginMs);
   });
   // On stop, CLIENT UNBLOCK makes the read answer at once with what it has (usually nothing);
   // tearing the connection down instead could lose entries the server just handed over.

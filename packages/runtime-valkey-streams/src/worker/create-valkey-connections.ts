@@ -16,9 +16,11 @@ import type {
   XReadGroupQuery,
 } from './types.js';
 import { ManagedConnection } from './managed-connection.js';
+import { parseRedisTarget } from '../cluster-target.js';
+import { groupBySlot } from '../keys.js';
 
 export interface ValkeyConnectionOptions {
-  /** `redis://host:port[/db]` (Valkey or Redis ≥ 7). */
+  /** `redis://host:port[/db]` or `redis+cluster://host:port,…` (Valkey or Redis ≥ 7). */
   url: string;
   /** A command not answered within this is failed and its connection replaced (default 3 000 ms). */
   commandTimeoutMs?: number | undefined;
@@ -104,6 +106,7 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
   // The blocking connection's handshake learns its server-side id (for CLIENT UNBLOCK). A read
   // goes out only once that answered, so it is the one command in flight: a connection that lost
   // bytes (a blackhole) would match the read's reply to an older command and never recover.
+  const cluster = parseRedisTarget(opts.url).cluster;
   const blockingIds = new WeakMap<Redis, number>();
   const blockingConn = new ManagedConnection({
     url: opts.url,
@@ -115,23 +118,31 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
     },
-    handshake: async (redis) => {
-      blockingIds.delete(redis);
-      const id = Number(await redis.call('CLIENT', ['ID']));
-      if (!Number.isSafeInteger(id)) return false;
-      blockingIds.set(redis, id);
-      return true;
-    },
+    // On a cluster CLIENT ID would answer from some node, not the one a read blocks on: the
+    // default handshake is used and `interrupt` leaves the (shorter, see reader.ts) read to end.
+    handshake: cluster
+      ? undefined
+      : async (redis) => {
+          blockingIds.delete(redis);
+          const id = Number(await redis.call('CLIENT', ['ID']));
+          if (!Number.isSafeInteger(id)) return false;
+          blockingIds.set(redis, id);
+          return true;
+        },
   });
 
   const call = (name: string, args: (string | number)[]) => commands.run((r) => r.call(name, args));
 
-  const runScripts = async (calls: readonly ScriptCall[]): Promise<ScriptReply[]> => {
-    if (calls.length === 0) return [];
-    const exec = (redis: Redis, batch: readonly ScriptCall[]) => {
+  const runOneSlot = async (redis: Redis, calls: readonly ScriptCall[]): Promise<ScriptReply[]> => {
+    const exec = (redis: Redis, batch: readonly ScriptCall[], withBody = false) => {
       const p = redis.pipeline();
       for (const c of batch)
-        p.call('EVALSHA', [sha1(c.script.lua), c.keys.length, ...c.keys, ...c.args]);
+        p.call(withBody ? 'EVAL' : 'EVALSHA', [
+          withBody ? c.script.lua : sha1(c.script.lua),
+          c.keys.length,
+          ...c.keys,
+          ...c.args,
+        ]);
       return p
         .exec()
         .then((rows) =>
@@ -140,25 +151,55 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
           ),
         );
     };
-    return commands.run(async (redis) => {
-      const replies = await exec(redis, calls);
-      const missing = replies.flatMap((r, i) =>
-        !r.ok && /^NOSCRIPT/.test(r.error.message) ? [i] : [],
-      );
-      if (missing.length === 0) return replies;
-      // The server lost its script cache (restart) or never had it: load once, run those again.
-      const scripts = new Map<string, StreamsScript>();
-      for (const i of missing) {
-        const s = (calls[i] as ScriptCall).script;
-        scripts.set(s.lua, s);
-      }
-      for (const s of scripts.values()) await redis.call('SCRIPT', ['LOAD', s.lua]);
+    const replies = await exec(redis, calls);
+    const missing = replies.flatMap((r, i) =>
+      !r.ok && /^NOSCRIPT/.test(r.error.message) ? [i] : [],
+    );
+    if (missing.length === 0) return replies;
+    if (cluster) {
+      // SCRIPT LOAD would reach some node, not the slot's master: EVAL sends the body along
+      // to the right one (which caches it for the next EVALSHA).
       const again = await exec(
         redis,
         missing.map((i) => calls[i] as ScriptCall),
+        true,
       );
       missing.forEach((i, k) => (replies[i] = again[k] as ScriptReply));
       return replies;
+    }
+    // The server lost its script cache (restart) or never had it: load once, run those again.
+    const scripts = new Map<string, StreamsScript>();
+    for (const i of missing) {
+      const s = (calls[i] as ScriptCall).script;
+      scripts.set(s.lua, s);
+    }
+    for (const s of scripts.values()) await redis.call('SCRIPT', ['LOAD', s.lua]);
+    const again = await exec(
+      redis,
+      missing.map((i) => calls[i] as ScriptCall),
+    );
+    missing.forEach((i, k) => (replies[i] = again[k] as ScriptReply));
+    return replies;
+  };
+
+  const runScripts = async (calls: readonly ScriptCall[]): Promise<ScriptReply[]> => {
+    if (calls.length === 0) return [];
+    return commands.run(async (redis) => {
+      if (!cluster) return runOneSlot(redis, calls);
+      // A cluster pipeline must stay in one slot: one per slot, in parallel, replies in order.
+      const out: ScriptReply[] = [];
+      await Promise.all(
+        groupBySlot(calls, (c) => c.keys[0] ?? '').map(async (indexes) => {
+          const replies = await runOneSlot(
+            redis,
+            indexes.map((i) => calls[i] as ScriptCall),
+          ).catch((error: unknown) =>
+            indexes.map((): ScriptReply => ({ ok: false, error: error as Error })),
+          );
+          indexes.forEach((i, k) => (out[i] = replies[k] as ScriptReply));
+        }),
+      );
+      return out;
     });
   };
 
@@ -202,6 +243,7 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
     xreadgroup: (q) =>
       blockingConn.run((redis) => redis.call('XREADGROUP', readArgs(q, q.blockMs))),
     async interrupt() {
+      if (cluster) return;
       const id = blockingIds.get(blockingConn.current);
       if (id === undefined) throw new Error('blocking connection id unknown');
       await call('CLIENT', ['UNBLOCK', id]);
@@ -213,6 +255,7 @@ export function createValkeyConnections(opts: ValkeyConnectionOptions): StreamsC
   return {
     commands: client,
     blocking,
+    singleSlotCommands: cluster,
     async close() {
       blockingConn.close();
       commands.close();

@@ -12,15 +12,8 @@
 // under load took 5–15 s. A handshake that does not answer in time replaces the connection
 // instead, so recovery costs at most one wait of `readyWaitMs`.
 
-import { createRequire } from 'node:module';
-import { requireOptional } from '@sluice/storage';
 import type { Redis, RedisOptions } from 'iovalkey';
-
-// iovalkey is an optional peer dependency: loaded only when the Streams runtime connects.
-const requirePeer = createRequire(import.meta.url);
-const loadRedis = () =>
-  requireOptional<{ Redis: typeof Redis }>(requirePeer, 'iovalkey', 'the valkey-streams runtime')
-    .Redis;
+import { connectRedis } from '../connect.js';
 
 export function isCommandTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Command timed out';
@@ -95,7 +88,8 @@ export class ManagedConnection {
   private readonly handshakes = new WeakMap<Redis, Promise<boolean>>();
 
   private make(): Redis {
-    const redis = new (loadRedis())(this.opts.url, this.opts.options);
+    // `redis+cluster://…` makes a cluster client with the same command API (connect.ts).
+    const redis = connectRedis(this.opts.url, this.opts.options);
     const handshake = this.opts.handshake ?? echoHandshake;
     // Without a listener an 'error' event would crash the process (EventEmitter semantics).
     redis.on('error', (error: unknown) => this.opts.onError(error));

@@ -8,7 +8,8 @@
 import { decodePointer } from '@sluice/contracts';
 import { parseXAutoClaim, parseXPendingRange, parseXRead, type StreamEntry } from '../replies.js';
 import { bandOrder, readFirstBand } from './bands.js';
-import { readNewEntries } from './blocking-read.js';
+import { readNewEntries, type BlockTarget } from './blocking-read.js';
+import { groupBySlot } from '../keys.js';
 import { deliveryId, type StreamInfo, type StreamsContext } from './context.js';
 import type { GroupKeeper } from './groups.js';
 import type { BlockingStreamsClient, StreamsClient, StreamsDelivery } from './types.js';
@@ -32,6 +33,8 @@ export class StreamsReader {
   private claimedThisSweep = 0;
   private buffer: StreamsDelivery[] = [];
   private newReads = 0;
+  private slots: StreamInfo[][] | undefined;
+  private blockTurn = 0;
 
   constructor(private readonly deps: ReaderDeps) {}
 
@@ -241,13 +244,34 @@ export class StreamsReader {
     return got;
   }
 
+  /**
+   * One server: every stream, the configured block time. A cluster serves one slot per blocking
+   * read, so the reads take the slots in turn, each blocking at most `CLUSTER_SLOT_BLOCK_MS` when
+   * there are several: an entry of another slot waits at most that long (the non-blocking read
+   * before each block covers every slot).
+   */
+  private blockTarget(): BlockTarget {
+    const { ctx } = this.deps;
+    const { opts } = ctx;
+    if (!opts.connections.singleSlotCommands)
+      return { streams: ctx.streams, blockMs: opts.blockMs };
+    this.slots ??= groupBySlot(ctx.streams, (s) => s.stream).map((ix) =>
+      ix.map((i) => ctx.streams[i] as StreamInfo),
+    );
+    const streams = this.slots[this.blockTurn++ % this.slots.length] ?? ctx.streams;
+    const blockMs =
+      this.slots.length > 1 ? Math.min(opts.blockMs, CLUSTER_SLOT_BLOCK_MS) : opts.blockMs;
+    return { streams, blockMs };
+  }
+
   private async readNew(max: number, signal: AbortSignal | undefined): Promise<StreamsDelivery[]> {
     const { ctx, blocking, commands } = this.deps;
     const got: StreamsDelivery[] = [];
     const order = bandOrder(++this.newReads, ctx.opts.lowBandEvery);
     let read = await readFirstBand(ctx, commands, order, max);
     // Every band empty: wait for the next entry of any band (the next read orders them again).
-    if (read.length === 0) read = await readNewEntries(ctx, blocking, max, signal);
+    if (read.length === 0)
+      read = await readNewEntries(ctx, blocking, max, signal, this.blockTarget());
     for (const { stream, entries } of read) {
       const info = ctx.byStream.get(stream);
       if (info) got.push(...(await this.toDeliveries(info, entries, new Map())));
@@ -255,6 +279,9 @@ export class StreamsReader {
     return got;
   }
 }
+
+/** Longest block of one slot's read when a cluster worker serves several slots. */
+export const CLUSTER_SLOT_BLOCK_MS = 250;
 
 /** Orders stream ids (`ms-seq`) numerically. */
 export function compareIds(a: string, b: string): number {

@@ -95,6 +95,12 @@ export interface BlockingStreamsClient {
 export interface StreamsConnections {
   readonly commands: StreamsClient;
   readonly blocking: BlockingStreamsClient;
+  /**
+   * Every command's keys must share one hash slot (Redis/Valkey Cluster): reads over the streams
+   * of several (kind, version)s go out one per slot, and a blocking read covers one slot at a
+   * time. Absent or false: one server, one read over every stream.
+   */
+  readonly singleSlotCommands?: boolean | undefined;
   /** Closes both connections. */
   close(): Promise<void>;
 }
