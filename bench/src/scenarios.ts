@@ -136,8 +136,9 @@ export const QUICK: SuiteSize = {
   durableRounds: 3,
 };
 
+// Rows 1–3: the broker-backed runtimes (Valkey Streams, NATS JetStream), state in PostgreSQL.
 const STREAMS = {
-  subjects: ['sluice-streams'],
+  subjects: ['sluice-streams', 'sluice-nats'],
   anchors: ['bullmq', 'bullmq-aof'],
   ceiling: 'raw-streams',
 } as const;
