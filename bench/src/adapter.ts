@@ -9,6 +9,13 @@ export interface RedisService {
   pid: number;
 }
 
+export interface NatsService {
+  url: string;
+  host: string;
+  port: number;
+  pid: number;
+}
+
 /** Services the suite starts once and shares with every run (private redis-servers, fresh database). */
 export interface BenchServices {
   /** redis-server without persistence (`--appendonly no --save ''`). */
@@ -21,9 +28,11 @@ export interface BenchServices {
    * statements would count as the bench database's commits).
    */
   pg?: { url: string; name: string; adminUrl: string };
+  /** nats-server `-js` with a file store in a temp directory (the NATS runtime's transport). */
+  nats?: NatsService;
 }
 
-export type Need = 'redis' | 'redis-aof' | 'postgres';
+export type Need = 'redis' | 'redis-aof' | 'postgres' | 'nats';
 
 /** What a job handler does once it has recorded its start. */
 export type HandlerSpec = { kind: 'noop' } | { kind: 'sleep'; ms: number };

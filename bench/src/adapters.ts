@@ -9,10 +9,12 @@ import { pgBossAdapter } from './durable/pgboss.js';
 import { restateAdapter } from './durable/restate.js';
 import { sluiceEmbeddedPg, sluiceEmbeddedSqlite } from './sluice/embedded.js';
 import { sluiceGatewayPostgres, sluiceGatewaySqlite, trpcNoopAdapter } from './sluice/gateway.js';
+import { sluiceNats } from './sluice/nats.js';
 import { sluiceStreams } from './sluice/streams.js';
 
 export const ADAPTERS: readonly BenchAdapter[] = [
   sluiceStreams,
+  sluiceNats,
   sluiceEmbeddedSqlite,
   sluiceEmbeddedPg,
   sluiceGatewaySqlite,

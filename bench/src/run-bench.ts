@@ -46,10 +46,11 @@ export interface BenchResult {
     node: string;
     redisServer?: string;
     postgres?: string;
+    natsServer?: string;
     packages: Record<string, string>;
   };
   /** The private services this run used (all stopped or dropped by the time it returns). */
-  services: { redisPid?: number; redisAofPid?: number; pgDatabase?: string };
+  services: { redisPid?: number; redisAofPid?: number; natsPid?: number; pgDatabase?: string };
   scenarios: Scenario[];
   summary: ScenarioSummary[];
   /** Where the wall time went, per scenario and participant (also printed on stderr). */
@@ -130,6 +131,7 @@ export async function runBench(
     services: {
       ...(suite.services.redis ? { redisPid: suite.services.redis.pid } : {}),
       ...(suite.services.redisAof ? { redisAofPid: suite.services.redisAof.pid } : {}),
+      ...(suite.services.nats ? { natsPid: suite.services.nats.pid } : {}),
       ...(suite.services.pg ? { pgDatabase: suite.services.pg.name } : {}),
     },
     scenarios,
@@ -149,7 +151,7 @@ export async function runBench(
       mode: opts.mode,
       rounds: opts.size.rounds,
       machineLine: `${machine.cpuModel}, ${machine.cores} cores, ${machine.memGiB} GiB, ${machine.os}, Node ${machine.node}`,
-      softwareLine: `redis-server ${versions.redisServer ?? '—'}, PostgreSQL ${versions.postgres ?? '—'}; ${pkgLine}`,
+      softwareLine: `redis-server ${versions.redisServer ?? '—'}, PostgreSQL ${versions.postgres ?? '—'}${versions.natsServer ? `, nats-server ${versions.natsServer}` : ''}; ${pkgLine}`,
       loadLine:
         `load1 ${machine.load1Before.toFixed(2)} → ${machine.load1After.toFixed(2)}, ` +
         `machine busy ${(machine.machineBusy * 100).toFixed(0)} % (all tenants)`,

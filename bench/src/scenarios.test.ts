@@ -15,6 +15,21 @@ describe('scenarios', () => {
     for (const s of all.filter((x) => x.row === 5)) expect(s.anchors, s.id).toEqual(['graphile']);
   });
 
+  it('runs NATS JetStream beside Streams in the c64 drain, the 10 ms row and the latency row', () => {
+    const withNats = (size: typeof FULL) =>
+      buildScenarios(size)
+        .filter((s) => s.subjects.includes('sluice-nats'))
+        .map((s) => [s.id, s.subjects]);
+    const both = ['sluice-streams', 'sluice-nats'];
+    const expected = [
+      ['drain.c64.p1', both],
+      ['io.c64', both],
+      ['latency.c64', both],
+    ];
+    expect(withNats(FULL)).toEqual(expected);
+    expect(withNats(QUICK)).toEqual(expected);
+  });
+
   it('selects by prefix, exact id, row number and "ceiling"', () => {
     const ids = (only: string[]) => selectScenarios(all, only).map((s) => s.id);
     expect(ids(['drain'])).toEqual([

@@ -141,6 +141,11 @@ const STREAMS = {
   anchors: ['bullmq', 'bullmq-aof'],
   ceiling: 'raw-streams',
 } as const;
+/**
+ * The NATS JetStream runtime beside Streams where the row has one shape (c64 × 1 process): the
+ * other drain shapes would add a minute and a half to the full run's 20-minute budget.
+ */
+const BROKERS = { ...STREAMS, subjects: ['sluice-streams', 'sluice-nats'] } as const;
 const EMBEDDED = {
   subjects: ['sluice-embedded-sqlite', 'sluice-embedded-pg'],
   anchors: ['graphile'],
@@ -169,7 +174,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
         handler: noop,
         maxSeconds: size.drainCapSeconds,
       },
-      ...STREAMS,
+      ...(concurrency === 64 && processes === 1 ? BROKERS : STREAMS),
     });
   }
   out.push({
@@ -186,7 +191,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
       handler: { kind: 'sleep', ms: 10 },
       maxSeconds: size.drainCapSeconds,
     },
-    ...STREAMS,
+    ...BROKERS,
   });
   out.push({
     id: `latency.c${LATENCY_CONCURRENCY}`,
@@ -203,7 +208,7 @@ export function buildScenarios(size: SuiteSize): Scenario[] {
       processes: 1,
       drainCapSeconds: size.latencyDrainCapSeconds,
     },
-    ...STREAMS,
+    ...BROKERS,
   });
   for (const [concurrency, processes] of size.embeddedShapes) {
     out.push({

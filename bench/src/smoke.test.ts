@@ -1,5 +1,6 @@
 // Checks that the harness works end to end, not how fast anything is: a tiny drain and a short
-// latency run against both BullMQ anchors (no persistence; AOF everysec) and raw Streams, the same with Sluice Streams (its end state checked),
+// latency run against both BullMQ anchors (no persistence; AOF everysec) and raw Streams, the same
+// with Sluice Streams and with Sluice NATS (their end states checked),
 // a tiny embedded drain (graphile-worker and Sluice on
 // SQLite and PostgreSQL), and the gateway rows at toy sizes must produce a well-formed result, and
 // leave no process or database behind.
@@ -202,6 +203,48 @@ describe('bench harness smoke', () => {
         (r) => (r.detail.workerPids as number[] | undefined) ?? [],
       );
       for (const pid of [...pids, result.services.redisPid ?? -1]) expect(alive(pid)).toBe(false);
+    },
+  );
+
+  it(
+    'drains and measures latency with Sluice NATS, every job succeeded and acknowledged',
+    { timeout: 240_000 },
+    async () => {
+      const { result, markdown } = await runBench({
+        mode: 'smoke',
+        size: tiny({ drainJobs: 200, drainShapes: [[16, 1]] }),
+        only: ['drain', 'latency'],
+        adapters: only(['sluice-nats'], 'not in this test'),
+        log: () => undefined,
+      });
+      expect(result.rounds.map((r) => [r.scenario, r.adapter, r.ok, r.error])).toEqual([
+        ['drain.c16.p1', 'sluice-nats', true, undefined],
+        ['latency.c64', 'sluice-nats', true, undefined],
+      ]);
+      const [drain, latency] = result.rounds;
+      // The end-state check: all jobs `succeeded` in PostgreSQL, nothing left in the work queue.
+      expect(drain?.detail.verify).toMatchObject({ ok: true, succeeded: 200, pending: 0 });
+      const verify = latency?.detail.verify as { ok: boolean; capped?: boolean; succeeded: number };
+      expect(verify).toMatchObject({ ok: true, pending: 0 });
+      if (verify.capped) expect(verify.succeeded).toBeGreaterThan(0);
+      else expect(verify.succeeded).toBe(2000);
+      // nats-server is the engine column: its CPU is counted apart from the workers'.
+      for (const key of ['jobsPerSec', 'cpuMsPer1k', 'cpuPostgresMsPer1k', 'cpuEngineMsPer1k'])
+        expect(Number.isFinite(drain?.metrics[key]), key).toBe(true);
+      expect(drain?.metrics.commitsPerJob).toBeGreaterThan(0);
+      // Dispatch → start runs from the server's stamp on the stored message; accept → start
+      // contains it (the row is written before the publish).
+      for (const key of ['p50', 'p99', 'acceptToStartP50']) {
+        expect(Number.isFinite(latency?.metrics[key]), key).toBe(true);
+        expect(latency?.metrics[key], key).toBeGreaterThan(0);
+      }
+      expect(latency?.metrics.acceptToStartP50).toBeGreaterThan(latency?.metrics.p50 ?? Infinity);
+      expect(result.versions.natsServer).toMatch(/^\d+\.\d+/);
+      expect(markdown).toContain('Sluice NATS JetStream');
+      const pids = result.rounds.flatMap(
+        (r) => (r.detail.workerPids as number[] | undefined) ?? [],
+      );
+      for (const pid of [...pids, result.services.natsPid ?? -1]) expect(alive(pid)).toBe(false);
     },
   );
 

@@ -1,7 +1,8 @@
 // The suite's private services: a redis-server without persistence, a second one with
-// `appendonly yes, appendfsync everysec` (the durable BullMQ participant), and one fresh
-// PostgreSQL database, from @sluice/testkit, each started only if a runnable participant needs it
-// and always stopped/dropped at the end (testkit's exit hooks cover a crash).
+// `appendonly yes, appendfsync everysec` (the durable BullMQ participant), one fresh PostgreSQL
+// database (from @sluice/testkit) and a nats-server with JetStream (nats-service.ts), each started
+// only if a runnable participant needs it and always stopped/dropped at the end (testkit's exit
+// hooks cover a crash).
 import {
   createPgDatabase,
   pgAdminUrl,
@@ -12,10 +13,11 @@ import {
 import { Redis } from 'iovalkey';
 import pg from 'pg';
 import type { BenchServices, Need, RedisService } from '../adapter.js';
+import { startNatsServer, type NatsServer } from './nats-service.js';
 
 export interface SuiteServices {
   services: BenchServices;
-  versions: { redisServer?: string; postgres?: string };
+  versions: { redisServer?: string; postgres?: string; natsServer?: string };
   /**
    * Untimed, before every run: empties the private redis-servers; the AOF one also rewrites its
    * append-only file (waited for), so every run starts from an empty AOF and none inherits a
@@ -61,6 +63,7 @@ export async function startServices(needs: ReadonlySet<Need>): Promise<SuiteServ
   let redis: RedisServer | undefined;
   let redisAof: RedisServer | undefined;
   let db: PgDatabase | undefined;
+  let nats: NatsServer | undefined;
   let admin: Redis | undefined;
   let adminAof: Redis | undefined;
   const stop = async () => {
@@ -70,6 +73,7 @@ export async function startServices(needs: ReadonlySet<Need>): Promise<SuiteServ
       redis?.[Symbol.asyncDispose](),
       redisAof?.[Symbol.asyncDispose](),
       db?.drop(),
+      nats?.stop(),
     ]);
   };
   try {
@@ -91,10 +95,15 @@ export async function startServices(needs: ReadonlySet<Need>): Promise<SuiteServ
       db = await createPgDatabase({ prefix: 'sluice_bench' });
       versions.postgres = await postgresVersion(db.url);
     }
+    if (needs.has('nats')) {
+      nats = await startNatsServer();
+      versions.natsServer = nats.version;
+    }
     const services: BenchServices = {
       ...(redis ? { redis: serviceOf(redis) } : {}),
       ...(redisAof ? { redisAof: serviceOf(redisAof) } : {}),
       ...(db ? { pg: { url: db.url, name: db.name, adminUrl: pgAdminUrl() } } : {}),
+      ...(nats ? { nats: { url: nats.url, host: nats.host, port: nats.port, pid: nats.pid } } : {}),
     };
     const plain = admin;
     const aof = adminAof;

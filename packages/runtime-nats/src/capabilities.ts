@@ -30,8 +30,10 @@ export const NATS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   debouncesSubmits: true,
   singletonKeys: true,
   batchesSubmits: true,
-  // A resume would go through the ordinary dispatch like a delayed job's, but the composition
-  // cases have not been run on this transport yet: refused (submit and call) until they are.
-  durableWaits: false,
-  childJobs: false,
+  // A suspended job's delivery is acknowledged; its resume (a signal, a due wait, its children
+  // done) writes an outbox row and is dispatched after the commit like a due delayed job, so
+  // the work queue holds nothing while a job waits. The worker conformance suite's wait and
+  // child cases run on this transport (conformance.test.ts).
+  durableWaits: true,
+  childJobs: true,
 });

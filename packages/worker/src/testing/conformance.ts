@@ -7,6 +7,7 @@
 export * from './conformance.case.js';
 export * from './conformance-kit.js';
 export * from './crash-matrix.case.js';
+export * from './crash-matrix-rows.js';
 export * from './paid-harness.js';
 export * from './paid-job.js';
 export type { PaidChildRuntime, WorkerChildRuntime } from './paid-child-runtime.js';

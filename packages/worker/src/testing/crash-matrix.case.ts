@@ -1,5 +1,6 @@
 // The crash-point matrix for provider calls (every crash point × every call class), shared by one
-// test file per declaration class. Each scenario: one `xp.paid` job; worker A (its own process)
+// test file per declaration class and per runtime (the table is crash-matrix-rows.ts; a runtime
+// package passes its `InvariantRig`, the embedded runtime is the default). Each scenario: one `xp.paid` job; worker A (its own process)
 // SIGKILLs itself at the crash point; worker B (loaded and waiting) takes over after the lease
 // and finishes. Then the end state must be the table's, with zero double bills read from the fake
 // provider's own ledger (its own process, fsync'd: it outlives the kill).
@@ -7,9 +8,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTerminalState, type JobState } from '@sluice/contracts';
-import { createLocalBlobStore, enqueue, getJobById, listEvents } from '@sluice/storage';
-import { describeEachDialect } from '@sluice/storage/testing';
+import {
+  EMBEDDED_CAPABILITIES,
+  isTerminalState,
+  type JobState,
+  type RuntimeCapabilities,
+} from '@sluice/contracts';
+import { createLocalBlobStore, getJobById, listEvents, type DialectName } from '@sluice/storage';
+import { TEST_DIALECTS } from '@sluice/storage/testing';
 import {
   spawnNode,
   startFakeProvider,
@@ -21,7 +27,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CrashPoint } from '../hooks.js';
 import { auditAssets } from './asset-fixture.js';
 import { billsByUnit } from './paid-harness.js';
-import { submitPaidJobs } from './paid-job.js';
+import { paidJob } from './paid-job.js';
+import {
+  describeOnRig,
+  embeddedRig,
+  submitPaidJobsVia,
+  type InvariantRig,
+} from './invariant-rig.js';
+import type { MatrixRow } from './crash-matrix-rows.js';
 
 export type MatrixCall = 'sync' | 'async' | 'safe';
 /** A crash point, or the provider committing and dropping the connection with no crash. */
@@ -35,6 +48,12 @@ export interface Expected {
   /** Requests that reached the provider, billed or not. */
   requests: number;
   attempts: number;
+  /**
+   * Attempts where a claim does not start the job (`startsOnClaim` false: the start is written
+   * with the attempt's first write) and A died before writing anything: B's attempt is the
+   * first the database sees. Unset: `attempts` holds for every runtime.
+   */
+  attemptsUnstartedClaim?: number | undefined;
   /** Units whose code worker B ran (the rest came from checkpoints, or B ran nothing). */
   bExecutes?: string[] | undefined;
   /** Distinct external jobs the provider created (async-job calls). */
@@ -49,15 +68,44 @@ export interface Expected {
 
 const entry = new URL('./paid-worker-child.ts', import.meta.url);
 
-function summary(call: MatrixCall, point: MatrixPoint, e: Expected, ms: number): string {
-  return `${call} × ${point}: ${e.state}, attempts ${e.attempts}, billed [${e.billed.join(',')}], requests ${e.requests} (${ms} ms)`;
+/** The attempts the table expects on this runtime (see `attemptsUnstartedClaim`). */
+function attemptsOn(runtime: CrashMatrixRuntime, e: Expected): number {
+  return (runtime.capabilities.startsOnClaim ? undefined : e.attemptsUnstartedClaim) ?? e.attempts;
 }
+
+function summary(
+  runtime: CrashMatrixRuntime,
+  call: MatrixCall,
+  point: MatrixPoint,
+  e: Expected,
+  ms: number,
+): string {
+  return `${call} × ${point}: ${e.state}, attempts ${attemptsOn(runtime, e)}, billed [${e.billed.join(',')}], requests ${e.requests} (${ms} ms)`;
+}
+
+/** Where the matrix runs: the embedded runtime on every test dialect unless told otherwise. */
+export interface CrashMatrixRuntime {
+  /** The runtime's name in the suite title and the figures line. */
+  name: string;
+  makeRig: () => Promise<InvariantRig>;
+  /** The transport's flags the table reads (where its expectations differ by a real reason). */
+  capabilities: Pick<RuntimeCapabilities, 'startsOnClaim'>;
+  dialects?: readonly DialectName[] | undefined;
+}
+
+const EMBEDDED: CrashMatrixRuntime = {
+  name: 'embedded',
+  makeRig: embeddedRig,
+  capabilities: EMBEDDED_CAPABILITIES,
+};
 
 export function describeCrashMatrix(
   call: MatrixCall,
-  rows: readonly { point: MatrixPoint; expected: Expected }[],
+  rows: readonly MatrixRow[],
+  runtime: CrashMatrixRuntime = EMBEDDED,
 ): void {
-  describeEachDialect(`crash-point matrix: ${call}`, (ctx) => {
+  const title = `crash-point matrix: ${call}${runtime === EMBEDDED ? '' : ` (${runtime.name})`}`;
+  describeOnRig(title, runtime.makeRig, runtime.dialects ?? TEST_DIALECTS, (ctx) => {
     let provider: FakeProvider;
     let taker: ChildHandle;
     let dir: string;
@@ -66,6 +114,7 @@ export function describeCrashMatrix(
     // Workers A of the next two scenarios load while this one runs: start-up is most of the cost.
     const crashers = new Map<number, Promise<ChildHandle>>();
     const env = () => ({
+      ...ctx().rig.childEnv(),
       DB_URL: ctx().url,
       PROVIDER_URL: provider.url,
       LEASE_MS: '1500',
@@ -100,7 +149,7 @@ export function describeCrashMatrix(
       });
     });
     afterAll(async () => {
-      console.log(`[${ctx().dialect}] crash matrix\n  ${figures.join('\n  ')}`);
+      console.log(`[${runtime.name}/${ctx().dialect}] crash matrix\n  ${figures.join('\n  ')}`);
       await taker?.kill();
       for (const c of crashers.values()) await (await c.catch(() => undefined))?.kill();
       await provider?.[Symbol.asyncDispose]();
@@ -111,11 +160,9 @@ export function describeCrashMatrix(
       const title = `${point} → ${expected.state}, billed [${expected.billed.join(',')}]`;
       it(title, { timeout: 60_000 }, async () => {
         const started = Date.now();
-        const { database } = ctx();
+        const { database, rig } = ctx();
         const input = { call, units: expected.units, asset: expected.assets !== undefined };
-        const [id] = (await submitPaidJobs(database, [input], (tx, ps) => enqueue(tx, ps))) as [
-          string,
-        ];
+        const [id] = (await submitPaidJobsVia(rig, database, [input])) as [string];
         const crashes = point !== 'commit-then-drop';
         if (!crashes) await provider.setFaults([{ jobId: id, fault: 'commit-then-drop' }]);
         const a = await crasher(k);
@@ -145,8 +192,10 @@ export function describeCrashMatrix(
             message: `job terminal\n--- A ---\n${a.output()}\n--- B ---\n${taker.output()}`,
           });
           if (point === 'after-terminal-before-ack') {
-            // B's redelivery finds the job finished and only acknowledges it.
-            await waitFor(async () => (await queued(id)) === 0, {
+            // B's redelivery finds the job finished and only acknowledges it: the transport
+            // holds nothing of the kind any more (earlier scenarios' jobs are all finished).
+            const { database: db, rig: r } = ctx();
+            await waitFor(async () => (await r.outstanding(db, paidJob.kind)) === 0, {
               timeoutMs: 20_000,
               message: 'redelivery acknowledged',
             });
@@ -162,32 +211,20 @@ export function describeCrashMatrix(
           writeFileSync(join(dir, `stop-${n}`), '');
           await taker.waitForLine(new RegExp(`^STOPPED ${n}$`, 'm'), 20_000);
         }
-        figures.push(summary(call, point, expected, Date.now() - started));
+        figures.push(summary(runtime, call, point, expected, Date.now() - started));
       });
     }
 
     async function stateOf(id: string): Promise<JobState> {
       return (await getJobById(ctx().database.db, id))?.state ?? 'running';
     }
-    async function queued(id: string): Promise<number> {
-      const db = ctx().database.db;
-      // The embedded queue is the jobs table: a finished job is out of it.
-      const rows = await db
-        .selectFrom('jobs')
-        .select('id')
-        .where('id', '=', id)
-        .where('state', 'in', ['queued', 'running'])
-        .execute();
-      return rows.length;
-    }
-
     async function check(c: { id: string; expected: Expected; aOutput: string; bOutput: string }) {
       const { id, expected } = c;
       const db = ctx().database.db;
       const row = await getJobById(db, id);
       const trace = `--- A ---\n${c.aOutput}\n--- B ---\n${c.bOutput}`;
       expect(row?.state, trace).toBe(expected.state);
-      expect(row?.attempts, trace).toBe(expected.attempts);
+      expect(row?.attempts, trace).toBe(attemptsOn(runtime, expected));
 
       const records = await provider.ledger({ jobId: id });
       const bills = billsByUnit(records);
@@ -233,7 +270,7 @@ export function describeCrashMatrix(
         expect(audit.ghosts).toEqual([]);
         expect(audit.orphans).toEqual([]);
       }
-      if (expected.bExecutes && expected.attempts > 1) {
+      if (expected.bExecutes && attemptsOn(runtime, expected) > 1) {
         // B's unit_done events mark the units it took from checkpoints.
         const reused = events.flatMap((e) =>
           e.type === 'unit_done' && e.reused ? [e.unitKey] : [],
@@ -243,54 +280,4 @@ export function describeCrashMatrix(
       }
     }
   });
-}
-
-/** The rows every class shares (the table's columns agree on them). */
-export function commonRows(): { point: MatrixPoint; expected: Expected }[] {
-  return [
-    {
-      point: 'after-call-outcome',
-      expected: { state: 'succeeded', units: 1, billed: [1], requests: 1, attempts: 2 },
-    },
-    {
-      // The bytes are in A's staging key: B publishes its own, A's staging blob is swept.
-      point: 'after-blob-write-before-publish',
-      expected: { state: 'succeeded', units: 1, billed: [1], requests: 1, attempts: 2, assets: 1 },
-    },
-    {
-      point: 'after-unit-checkpoint',
-      expected: {
-        state: 'succeeded',
-        units: 2,
-        billed: [1, 1],
-        requests: 2,
-        attempts: 2,
-        bExecutes: ['u1'],
-      },
-    },
-    {
-      point: 'after-terminal-before-ack',
-      expected: {
-        state: 'succeeded',
-        units: 1,
-        billed: [1],
-        requests: 1,
-        attempts: 1,
-        bExecutes: [],
-        finalizeRuns: 1,
-      },
-    },
-    {
-      point: 'during-finalize',
-      expected: {
-        state: 'succeeded',
-        units: 2,
-        billed: [1, 1],
-        requests: 2,
-        attempts: 2,
-        bExecutes: [],
-        finalizeRuns: 2,
-      },
-    },
-  ];
 }
