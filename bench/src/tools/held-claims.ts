@@ -79,6 +79,4 @@ async function heldClaims(holdMaxMs: number | undefined): Promise<number> {
 
 const backoff = await heldClaims(undefined);
 const fixed = await heldClaims(1_000);
-console.log(
-  JSON.stringify({ seconds, claimsWithBackoff: backoff, claimsFixedOneSecond: fixed }),
-);
+console.log(JSON.stringify({ seconds, claimsWithBackoff: backoff, claimsFixedOneSecond: fixed }));
