@@ -276,13 +276,13 @@ function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryM
   const config = KindLimits.safeParse(opts.limits?.kinds ?? {});
   if (!config.success)
     throw new SluiceError('INVALID_CONFIG', `limits.kinds: ${config.error.message}`);
-  const limits = resolveKindLimits(opts.jobs, config.data);
-  if (limits.size === 0) return undefined;
   const hold = HoldDelays.safeParse({
     limitHoldMs: opts.limitHoldMs,
     limitHoldMaxMs: opts.limitHoldMaxMs,
   });
   if (!hold.success) throw new SluiceError('INVALID_CONFIG', `limit hold: ${hold.error.message}`);
+  const limits = resolveKindLimits(opts.jobs, config.data);
+  if (limits.size === 0) return undefined;
   return createStartGate({
     database: opts.database,
     limits,

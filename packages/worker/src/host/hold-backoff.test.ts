@@ -9,6 +9,8 @@ import { waitFor } from '@sluice/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { createWorker } from '../create-worker.js';
 import { startLimitWorkers, settleJobs } from '../testing/limit-workers.js';
 import { holdDelayMs, START_HOLD_MAX_MS, START_HOLD_MS } from './start-gate.js';
 
@@ -45,6 +47,36 @@ const job = defineJob({
   output: z.object({ ok: z.boolean() }),
   maxAttempts: 1,
   limits: { maxRunning: 1 },
+});
+
+describeEachDialect('the hold delays are checked when the worker is made', (ctx) => {
+  it('a negative or fractional limitHoldMaxMs / limitHoldMs is INVALID_CONFIG naming the field', () => {
+    const { database } = ctx();
+    const make = (hold: { limitHoldMs?: number; limitHoldMaxMs?: number }) => () =>
+      createWorker({
+        jobs: { [job.kind]: job },
+        handlers: {
+          [job.kind]: {
+            v1: defineHandler(job, {
+              prepare: () => [],
+              execute: () => 1,
+              finalize: () => ({ ok: true }),
+            }),
+          },
+        },
+        database,
+        concurrency: 1,
+        runtime: (c) => createEmbeddedRuntime({ database, ...c }),
+        ...hold,
+      } as Parameters<typeof createWorker>[0]);
+    expect(make({ limitHoldMaxMs: -1 })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringMatching(/limitHoldMaxMs/),
+      }),
+    );
+    expect(make({ limitHoldMs: 0.5 })).toThrow(/limitHoldMs/);
+  });
 });
 
 describeEachDialect('a held job backs off while its slot stays taken', (ctx) => {
