@@ -4,6 +4,7 @@
 // worker id and lease length, so they are stated once.
 
 import { KindLimits, ProviderLimits } from '@sluice/contracts';
+import { z } from 'zod';
 import {
   createProviderLimiter,
   resolveProviderLimits,
@@ -98,6 +99,11 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
     | undefined;
   /** Delay before a job held by a `maxRunning` start limit is due again (default 1 s). */
   limitHoldMs?: number | undefined;
+  /**
+   * The longest such delay (default 5 s): a job that keeps being held is due again after as long
+   * as it has waited so far, between `limitHoldMs` and this (host/start-gate.ts `holdDelayMs`).
+   */
+  limitHoldMaxMs?: number | undefined;
   /**
    * Test seams: crash points and injected decisions (crash-point and fault-injection tests).
    * Leave unset in production: the real decisions and no-op points are used.
@@ -259,11 +265,22 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
   };
 }
 
+/** The hold delays of the start gate: whole milliseconds, none negative. */
+const HoldDelays = z.object({
+  limitHoldMs: z.number().int().nonnegative().optional(),
+  limitHoldMaxMs: z.number().int().nonnegative().optional(),
+});
+
 /** The start gate, when any kind has start limits by config or declaration. */
 function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryMs: number) {
   const config = KindLimits.safeParse(opts.limits?.kinds ?? {});
   if (!config.success)
     throw new SluiceError('INVALID_CONFIG', `limits.kinds: ${config.error.message}`);
+  const hold = HoldDelays.safeParse({
+    limitHoldMs: opts.limitHoldMs,
+    limitHoldMaxMs: opts.limitHoldMaxMs,
+  });
+  if (!hold.success) throw new SluiceError('INVALID_CONFIG', `limit hold: ${hold.error.message}`);
   const limits = resolveKindLimits(opts.jobs, config.data);
   if (limits.size === 0) return undefined;
   return createStartGate({
@@ -272,6 +289,7 @@ function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryM
     // Three renewal periods: one missed renewal round never frees a running job's slot.
     slotTtlMs: 3 * renewEveryMs,
     holdMs: opts.limitHoldMs,
+    holdMaxMs: opts.limitHoldMaxMs,
     observer,
   });
 }

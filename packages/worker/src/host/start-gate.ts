@@ -33,8 +33,25 @@ import type { AttemptJob } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { LimitObserver } from '../guard/provider-limiter.js';
 
-/** How soon a job held by a `maxRunning` limit is due again (default). */
+/** How soon a job held by a `maxRunning` limit is due again after its first hold (default). */
 export const START_HOLD_MS = 1_000;
+/** The longest a job held by a `maxRunning` limit waits before it is due again (default). */
+export const START_HOLD_MAX_MS = 5_000;
+
+/**
+ * The delay of a `maxRunning` hold: as long as the job has waited already (since the first hold
+ * by the same limit), at least `baseMs` and at most `maxMs`. Every due time is a claim and a hold
+ * write of a job that most likely still cannot start: a job held by a slot that stays taken is
+ * claimed about log2(t / baseMs) times until the delay reaches `maxMs` and then every `maxMs`
+ * (9 times in 30 s with the defaults), not every `baseMs` (30 times). A job held briefly is due
+ * again as soon as before; a freed slot waits for the next due held job, which with many held
+ * jobs is soon, and with one held job at most `maxMs`.
+ */
+export function holdDelayMs(since: string, now: number, baseMs: number, maxMs: number): number {
+  const waited = now - Date.parse(since);
+  const delay = Number.isFinite(waited) ? Math.max(baseMs, waited) : baseMs;
+  return Math.min(Math.max(baseMs, maxMs), delay);
+}
 
 export interface GateEntry {
   /** Gives back the slots the job holds (idempotent). */
@@ -133,6 +150,8 @@ export function createStartGate(deps: {
   slotTtlMs: number;
   /** Delay before a job held by `maxRunning` is due again (default `START_HOLD_MS`). */
   holdMs?: number | undefined;
+  /** The longest delay of a `maxRunning` hold as the wait grows (default `START_HOLD_MAX_MS`). */
+  holdMaxMs?: number | undefined;
   observer?: LimitObserver | undefined;
 }): StartGate {
   const { database } = deps;
@@ -148,10 +167,16 @@ export function createStartGate(deps: {
         ? prior.since
         : new Date(now).toISOString();
     const rate = scope.limit.startsPerSecond;
+    // A rate hold is due when the bucket has a token again: that time is known, no back-off.
     const retryAfterMs =
       by === 'rate' && rate !== undefined
         ? Math.max(20, Math.ceil(1000 / rate))
-        : (deps.holdMs ?? START_HOLD_MS);
+        : holdDelayMs(
+            since,
+            now,
+            deps.holdMs ?? START_HOLD_MS,
+            deps.holdMaxMs ?? START_HOLD_MAX_MS,
+          );
     return {
       ok: false,
       waiting: { reason: scope.reason, name: scope.name, by, since },

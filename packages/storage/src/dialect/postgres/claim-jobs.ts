@@ -27,6 +27,12 @@ const PG_READY = `state = 'queued' and kind = t.kind and version = t.version`;
  * statistics taken while no job was queued (a table analysed near-empty, then a burst) the planner
  * scanned that whole index for each of the 64 probes (~46,000 buffers, 165–205 ms a claim at
  * 20,000 queued jobs, until autovacuum analysed again) instead of looking the row up by key.
+ *
+ * One tenant with queued work (the walk `t` found a single served version and tenant): the fair
+ * order is then that tenant's (priority desc, created_at) order, which is exactly the order of
+ * the `jobs_queued` index under (kind, version, tenant_id), so `g` reads it as one ordered range
+ * and locks as it goes, without ranking candidates and looking each up again. `g` and `q` are
+ * gated on the walk's count (a one-time filter: only one of them runs).
  */
 export const PG_CLAIM_SQL = `
 with recursive t as (
@@ -38,11 +44,18 @@ with recursive t as (
     and j.kind = t.kind and j.version = t.version and j.tenant_id > t.tenant_id
     order by j.tenant_id limit 1)
   from t where t.tenant_id is not null),
+s as (select kind, version, tenant_id from t where tenant_id is not null),
 r as (${runningCandidates(PG_SERVED, '$3', '$4', '$5', 'not (id = any($8::text[]))')} for update skip locked),
+g as (select id, state, priority, created_at, 0::bigint as rn from jobs
+  where (select count(*) from s) = 1 and state = 'queued' and kind = (select kind from s)
+    and version = (select version from s) and tenant_id = (select tenant_id from s)
+    and (run_after is null or run_after <= $3) and attempts < max_attempts
+  order by priority desc, created_at limit $5 for update skip locked),
 q as (select p.*, row_number() over (partition by p.tenant_id, p.priority order by p.created_at) as rn
   from t cross join lateral (select id, priority, created_at, tenant_id from jobs where ${PG_READY}
     and tenant_id = t.tenant_id and (run_after is null or run_after <= $3)
-    and attempts < max_attempts order by priority desc, created_at limit $5) p),
+    and attempts < max_attempts order by priority desc, created_at limit $5) p
+  where (select count(*) from s) > 1),
 k as (select l.id, l.state, q.priority, q.created_at, q.rn
   from (select * from q order by priority desc, rn, created_at) q
   cross join lateral (select j.id, j.state from jobs j where j.id = q.id and (j.state || '') = 'queued'
@@ -50,7 +63,7 @@ k as (select l.id, l.state, q.priority, q.created_at, q.rn
     for update skip locked) l
   order by q.priority desc, q.rn, q.created_at limit $5),
 c as materialized (select id, state from (select id, state, priority, created_at, 0::bigint as rn,
-  0 as band from r union all select *, 1 as band from k) x
+  0 as band from r union all select *, 1 as band from k union all select *, 1 as band from g) x
   order by band, priority desc, rn, created_at limit $5)
 update jobs j set state = 'running', epoch = j.epoch + 1, attempts = j.attempts + 1,
   attempt_id = replace(gen_random_uuid()::text, '-', ''), lease_until = $6, lease_owner = $7,
@@ -70,7 +83,7 @@ export async function claimJobsPg(
   own: string | null,
 ): Promise<ClaimedJob[]> {
   const r = await pool.query<ClaimRow>({
-    name: 'sluice_claim_jobs_8',
+    name: 'sluice_claim_jobs_9',
     text: PG_CLAIM_SQL,
     values: [
       opts.versions.map((v) => v.kind),
