@@ -16,10 +16,7 @@ export type {
   ReconcilerStats,
   ReconcilerWiring,
 } from './reconciler/create-reconciler.js';
-export {
-  recoverLostRuns,
-  RUN_RECOVERY_DEFAULTS,
-} from './recovery/recover-lost-runs.js';
+export { recoverLostRuns, RUN_RECOVERY_DEFAULTS } from './recovery/recover-lost-runs.js';
 export type {
   RecoverLostRunsArgs,
   RunRecoveryOptions,

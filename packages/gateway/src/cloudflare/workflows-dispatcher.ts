@@ -115,7 +115,10 @@ function workflowRuns(opts: WorkflowsDispatcherOptions): RunInspector {
       if (!binding) return;
       const instance = await binding.get(job.id);
       if (!instance.restart) {
-        throw new SluiceError('INVALID_CONFIG', `the ${job.version} Workflow binding has no restart`);
+        throw new SluiceError(
+          'INVALID_CONFIG',
+          `the ${job.version} Workflow binding has no restart`,
+        );
       }
       await instance.restart();
     },
