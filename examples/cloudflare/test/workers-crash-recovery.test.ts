@@ -81,16 +81,20 @@ describe('run recovery on the Workers gateway after workerd is killed mid-run', 
     };
     expect(instance.status).toBe('running');
 
-    const settled = await waitFor(
+    const after: SluiceClient<Jobs> = createSluiceClient<Jobs>({ url: dev.url, apiKey: key });
+    const cron = `${dev.url}/__test/cron`;
+    await waitFor(
       async () => {
-        await fetch(`${(dev as WranglerDev).url}/__test/cron`);
-        const [a, b] = await Promise.all([jobRow(job.id), jobRow(once.id)]);
-        return a.state === 'succeeded' && b.state === 'dead_lettered' ? { a, b } : undefined;
+        await fetch(cron);
+        const [a, b] = await Promise.all([after.job(job.id).status(), after.job(once.id).status()]);
+        return a.state === 'succeeded' && b.state === 'dead_lettered' ? true : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 1000, message: 'the killed runs were not recovered' },
     );
     const recoveryMs = Date.now() - restarted;
     console.log(`recovered ${job.id} in ${recoveryMs} ms after workerd came back`);
+    await after.close();
+    const settled = { a: await jobRow(job.id), b: await jobRow(once.id) };
 
     // A new epoch: the dead attempt's (1) was fenced by the move back to queued.
     expect(settled.a).toMatchObject({ state: 'succeeded', epoch: 2, attempts: 2 });
