@@ -1,13 +1,15 @@
 // The e2e suite's Worker (wrangler.test.jsonc): the example's Worker with one more job kind,
 // `test.unroutable`, whose only version (v3) has no Workflow binding, and test-only routes to
 // look inside D1, R2 and the Workflow engine from the Node test, to seed ended jobs and to run
-// the cron handler (`scheduled`) on demand. Not part of the example.
+// the cron handler (`scheduled`) on demand; the paid jobs of the crash-recovery test
+// (crash-jobs.ts), with run-recovery bounds of seconds, not minutes. Not part of the example.
 import { defineJob, defineJobs } from '@sluice/contracts';
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';
 import { createSluiceWorkflow } from '@sluice/runtime-cloudflare-workflows/worker';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { summarize } from '@sluice/example-quickstart/jobs';
 import { z } from 'zod';
+import { paid, paidHandlers, paidOnce } from './crash-jobs.js';
 
 const unroutable = defineJob({
   kind: 'test.unroutable',
@@ -16,15 +18,27 @@ const unroutable = defineJob({
   output: z.object({ n: z.number().int() }),
 });
 
-export const testJobs = defineJobs(summarize, unroutable);
+export const testJobs = defineJobs(summarize, unroutable, paid, paidOnce);
+const testHandlers = { ...handlers, ...paidHandlers };
 
-export const SummarizeV1 = createSluiceWorkflow({ jobs: testJobs, handlers, version: 'v1' });
-export const SummarizeV2 = createSluiceWorkflow({ jobs: testJobs, handlers, version: 'v2' });
+export const SummarizeV1 = createSluiceWorkflow({
+  jobs: testJobs,
+  handlers: testHandlers,
+  version: 'v1',
+});
+export const SummarizeV2 = createSluiceWorkflow({
+  jobs: testJobs,
+  handlers: testHandlers,
+  version: 'v2',
+});
 
 const gateway = createWorkersGateway({
   jobs: testJobs,
   workflows: { v1: 'WF_V1', v2: 'WF_V2' },
   eventPollMs: 100,
+  // Seconds, so a test sees a dead run recovered (the cron route runs only when a test calls it);
+  // the stuck bound stays above the longest quiet stretch of a live test run (8 s holds).
+  recovery: { quietMs: 1000, stuckMs: 20_000 },
 });
 
 interface Env {

@@ -19,6 +19,9 @@ export interface WranglerDev {
   persistTo: string;
   /** Runs `wrangler d1 execute DB` against this instance's local D1. */
   d1(statement: string): Promise<Record<string, unknown>[]>;
+  /** SIGKILLs the whole process tree (wrangler and workerd) as a crash would; the state stays. */
+  kill(): Promise<void>;
+  /** Stops it and removes its state. */
   stop(): Promise<void>;
 }
 
@@ -35,14 +38,19 @@ export interface WranglerDevOptions {
   migrate?: boolean | undefined;
   /** `--var NAME:VALUE` for each entry. */
   vars?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Serve the local state of an earlier instance (one that was killed): no migrations, and the
+   * directory is the caller's to remove.
+   */
+  persistTo?: string | undefined;
 }
 
 export async function startWranglerDev(
   config = 'wrangler.jsonc',
   opts: WranglerDevOptions = {},
 ): Promise<WranglerDev> {
-  const persistTo = mkdtempSync(join(tmpdir(), 'sluice-wrangler-'));
-  if (opts.migrate !== false) {
+  const persistTo = opts.persistTo ?? mkdtempSync(join(tmpdir(), 'sluice-wrangler-'));
+  if (opts.migrate !== false && opts.persistTo === undefined) {
     await wrangler(['d1', 'migrations', 'apply', 'DB', '--local'], config, persistTo);
   }
   const port = await freePort();
@@ -81,14 +89,25 @@ export async function startWranglerDev(
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   if (process.env.WRANGLER_ECHO) child.stdout?.on('data', (d: Buffer) => process.stderr.write(d));
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+  const exited = () =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      const gone = exited();
+      process.kill(-child.pid, 'SIGKILL');
+      await gone;
     }
-    rmSync(persistTo, { recursive: true, force: true });
+  };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      const gone = exited();
+      process.kill(-child.pid, 'SIGTERM');
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+      await kill();
+    }
+    if (opts.persistTo === undefined) rmSync(persistTo, { recursive: true, force: true });
   };
   try {
     await waitFor(
@@ -114,6 +133,7 @@ export async function startWranglerDev(
       const parsed = JSON.parse(stdout) as { results: Record<string, unknown>[] }[];
       return parsed[0]?.results ?? [];
     },
+    kill,
     stop,
   };
 }

@@ -115,7 +115,47 @@ export interface RuntimeDispatcher<TTransaction = unknown> {
    * (then nothing is dead-lettered at dispatch; the worker decides after a grace period).
    */
   servedVersions?(kind: string): Promise<readonly string[] | undefined>;
+  /**
+   * A runtime that runs each job as one run it can be asked about (a Workflow instance): how
+   * each run stands, for the gateway's run recovery (gateway `recoverLostRuns`), which
+   * re-dispatches a job whose run died. Absent: the runtime recovers crashed workers itself
+   * (lease and liveness) and the recovery never asks.
+   */
+  readonly runs?: RunInspector | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * How a job's run stands as its runtime reports it. `not_found`: no run of that job exists;
+ * `unknown`: the runtime answered something else (left alone, asked again next pass).
+ */
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'paused',
+  'errored',
+  'terminated',
+  'complete',
+  'not_found',
+  'unknown',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The job a run belongs to (the run's id is the job id; the version picks its Workflow). */
+export interface RunRef {
+  readonly id: string;
+  readonly version: string;
+}
+
+export interface RunInspector {
+  /** The status of each job's run, by job id (one answer per job asked about). */
+  inspect(jobs: readonly RunRef[]): Promise<ReadonlyMap<string, RunStatus>>;
+  /**
+   * Starts the job's existing run again from its beginning (its step results discarded): how a
+   * run that errored, was terminated or died is re-dispatched when its id cannot be created twice.
+   */
+  restart(job: RunRef): Promise<void>;
 }
 
 export interface Delivery {

@@ -16,6 +16,14 @@ export type {
   ReconcilerStats,
   ReconcilerWiring,
 } from './reconciler/create-reconciler.js';
+export { recoverLostRuns, RUN_RECOVERY_DEFAULTS } from './recovery/recover-lost-runs.js';
+export type {
+  RecoverLostRunsArgs,
+  RunRecoveryOptions,
+  RunRecoveryStats,
+} from './recovery/recover-lost-runs.js';
+export { decideRunRecovery, workflowsRunStatus } from './recovery/decide-run-recovery.js';
+export type { RunRecoveryAction, RunRecoveryInput } from './recovery/decide-run-recovery.js';
 export type { RuntimeProbes } from './health.js';
 // For runtimes' own readiness probes (their transport's round trip, bounded).
 export { answersWithin } from './health.js';

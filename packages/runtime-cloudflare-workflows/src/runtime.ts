@@ -27,6 +27,26 @@ export const CloudflareWorkflowsOptions = z
     apiBase: z.string().min(1).optional(),
     /** The state callback's HMAC secret (≥ 32 characters). Env SLUICE_STATE_CALLBACK_SECRET wins. */
     callbackSecret: z.string().min(1).optional(),
+    /**
+     * Run recovery (the reconciler's step): jobs with no write for `quietMs` whose instance
+     * errored, was terminated, is gone, completed without storing an outcome, or says `running`
+     * with no write for `stuckMs` run again under a new epoch, or are dead-lettered once their
+     * budget is spent; `everyMs` between passes. `false` turns it off.
+     */
+    recovery: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            quietMs: z.number().int().min(1000).optional(),
+            stuckMs: z.number().int().min(1000).optional(),
+            everyMs: z.number().int().min(100).optional(),
+            pageSize: z.number().int().min(1).max(1000).optional(),
+            maxPages: z.number().int().min(1).max(100).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
   })
   .strict();
 export type CloudflareWorkflowsOptions = z.input<typeof CloudflareWorkflowsOptions>;
@@ -52,10 +72,12 @@ export const cloudflareWorkflows = defineRuntime({
     return undefined;
   },
   async gateway(o, { database }: RuntimeResources): Promise<GatewayRuntimeHalf> {
-    const [{ createWorkflowsRestDispatcher }, { stateCallbackRoutes }] = await Promise.all([
-      import('./gateway/create-workflows-rest-dispatcher.js'),
-      import('./gateway/state-callback-route.js'),
-    ]);
+    const [{ createWorkflowsRestDispatcher }, { stateCallbackRoutes }, { startReconciler }] =
+      await Promise.all([
+        import('./gateway/create-workflows-rest-dispatcher.js'),
+        import('./gateway/state-callback-route.js'),
+        import('@sluice/gateway'),
+      ]);
     const dispatcher = createWorkflowsRestDispatcher({
       database,
       accountId: o.accountId as string,
@@ -63,10 +85,26 @@ export const cloudflareWorkflows = defineRuntime({
       apiBase: o.apiBase,
       workflows: o.workflows,
     });
+    // The outbox rows a failed create left, and the runs that died: Workflows live outside the
+    // job database, so the reconciler is what finds both.
+    const reconciler = startReconciler(
+      { runRecovery: o.recovery },
+      {
+        database,
+        runtime: dispatcher,
+        onError: (error) =>
+          console.error(
+            JSON.stringify({ level: 'error', msg: 'reconciler', error: String(error) }),
+          ),
+      },
+    );
     return {
       dispatcher,
       routes: stateCallbackRoutes({ secret: o.callbackSecret as string }),
-      close: () => dispatcher.close(),
+      close: async () => {
+        await reconciler?.close();
+        await dispatcher.close();
+      },
     };
   },
   worker: () => ({

@@ -12,6 +12,8 @@ export type { PollingHubOptions } from './polling-hub.js';
 export { createRequestClock } from './request-clock.js';
 export type { RequestClock } from './request-clock.js';
 export { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
+export { recoverRunsOnce, RUN_RECOVERY_LOCK } from './run-recovery-pass.js';
+export type { RunRecoveryOptions, RunRecoveryStats } from '../recovery/recover-lost-runs.js';
 export { WEB_ACCEPT_CRYPTO, webKeyLookup } from './web-crypto.js';
 export type * from './platform.js';
 export type { AppRouter } from '../routers/index.js';

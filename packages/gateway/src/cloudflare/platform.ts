@@ -6,6 +6,8 @@ export interface WorkflowInstanceLike {
   readonly id: string;
   status(): Promise<{ status: string }>;
   terminate(): Promise<void>;
+  /** Runs the instance again from its first step (its step results discarded). */
+  restart?(): Promise<void>;
 }
 
 /** A Workflow binding (`env.WF_V1`). */

@@ -38,6 +38,8 @@ import { resolveRetention, runRetentionPass } from '../retention/run-retention-p
 import { createServedVersionCheck } from '../served-versions.js';
 import { trpcHttpHandler } from '../trpc/http-handler.js';
 import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
+import { recoverRunsOnce } from './run-recovery-pass.js';
+import type { RunRecoveryOptions } from '../recovery/recover-lost-runs.js';
 import type { ExecutionContextLike, QueueLike, WorkflowBindingLike } from './platform.js';
 import { createPollingHub } from './polling-hub.js';
 import { createRequestClock } from './request-clock.js';
@@ -62,6 +64,11 @@ export interface WorkersGatewayOptions<R extends JobRegistry> {
   maxRequestBytes?: number | undefined;
   /** An outbox row this old is re-dispatched by `scheduled` (default 30 s). */
   reconcileGraceMs?: number | undefined;
+  /**
+   * The run recovery of `scheduled`: jobs whose Workflow instance died are run again or
+   * dead-lettered (recovery/recover-lost-runs.ts; defaults there). `false` turns it off.
+   */
+  recovery?: RunRecoveryOptions | false | undefined;
   logger?: GatewayLogger | undefined;
   /** Test seams (hooks.ts); production passes nothing. */
   hooks?: Partial<GatewayHooks> | undefined;
@@ -77,7 +84,8 @@ export interface WorkersGateway {
   fetch(request: Request, env: object, ctx: ExecutionContextLike): Promise<Response>;
   /**
    * The Worker's `scheduled` handler (a cron trigger): re-dispatches what the outbox still owes,
-   * and runs a retention pass (one Worker at a time, under the same lock as Node gateways).
+   * recovers jobs whose Workflow instance died, and runs a retention pass (one Worker at a time
+   * each, under a lock in D1).
    */
   scheduled(controller: unknown, env: object, ctx: ExecutionContextLike): Promise<void>;
   readonly features: typeof WORKERS_GATEWAY_FEATURES;
@@ -233,6 +241,13 @@ export function createWorkersGateway<R extends JobRegistry>(
           onError('outbox reconcile'),
         ),
       );
+      if (options.recovery !== false) {
+        ctx.waitUntil(
+          recoverRunsOnce(g.dispatcher, g.database, options.recovery ?? {}).catch(
+            onError('run recovery'),
+          ),
+        );
+      }
       ctx.waitUntil(
         runRetentionPass({
           database: g.database,

@@ -5,13 +5,18 @@
 // call). A version with no binding is never sent to another version's Workflow: its job is
 // dead-lettered VERSION_NOT_ROUTABLE in D1 (fenced: only while still `queued`) and announced on
 // the DLQ queue (so is a job the acceptor dead-letters at submit: `announceDeadLetter`). `stopRun`
-// terminates a cancelled job's instance.
+// terminates a cancelled job's instance. `runs` reads instance statuses and restarts an instance,
+// for the run recovery of the cron pass (recovery/recover-lost-runs.ts).
 
 import {
   CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  SluiceError,
   type MessagePointer,
+  type RunInspector,
+  type RunStatus,
   type RuntimeDispatcher,
 } from '@sluice/contracts';
+import { workflowsRunStatus } from '../recovery/decide-run-recovery.js';
 import { transitionJob, type SluiceDatabase, type Db } from '@sluice/storage/portable';
 import type { QueueLike, WorkflowBindingLike } from './platform.js';
 
@@ -33,9 +38,10 @@ export interface WorkflowsDispatcher extends RuntimeDispatcher<Db> {
   /** Puts a dead letter's message on the DLQ queue (at dispatch here; at submit, the acceptor). */
   announceDeadLetter(dead: {
     pointer: MessagePointer;
-    reason: 'VERSION_NOT_ROUTABLE';
+    reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS';
     detail: string;
   }): Promise<void>;
+  readonly runs: RunInspector;
 }
 
 const bound = (opts: WorkflowsDispatcherOptions) =>
@@ -72,6 +78,51 @@ async function createAll(
       for (const p of chunk) await createOnce(binding, p);
     }
   }
+}
+
+/** Instance statuses read at once per inspect call (each is one binding call). */
+const INSPECT_CONCURRENCY = 10;
+/** How the engine words a missing instance (production: `instance.not_found`; local: "does not exist"). */
+const NOT_FOUND = /not_found|not found|does not exist/i;
+
+function workflowRuns(opts: WorkflowsDispatcherOptions): RunInspector {
+  return {
+    async inspect(jobs) {
+      const out = new Map<string, RunStatus>();
+      for (let i = 0; i < jobs.length; i += INSPECT_CONCURRENCY) {
+        await Promise.all(
+          jobs.slice(i, i + INSPECT_CONCURRENCY).map(async (job) => {
+            const binding = bindingOf(opts, job.version);
+            // No binding for the version: nothing could be restarted here; left alone.
+            if (!binding) return void out.set(job.id, 'unknown');
+            let instance;
+            try {
+              instance = await binding.get(job.id);
+            } catch (error) {
+              // `get` of an id the engine never created throws `instance.not_found`; any other
+              // failure says nothing about the run (asked again next pass).
+              return void out.set(job.id, NOT_FOUND.test(String(error)) ? 'not_found' : 'unknown');
+            }
+            const { status } = await instance.status();
+            out.set(job.id, workflowsRunStatus(status));
+          }),
+        );
+      }
+      return out;
+    },
+    async restart(job) {
+      const binding = bindingOf(opts, job.version);
+      if (!binding) return;
+      const instance = await binding.get(job.id);
+      if (!instance.restart) {
+        throw new SluiceError(
+          'INVALID_CONFIG',
+          `the ${job.version} Workflow binding has no restart`,
+        );
+      }
+      await instance.restart();
+    },
+  };
 }
 
 export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): WorkflowsDispatcher {
@@ -116,6 +167,7 @@ export function createWorkflowsDispatcher(opts: WorkflowsDispatcherOptions): Wor
       }
     },
     announceDeadLetter,
+    runs: workflowRuns(opts),
     close: async () => {},
   };
 }

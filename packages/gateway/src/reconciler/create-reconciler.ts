@@ -6,7 +6,10 @@
 //   2. due outbox rows (a crash between commit and dispatch; worker retries with a due time):
 //      dispatched, then their rows removed;
 //   3. now and then, a safety sweep: queued jobs untouched for long and running jobs whose lease
-//      passed long ago (their entry was trimmed or lost with a dead holder) are dispatched again.
+//      passed long ago (their entry was trimmed or lost with a dead holder) are dispatched again;
+//   4. now and then, on a runtime whose runs can be asked about (`runtime.runs`: Workflows), run
+//      recovery: quiet jobs whose run died are run again under a new epoch or dead-lettered
+//      (recovery/recover-lost-runs.ts).
 
 import { randomToken, type RuntimeDispatcher } from '@sluice/contracts';
 import {
@@ -19,6 +22,7 @@ import {
   type StoredEvent,
 } from '@sluice/storage';
 import { dispatchJobs } from './dispatch-jobs.js';
+import { recoverLostRuns, type RunRecoveryOptions } from '../recovery/recover-lost-runs.js';
 import {
   deleteOutboxRows,
   dueOutboxRows,
@@ -60,6 +64,11 @@ export interface ReconcilerOptions {
   leasePassedMs?: number;
   /** Jobs per page and per dispatch (default 500). */
   pageSize?: number;
+  /**
+   * Run recovery, on a runtime with `runs` (bounds: recover-lost-runs.ts); `everyMs` between
+   * passes (default 30 s). `false` turns it off.
+   */
+  runRecovery?: (RunRecoveryOptions & { everyMs?: number | undefined }) | false | undefined;
   /** Events the reconciler committed (accepted → queued): for the hub and the other replicas. */
   onEvents?: (events: StoredEvent[]) => void;
   onError?: (error: unknown) => void;
@@ -73,6 +82,9 @@ export interface ReconcilerStats {
   outboxDispatched: number;
   redispatched: number;
   sweeps: number;
+  /** Jobs whose lost run the run recovery started again, or dead-lettered. */
+  runsRecovered: number;
+  runsDeadLettered: number;
   errors: number;
 }
 
@@ -134,8 +146,12 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
     outboxDispatched: 0,
     redispatched: 0,
     sweeps: 0,
+    runsRecovered: 0,
+    runsDeadLettered: 0,
     errors: 0,
   };
+  const recovery = opts.runRecovery === false ? undefined : (opts.runRecovery ?? {});
+  let lastRecovery = 0;
   let active = false;
   let lastSweep = 0;
   // Set when a loss is seen, cleared only after the whole re-dispatch went through.
@@ -197,6 +213,19 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       );
       stats.sweeps++;
       lastSweep = now;
+    }
+    if (recovery && runtime.runs && now - lastRecovery >= (recovery.everyMs ?? 30_000)) {
+      lastRecovery = now;
+      const r = await recoverLostRuns({
+        database,
+        runtime,
+        options: recovery,
+        now,
+        onEvents,
+        keepGoing: async () => !closed && (await holdLock()),
+      });
+      stats.runsRecovered += r.redispatched;
+      stats.runsDeadLettered += r.deadLettered;
     }
   }
 

@@ -14,13 +14,19 @@
 //
 // A failure (5xx past the retries, a network outage) throws: the outbox rows stay and the
 // reconciler dispatches again, which creates nothing twice.
+//
+// `runs` answers the run recovery (gateway `recoverLostRuns`, a reconciler step): each job's
+// instance status by GET, and a restart by `PATCH …/status { status: 'restart' }`.
 
 import {
   CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
   SluiceError,
   type MessagePointer,
+  type RunInspector,
+  type RunStatus,
   type RuntimeDispatcher,
 } from '@sluice/contracts';
+import { workflowsRunStatus } from '@sluice/gateway';
 import { getJobById, transitionJob, type Db, type SluiceDatabase } from '@sluice/storage';
 import { createTokenBucket, type Clock, type TokenBucket } from './token-bucket.js';
 import {
@@ -31,6 +37,9 @@ import {
 
 /** The documented limits (Workflows › Limits, paid plan). */
 export const WORKFLOWS_CREATE_LIMITS = { perWorkflow: 100, perAccount: 300, batch: 100 } as const;
+
+/** Instance statuses read at once (each is one GET, under the API's per-account rate). */
+const INSPECT_CONCURRENCY = 5;
 
 export interface WorkflowsRestDispatcherOptions extends Omit<
   WorkflowsRestClientOptions,
@@ -49,6 +58,7 @@ export interface WorkflowsRestDispatcher extends RuntimeDispatcher<Db> {
   readonly client: WorkflowsRestClient;
   /** Creates sent, confirmed existing, dead-lettered (tests and metrics). */
   readonly counts: { created: number; existed: number; deadLettered: number; calls: number };
+  readonly runs: RunInspector;
 }
 
 export function createWorkflowsRestDispatcher(
@@ -129,11 +139,35 @@ export function createWorkflowsRestDispatcher(
     for (const p of chunk) if (!created.has(p.jobId)) await settle(workflow, p);
   }
 
+  const runs: RunInspector = {
+    async inspect(jobs) {
+      const out = new Map<string, RunStatus>();
+      // One GET each (the API has no batch read), a few at a time.
+      for (let i = 0; i < jobs.length; i += INSPECT_CONCURRENCY) {
+        await Promise.all(
+          jobs.slice(i, i + INSPECT_CONCURRENCY).map(async (job) => {
+            const workflow = workflowOf(job.version);
+            // A version with no Workflow: nothing to restart; the dispatch dead-letters it.
+            if (!workflow) return void out.set(job.id, 'unknown');
+            const status = await client.status(workflow, job.id).catch(() => 'unknown');
+            out.set(job.id, status === 'not_found' ? 'not_found' : workflowsRunStatus(status));
+          }),
+        );
+      }
+      return out;
+    },
+    async restart(job) {
+      const workflow = workflowOf(job.version);
+      if (workflow) await client.restart(workflow, job.id);
+    },
+  };
+
   return {
     name: 'cloudflare-workflows',
     capabilities: CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
     client,
     counts,
+    runs,
     async dispatch(pointers) {
       const byWorkflow = new Map<string, MessagePointer[]>();
       for (const p of pointers) {

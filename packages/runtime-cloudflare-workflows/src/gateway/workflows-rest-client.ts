@@ -2,7 +2,8 @@
 //
 //   POST /accounts/{account_id}/workflows/{workflow_name}/instances        one instance
 //   POST /accounts/{account_id}/workflows/{workflow_name}/instances/batch  up to 100 (an array)
-//   GET  /accounts/{account_id}/workflows/{workflow_name}/instances/{id}   does it exist?
+//   GET  /accounts/{account_id}/workflows/{workflow_name}/instances/{id}   does it exist? its status
+//   PATCH /accounts/{account_id}/workflows/{workflow_name}/instances/{id}/status  { status: 'restart' }
 //
 // Every answer is Cloudflare's envelope `{ success, errors, result }`, parsed with zod. A 429 is
 // retried after its `Retry-After` (seconds or an HTTP date; every caller of the client pauses
@@ -23,6 +24,7 @@ const Envelope = z.object({
 });
 
 const Instance = z.object({ id: z.string() }).loose();
+const InstanceStatus = z.object({ status: z.string() }).loose();
 
 export interface CreateInstanceBody {
   instance_id: string;
@@ -51,6 +53,10 @@ export interface WorkflowsRestClient {
   /** 'created', or 'refused' with the API's message (an id that exists, among others). */
   create(workflow: string, item: CreateInstanceBody): Promise<'created' | { refused: string }>;
   exists(workflow: string, id: string): Promise<boolean>;
+  /** The instance's status as the API words it (`running`, `errored`, …), or 'not_found'. */
+  status(workflow: string, id: string): Promise<string>;
+  /** Starts the instance again from its first step. */
+  restart(workflow: string, id: string): Promise<void>;
   readonly stats: { requests: number; rateLimited: number; serverErrors: number };
 }
 
@@ -76,7 +82,11 @@ export function createWorkflowsRestClient(opts: WorkflowsRestClientOptions): Wor
 
   type Answer = { status: number; envelope: z.infer<typeof Envelope> | undefined };
 
-  async function send(method: 'GET' | 'POST', url: string, body?: unknown): Promise<Answer> {
+  async function send(
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    body?: unknown,
+  ): Promise<Answer> {
     let lastError: unknown;
     for (let attempt = 1; attempt <= maxTries; attempt++) {
       let res: Response;
@@ -154,6 +164,20 @@ export function createWorkflowsRestClient(opts: WorkflowsRestClientOptions): Wor
       if (a.status === 404) return false;
       if (a.status < 300 && a.envelope?.success) return true;
       throw new SluiceError('UNAVAILABLE', `get ${workflow}/${id}: ${messageOf(a)}`);
+    },
+    async status(workflow, id) {
+      const a = await send('GET', path(workflow, `/${encodeURIComponent(id)}`));
+      if (a.status === 404) return 'not_found';
+      const result = InstanceStatus.safeParse(a.envelope?.result);
+      if (a.status < 300 && a.envelope?.success && result.success) return result.data.status;
+      throw new SluiceError('UNAVAILABLE', `status of ${workflow}/${id}: ${messageOf(a)}`);
+    },
+    async restart(workflow, id) {
+      const a = await send('PATCH', path(workflow, `/${encodeURIComponent(id)}/status`), {
+        status: 'restart',
+      });
+      if (a.status < 300 && a.envelope?.success) return;
+      throw new SluiceError('UNAVAILABLE', `restart ${workflow}/${id}: ${messageOf(a)}`);
     },
   };
 }

@@ -3,6 +3,9 @@
 // result }` envelope, bearer-token auth, and what production does with ids: a single create of
 // an existing id is refused, a batch skips ids that exist. Faults are armed per test: the next N
 // requests answer 429 (with Retry-After) or 5xx. Every request is recorded with what it carried.
+// Each instance has a status (`queued` when created; a test sets another with `setStatus`, as
+// the engine would move it) and `PATCH …/status` changes it: `restart` puts it back to `queued`
+// and counts the restart, `terminate` ends it `terminated`.
 // `onCreate` makes a create real: the end-to-end test starts each instance on a workerd Workflow
 // (a failure there answers 500 and the instance is not recorded).
 
@@ -13,6 +16,8 @@ export interface FakeInstance {
   id: string;
   workflow: string;
   params: unknown;
+  status?: string | undefined;
+  restarts?: number | undefined;
 }
 
 export interface FakeRequest {
@@ -29,11 +34,13 @@ export interface FakeWorkflowsApi {
   readonly requests: FakeRequest[];
   /** The next `times` requests answer `status` (429 with `retryAfter` seconds, or a 5xx). */
   fail(status: number, times: number, retryAfter?: string): void;
+  /** Moves an instance to `status` as the engine would (`errored`, `complete`, …). */
+  setStatus(workflow: string, id: string, status: string): void;
   close(): Promise<void>;
 }
 
 const ROUTE =
-  /^\/client\/v4\/accounts\/([^/]+)\/workflows\/([^/]+)\/instances(?:\/(batch|[A-Za-z0-9_-]+))?$/;
+  /^\/client\/v4\/accounts\/([^/]+)\/workflows\/([^/]+)\/instances(?:\/(batch|[A-Za-z0-9_-]+))?(\/status)?$/;
 
 export async function startFakeWorkflowsApi(opts: {
   accountId: string;
@@ -57,7 +64,7 @@ export async function startFakeWorkflowsApi(opts: {
   });
   const view = (i: FakeInstance) => ({
     id: i.id,
-    status: 'queued',
+    status: i.status ?? 'queued',
     version_id: 'ver-1',
     workflow_id: `wf-${i.workflow}`,
   });
@@ -77,7 +84,10 @@ export async function startFakeWorkflowsApi(opts: {
         record.status = status;
         send(res, status, body, headers);
       };
-      const body = req.method === 'POST' ? await readJson(req).catch(() => undefined) : undefined;
+      const body =
+        req.method === 'POST' || req.method === 'PATCH'
+          ? await readJson(req).catch(() => undefined)
+          : undefined;
       const items = Array.isArray(body) ? body : body ? [body] : [];
       record.ids = items.map((i) => String((i as { instance_id?: unknown }).instance_id));
       if (req.headers.authorization !== `Bearer ${opts.apiToken}`)
@@ -92,6 +102,20 @@ export async function startFakeWorkflowsApi(opts: {
       const workflow = decodeURIComponent(m[2] as string);
       const key = (id: string) => `${workflow}/${id}`;
       const tail = m[3];
+      if (m[4]) {
+        const i = tail && tail !== 'batch' ? instances.get(key(tail)) : undefined;
+        if (req.method !== 'PATCH') return answer(405, err(10000, 'method not allowed'));
+        if (!i) return answer(404, err(10001, 'instance.not_found'));
+        const to = (body as { status?: unknown } | undefined)?.status;
+        if (to === 'restart') {
+          i.status = 'queued';
+          i.restarts = (i.restarts ?? 0) + 1;
+        } else if (to === 'terminate') i.status = 'terminated';
+        else if (to === 'pause') i.status = 'paused';
+        else if (to === 'resume') i.status = 'running';
+        else return answer(400, err(10003, 'status must be restart, terminate, pause or resume'));
+        return answer(200, ok({ status: i.status, timestamp: new Date().toISOString() }));
+      }
       if (req.method === 'GET' && tail && tail !== 'batch') {
         const i = instances.get(key(tail));
         return i ? answer(200, ok(view(i))) : answer(404, err(10001, 'instance.not_found'));
@@ -128,6 +152,11 @@ export async function startFakeWorkflowsApi(opts: {
     requests,
     fail(status, times, retryAfter) {
       faults = { status, times, retryAfter };
+    },
+    setStatus(workflow, id, status) {
+      const i = instances.get(`${workflow}/${id}`);
+      if (!i) throw new Error(`no instance ${workflow}/${id}`);
+      i.status = status;
     },
     close: () =>
       new Promise<void>((resolve) => {

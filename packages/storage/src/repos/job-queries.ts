@@ -169,3 +169,52 @@ export async function forgottenJobsPage(
     .execute();
   return rows.map(toDispatchable);
 }
+
+/** A run the runtime may have lost: what the run recovery needs to decide and to fence. */
+export interface QuietRun extends DispatchableJob {
+  epoch: number;
+  attempts: number;
+  maxAttempts: number;
+  /** The last write of the job (a state change, progress, a finished unit). */
+  updatedAt: string;
+}
+
+/**
+ * One page of queued or running jobs with no write since `quietBeforeIso` (in id order after
+ * `afterId`): the candidates of a runtime's run recovery, which then asks the runtime about each.
+ * A delayed job waits in `scheduled` and is never one.
+ */
+export async function quietRunsPage(
+  db: Db,
+  quietBeforeIso: string,
+  afterId: string,
+  limit: number,
+): Promise<QuietRun[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select([
+      'id',
+      'tenant_id',
+      'kind',
+      'version',
+      'state',
+      'priority',
+      'epoch',
+      'attempts',
+      'max_attempts',
+      'updated_at',
+    ])
+    .where('id', '>', afterId)
+    .where('state', 'in', ['queued', 'running'])
+    .where('updated_at', '<', quietBeforeIso)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    ...toDispatchable(r),
+    epoch: Number(r.epoch),
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    updatedAt: String(r.updated_at),
+  }));
+}
