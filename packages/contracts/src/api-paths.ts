@@ -38,6 +38,7 @@ export const API_PATHS = {
   bulkGet: 'bulk.get',
   bulkList: 'bulk.list',
   auditList: 'audit.list',
+  whoami: 'auth.whoami',
 } as const;
 
 /**

@@ -79,7 +79,9 @@ export type {
   ScheduleOptions,
   ScheduleView,
 } from './schedules.js';
+export type { WhoAmI } from './whoami.js';
 export * from './api-paths.js';
+export * from './scopes.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';
 export * from './trace-context.js';
