@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbeddedDispatcher, createGateway, serve } from '@sluice/gateway';
+// The gateway's seeded bugs, chosen by SLUICE_SEEDED_BUG (test processes only).
+import { gatewayHooksFromEnv } from '@sluice/gateway/testing';
 import { createApiKey, createLocalBlobStore, type DialectName } from '@sluice/storage';
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import { startFakeProvider, type FakeProvider } from '@sluice/testkit';
@@ -60,6 +62,7 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
   const blobRoot = mkdtempSync(join(tmpdir(), 'sluice-dashboard-blobs-'));
   const blobs = createLocalBlobStore(blobRoot);
   const { database } = db;
+  const hooks = gatewayHooksFromEnv();
   const gateway = createGateway({
     jobs,
     database,
@@ -68,6 +71,7 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
     logger: { warn() {}, error() {} },
     eventPollMs: 20,
     servedVersionsCacheMs: 0,
+    ...(hooks ? { hooks } : {}),
   });
   mountDashboard(gateway.app);
   const server = await serve(gateway, { port: 0 });
