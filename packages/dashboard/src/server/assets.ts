@@ -19,6 +19,11 @@ const TYPES: Record<string, string> = {
 /** Where `vite build` writes the UI; the same from src/server and dist/server. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../dist/web', import.meta.url));
 
+/** Whether `root` holds a built UI (a checkout where `npm run build` never ran has none). */
+export function isDashboardBuilt(root: string = DEFAULT_WEB_ROOT): boolean {
+  return existsSync(join(root, 'index.html'));
+}
+
 export interface AssetResponse {
   body: Uint8Array | string;
   headers: Record<string, string>;
