@@ -39,6 +39,7 @@ export const API_PATHS = {
   bulkList: 'bulk.list',
   auditList: 'audit.list',
   whoami: 'auth.whoami',
+  overview: 'jobs.overview',
 } as const;
 
 /**

@@ -80,6 +80,7 @@ export type {
   ScheduleView,
 } from './schedules.js';
 export type { WhoAmI } from './whoami.js';
+export type { OverviewResult } from './overview.js';
 export * from './api-paths.js';
 export * from './scopes.js';
 export * from './sleep.js';

@@ -192,9 +192,6 @@ describe('dashboard in Chromium [sqlite]', () => {
       'provider says the first call was not charged',
     );
     await h.screenshot(page, 'audit');
-    await page.goto(`${h.url}#/overview`);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await h.screenshot(page, 'overview');
     await page.close();
   });
 
@@ -220,6 +217,13 @@ describe('dashboard in Chromium [sqlite]', () => {
     expect(await page.getByRole('button', { name: 'Dry run' }).count()).toBe(0);
     await page.goto(`${h.url}#/audit`);
     await page.getByText('needs a key with the jobs:manage scope').waitFor();
+    // The overview counts it among the open jobs, with its reason among the parked ones.
+    await page.goto(`${h.url}#/overview`);
+    const open = page.locator('tr[data-kind="batch.summarize"][data-state="dead_lettered"] .count');
+    await open.waitFor();
+    expect(await open.textContent()).toBe('1');
+    expect(await page.locator('table.waiting').textContent()).toContain('MAX_ATTEMPTS');
+    await h.screenshot(page, 'overview');
     // The call the hidden button would make, with the viewer's key: refused, nothing moves.
     const viewer = createSluiceClient<Jobs>({
       url: new URL(h.url).origin,
