@@ -165,6 +165,11 @@ export interface Settings {
   connectWait: { ms: number; name: string };
   /** Whether the SQLite file's folder may be created: only for the default `.sluice/`. */
   createDatabaseFolder: boolean;
+  /**
+   * `SLUICE_DASHBOARD` / `--dashboard [path]`: the operator UI's mount path on the gateway, `off`
+   * for none, undefined for the mode's default (`sluice dev`: /dashboard; `sluice gateway`: none).
+   */
+  dashboard: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -232,8 +237,23 @@ export function resolveSettings(
     logLevel: logLevelOf(env.LOG_LEVEL),
     connectWait: connectWaitOf(read, config.connectWaitMs),
     createDatabaseFolder: database === undefined,
+    dashboard: dashboardOf(env.SLUICE_DASHBOARD),
   };
   return settings;
+}
+
+/** `--dashboard` alone (commander's `true`) means the default path. */
+function dashboardOf(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true') return '/dashboard';
+  if (raw === 'off' || raw === 'false') return 'off';
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(raw)) {
+    throw new SluiceError(
+      'INVALID_CONFIG',
+      `SLUICE_DASHBOARD: a URL path such as /dashboard, or off; got "${raw}"`,
+    );
+  }
+  return raw;
 }
 
 /** The gateway's part of `limits` (everything but the workers' `providers`). */

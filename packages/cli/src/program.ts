@@ -11,6 +11,7 @@ import { addBulkCommands } from './client-commands/bulk.js';
 import { addDeadLetterCommands } from './client-commands/dead-letters.js';
 import { addJobsCommands } from './client-commands/jobs.js';
 import { addReviewCommands } from './client-commands/review.js';
+import { addDashboardCommand } from './commands/dashboard.js';
 import type { KeysArgs } from './commands/keys.js';
 import type { ServeMode } from './commands/serve.js';
 import { resolveSettings, type Settings } from './define-config.js';
@@ -167,6 +168,7 @@ export function createProgram(io: CliIo, hooks: ProgramHooks, setExit: (c: ExitC
   addReviewCommands(program, io);
   addAuditCommands(program, io);
   addBulkCommands(program, io, setExit);
+  addDashboardCommand(program, io, hooks.untilStopped);
 
   program.addHelpText(
     'after',

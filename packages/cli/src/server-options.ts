@@ -40,6 +40,13 @@ export function withServeOptions(cmd: Command): Command {
   for (const v of runtimeEnvVars()) if (v.flag) cmd.addOption(opt(v.flag, v.description, v.name));
   return cmd
     .addOption(opt('--port <n>', 'gateway port (default 3000)', 'PORT'))
+    .addOption(
+      opt(
+        '--dashboard [path]',
+        'serve the operator UI on the gateway at this path (default /dashboard; on in dev, off in gateway; "off" for none)',
+        'SLUICE_DASHBOARD',
+      ),
+    )
     .addOption(opt('--host <host>', 'gateway interface (default 127.0.0.1)', 'HOST'))
     .addOption(
       opt('--blobs-dir <dir>', 'local blob folder (default .sluice/blobs)', 'SLUICE_BLOBS_DIR'),
@@ -103,7 +110,9 @@ export function envWithFlags(
   const values = cmd.opts<Record<string, unknown>>();
   for (const option of cmd.options) {
     const value = values[option.attributeName()];
-    if (option.envVar && typeof value === 'string') merged[option.envVar] = value;
+    // `--dashboard` without a path is `true`: its variable then says "true" (the default path).
+    if (option.envVar && (typeof value === 'string' || value === true))
+      merged[option.envVar] = String(value);
   }
   return merged;
 }

@@ -30,6 +30,7 @@ const PACKAGES = [
   'runtime-valkey-streams',
   'runtime-cloudflare-workflows',
   'runtime-nats',
+  'dashboard',
   'cli',
 ];
 /** Third-party packages the app adds itself, at the versions the workspace installed. */

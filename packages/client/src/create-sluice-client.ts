@@ -137,6 +137,7 @@ export function createSluiceClient<R extends JobRegistry>(
     },
     bulk: bulkNamespace(transport),
     audit: auditNamespace(transport),
+    auth: { whoami: () => query(transport, API_PATHS.whoami, {}) },
     onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();

@@ -5,6 +5,7 @@
 import {
   API_PATHS,
   type JobDetail,
+  type OverviewResult,
   type OperatorActionResult,
   type SearchInput,
   type SearchResult,
@@ -21,6 +22,8 @@ export interface OperatorJobs {
   search(filter?: SearchInput): Promise<SearchResult>;
   /** The job with its attempts, units, provider-call ledger with bills, assets and events. */
   detail(id: string, opts?: { tenant?: string | undefined }): Promise<JobDetail>;
+  /** Open jobs by kind and state, queue depth and oldest age per kind, why jobs wait. */
+  overview(): Promise<OverviewResult>;
   /**
    * A failed or dead-lettered job back in the queue with a fresh attempt budget (scope
    * `jobs:manage`). Its checkpoints and provider-call ledger are kept: a billed call is not
@@ -46,6 +49,7 @@ export function operatorJobs(transport: Transport): OperatorJobs {
   return {
     search: (filter) => query(transport, API_PATHS.search, defined(filter)),
     detail: (id, opts) => query(transport, API_PATHS.detail, { id, ...defined(opts) }),
+    overview: () => query(transport, API_PATHS.overview, {}),
     requeue: (id, opts) => mutate(transport, API_PATHS.requeue, { id, ...defined(opts) }),
     rerun: (id, opts) => mutate(transport, API_PATHS.rerun, { id, ...defined(opts) }),
   };

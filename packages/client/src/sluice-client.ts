@@ -14,6 +14,7 @@ import type {
   ScheduleView,
   inferJobInput,
   inferJobKind,
+  WhoAmI,
 } from '@sluice/contracts/wire';
 import type { ReconnectOptions } from './backoff.js';
 import type { Download, DownloadOptions, SignedUrl } from './download.js';
@@ -164,6 +165,8 @@ export interface SluiceClient<R extends JobRegistry> {
   bulk: BulkNamespace;
   /** The tenant's audit log: list and JSON-lines export (scope `jobs:manage`). */
   audit: AuditNamespace;
+  /** The calling key: id, label, tenant, scopes and expiry (scope `jobs:read`). */
+  auth: { whoami(): Promise<WhoAmI> };
   /**
    * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
    * a consumer of the live feed (which carries on live, it does not replay) re-reads what it

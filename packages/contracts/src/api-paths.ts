@@ -38,6 +38,8 @@ export const API_PATHS = {
   bulkGet: 'bulk.get',
   bulkList: 'bulk.list',
   auditList: 'audit.list',
+  whoami: 'auth.whoami',
+  overview: 'jobs.overview',
 } as const;
 
 /**

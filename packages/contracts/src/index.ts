@@ -19,6 +19,8 @@ export * from './api.js';
 export * from './job-labels.js';
 export * from './operator-api.js';
 export * from './operator-actions.js';
+export * from './whoami.js';
+export * from './overview.js';
 export * from './runtime-capabilities.js';
 export * from './define-runtime.js';
 export * from './sleep.js';

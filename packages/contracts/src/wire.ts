@@ -79,7 +79,10 @@ export type {
   ScheduleOptions,
   ScheduleView,
 } from './schedules.js';
+export type { WhoAmI } from './whoami.js';
+export type { OverviewResult } from './overview.js';
 export * from './api-paths.js';
+export * from './scopes.js';
 export * from './sleep.js';
 export { backoffMs } from './recovery.js';
 export * from './trace-context.js';

@@ -4,6 +4,8 @@ import type { Resources } from '../resources.js';
 
 export interface StartedGateway {
   running: RunningGateway;
+  /** Where the operator UI is served on the gateway, when it is. */
+  dashboardUrl: string | undefined;
   /** The separate metrics listener (`--metrics-port`), where it is bound. */
   metrics: { host: string; port: number } | undefined;
   close(): Promise<void>;
@@ -14,6 +16,8 @@ export async function startGateway(
   resources: Resources,
   /** More Prometheus text for `/metrics` (`sluice dev`: its worker's). */
   extraMetrics?: () => Promise<string>,
+  /** The operator UI's mount path; undefined for none. */
+  dashboardPath?: string,
 ): Promise<StartedGateway> {
   // The gateway half of the configured runtime (its dispatcher; a tailer, probes, routes).
   const parts = await settings.runtime.gateway({ database: resources.database });
@@ -36,6 +40,11 @@ export async function startGateway(
     metricsAccess: settings.metricsPort === undefined ? 'admin' : 'listener',
     ...(extraMetrics ? { extraMetrics } : {}),
   });
+  // Imported only when asked for: a gateway without the UI loads none of it.
+  if (dashboardPath) {
+    const { mountDashboard } = await import('@sluice/dashboard');
+    mountDashboard(gateway.app, { path: dashboardPath });
+  }
   const running = await serve(gateway, { port: settings.port, hostname: settings.hostname });
   const metrics =
     settings.metricsPort === undefined
@@ -49,6 +58,7 @@ export async function startGateway(
         });
   return {
     running,
+    dashboardUrl: dashboardPath ? `${running.url}${dashboardPath.replace(/\/$/, '')}/` : undefined,
     metrics: metrics && { host: settings.metricsHost, port: metrics.port },
     async close() {
       await metrics?.close();

@@ -22,6 +22,25 @@ function hostPort(l: { host: string; port: number }): string {
   return `${l.host.includes(':') ? `[${l.host}]` : l.host}:${l.port}`;
 }
 
+/**
+ * The operator UI's path: `sluice dev` serves it at /dashboard unless told `off`; `sluice gateway`
+ * only when asked. A dev run from a checkout whose UI was never built goes on without it (said
+ * so); an explicit `--dashboard` then fails at start instead.
+ */
+async function dashboardPath(
+  mode: ServeMode,
+  setting: string | undefined,
+  out: (line: string) => void,
+): Promise<string | undefined> {
+  if (setting === 'off') return undefined;
+  if (setting) return setting;
+  if (mode !== 'dev') return undefined;
+  const { isDashboardBuilt } = await import('@sluice/dashboard');
+  const built = isDashboardBuilt();
+  if (!built) out('dashboard: not built (npm run build -w @sluice/dashboard); serving none');
+  return built ? '/dashboard' : undefined;
+}
+
 export async function runServe(
   mode: ServeMode,
   input: Settings,
@@ -46,7 +65,13 @@ export async function runServe(
     // `sluice dev`: the gateway's /metrics carries the worker's families too (one scrape).
     const workerMetrics =
       mode === 'dev' ? () => worker?.scrapeMetrics() ?? Promise.resolve('') : undefined;
-    if (mode !== 'worker') gateway = await startGateway(settings, resources, workerMetrics);
+    if (mode !== 'worker')
+      gateway = await startGateway(
+        settings,
+        resources,
+        workerMetrics,
+        await dashboardPath(mode, settings.dashboard, out),
+      );
     // A platform that pushes jobs (Workflows) has no worker process to start in `dev`; `sluice
     // worker` says how to deploy it instead (startWorker).
     const pushes = settings.runtime.worker().kind === 'push';
@@ -85,6 +110,7 @@ export async function runServe(
     out(
       `worker probes listening on ${hostPort({ host: settings.metricsHost, port: worker.probes.port })} (/healthz /readyz /metrics)`,
     );
+  if (gateway?.dashboardUrl) out(`dashboard on ${gateway.dashboardUrl} (sign in with an API key)`);
   if (served.devApiKey) out(`dev API key (tenant "dev"): ${served.devApiKey}`);
   return served;
 }

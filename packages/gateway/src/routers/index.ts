@@ -4,6 +4,7 @@
 import type { JobRegistry } from '@sluice/contracts';
 import type { Gatekeeper } from '../auth/gatekeeper.js';
 import { createAuditRouter } from './audit.js';
+import { createAuthRouter } from './auth.js';
 import { createBulkRouter } from './bulk.js';
 import { createProcedures, type RefuseProcedure } from '../trpc/procedures.js';
 import { createDeadLettersRouter } from './dead-letters.js';
@@ -28,6 +29,7 @@ export function createAppRouter<R extends JobRegistry>(
     schedules: createSchedulesRouter(p, deps),
     audit: createAuditRouter(p, deps as RouterDeps),
     bulk: createBulkRouter(p, deps as RouterDeps),
+    auth: createAuthRouter(p, deps as RouterDeps),
   });
 }
 

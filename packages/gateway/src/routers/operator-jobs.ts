@@ -1,11 +1,20 @@
-// `jobs.search` and `jobs.detail`: the operator's reads (scope `jobs:read`). Spread into the jobs
+// `jobs.search`, `jobs.detail` and `jobs.overview`: the operator's reads (scope `jobs:read`). Spread into the jobs
 // router, as the download procedures are. Tenant-scoped; an admin key may name another tenant
 // (or `*`) and then sees each job's tenant.
 
-import { DetailInput, JobDetail, SearchInput, SearchResult, SluiceError } from '@sluice/contracts';
+import {
+  DetailInput,
+  JobDetail,
+  OverviewInput,
+  OverviewResult,
+  SearchInput,
+  SearchResult,
+  SluiceError,
+} from '@sluice/contracts';
 import { searchJobs } from '@sluice/storage/portable';
 import { readJobDetail } from '../operator/job-detail.js';
 import { toLabelledView } from '../operator/job-views.js';
+import { readOverview } from '../operator/overview.js';
 import { tenantScope, toJobSearch } from '../operator/search-scope.js';
 import type { Procedures } from '../trpc/procedures.js';
 import type { RouterDeps } from './deps.js';
@@ -36,5 +45,12 @@ export function createOperatorJobProcedures(p: Procedures, deps: RouterDeps) {
         if (!detail) throw new SluiceError('NOT_FOUND', 'job not found');
         return detail;
       }),
+
+    // Open jobs by kind and state, queue depth and age, why jobs wait: the operator's front page.
+    overview: p
+      .scoped('jobs:read')
+      .input(OverviewInput)
+      .output(OverviewResult)
+      .query(({ ctx }) => readOverview(db, ctx.tenantId)),
   };
 }
