@@ -1,5 +1,5 @@
-// One document: its live event timeline, why it failed if it did, and once analysed its tables,
-// intents and the knowledge-base asset.
+// One document: its live event timeline, why it failed if it did (with the operator's requeue),
+// and once analysed its tables, intents and the knowledge-base asset.
 import { parseJobId } from '@sluice/contracts/wire';
 import { useJob } from '@sluice/react';
 import { useEffect, useState } from 'react';
@@ -7,6 +7,7 @@ import type { Jobs } from '../../jobs.js';
 import { describeFailure } from '../failure.js';
 import { useSession } from '../session.js';
 import { useDocumentName } from './documents.js';
+import { RequeueButton } from './requeue-button.js';
 
 type Analyze = Jobs['document.analyze'];
 
@@ -95,6 +96,7 @@ export function DocumentDetail(props: { id: string }) {
           </p>
         )
       )}
+      <RequeueButton id={props.id} state={job.state} />
       <div className="columns">
         <div>
           <h3>Timeline</h3>
