@@ -2,19 +2,25 @@
 // back in the queue with a fresh attempt budget; its checkpoints and provider-call ledger are
 // kept, so a call that was billed is not billed again. Shown only to a key with `jobs:manage`
 // (the gateway checks the scope again); the answer — the job's new state, or the refusal with
-// its code — stays on the page while the document runs on.
+// its code — is the caller's state, so it stays on the page while the document runs on.
 import { useState } from 'react';
 import { useSession } from '../session.js';
 
 /** States an operator can requeue from (`jobs.requeue`). */
 const REQUEUEABLE = new Set(['failed', 'dead_lettered']);
 
-type Outcome = { ok: true; state: string } | { ok: false; code: string; message: string };
+export type RequeueOutcome =
+  { ok: true; state: string } | { ok: false; code: string; message: string };
 
-export function RequeueButton(props: { id: string; state: string | undefined }) {
+export function RequeueButton(props: {
+  id: string;
+  state: string | undefined;
+  outcome: RequeueOutcome | undefined;
+  onOutcome: (outcome: RequeueOutcome) => void;
+}) {
   const { client, operator } = useSession();
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome>();
+  const { outcome, onOutcome: setOutcome } = props;
   if (!operator) return null;
   const requeue = () => {
     setBusy(true);
