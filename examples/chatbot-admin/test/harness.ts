@@ -20,8 +20,11 @@ export interface Harness {
   readonly app: RunningApp;
   readonly ai: StartedProvider;
   readonly browser: Browser;
-  /** A new page signed in as `tenant` (acme or globex), on the documents page. */
-  signIn(tenant: 'acme' | 'globex'): Promise<Page>;
+  /**
+   * A new page signed in as `tenant` (acme or globex), on the documents page; `operator`: with
+   * acme's operator login (scope `jobs:manage`).
+   */
+  signIn(tenant: 'acme' | 'globex', opts?: { operator?: boolean }): Promise<Page>;
   key(tenant: 'acme' | 'globex'): string;
   /** Rows this tenant has in a table (files, jobs, provider_calls). */
   rows(table: 'files' | 'jobs' | 'provider_calls', tenant: string): Promise<number>;
@@ -64,19 +67,20 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
   const problems: string[] = [];
-  const key = (tenant: string) => app.logins.find((l) => l.tenant === tenant)!.apiKey;
+  const key = (tenant: string, operator = false) =>
+    app.logins.find((l) => l.tenant === tenant && !!l.operator === operator)!.apiKey;
   return {
     app,
     ai,
     browser,
     problems,
-    key,
-    async signIn(tenant) {
+    key: (tenant) => key(tenant),
+    async signIn(tenant, opts = {}) {
       const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
       page.on('pageerror', (e) => problems.push(`${tenant}: ${e.message}`));
       page.on('console', (m) => m.type() === 'error' && problems.push(`${tenant}: ${m.text()}`));
       await page.goto(app.url);
-      await page.getByLabel('API key').fill(key(tenant));
+      await page.getByLabel('API key').fill(key(tenant, opts.operator));
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator(`[data-tenant="${tenant}"]`).waitFor();
       return page;

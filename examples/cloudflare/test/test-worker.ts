@@ -32,14 +32,23 @@ export const SummarizeV2 = createSluiceWorkflow({
   version: 'v2',
 });
 
-const gateway = createWorkersGateway({
+const gatewayOptions = {
   jobs: testJobs,
   workflows: { v1: 'WF_V1', v2: 'WF_V2' },
   eventPollMs: 100,
+};
+const gateway = createWorkersGateway({
+  ...gatewayOptions,
   // Seconds, so a test sees a dead run recovered (the cron route runs only when a test calls it);
   // the stuck bound stays above the longest quiet stretch of a live test run (8 s holds).
   recovery: { quietMs: 1000, stuckMs: 20_000 },
 });
+/**
+ * The same gateway without run recovery, for `/__test/cron?recovery=off`: the retention test
+ * seeds rows with no Workflow instance behind them (a `running` one among them), which run
+ * recovery would rightly treat as lost runs.
+ */
+const retentionOnly = createWorkersGateway({ ...gatewayOptions, recovery: false });
 
 interface Env {
   DB: {
@@ -112,9 +121,10 @@ async function seedEnded(env: Env, url: URL): Promise<Response> {
 }
 
 /** Runs the Worker's cron handler as a cron trigger would, and answers once its work is done. */
-async function runCron(env: Env): Promise<Response> {
+async function runCron(env: Env, url: URL): Promise<Response> {
   const pending: Promise<unknown>[] = [];
-  await gateway.scheduled({ cron: '* * * * *' }, env, { waitUntil: (p) => void pending.push(p) });
+  const g = url.searchParams.get('recovery') === 'off' ? retentionOnly : gateway;
+  await g.scheduled({ cron: '* * * * *' }, env, { waitUntil: (p) => void pending.push(p) });
   await Promise.all(pending);
   return Response.json({ ok: true });
 }
@@ -146,7 +156,7 @@ async function testRoute(url: URL, env: Env): Promise<Response | undefined> {
     });
   }
   if (url.pathname === '/__test/seed-ended') return seedEnded(env, url);
-  if (url.pathname === '/__test/cron') return runCron(env);
+  if (url.pathname === '/__test/cron') return runCron(env, url);
   if (url.pathname === '/__test/blob') {
     return Response.json({
       exists: (await env.BLOBS.head(url.searchParams.get('key') ?? '')) !== null,

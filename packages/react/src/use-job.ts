@@ -3,7 +3,8 @@
 // into a snapshot. No polling: the only queries are the result of a job that stopped, once.
 // After a reconnect the client resumes after the last sequence number it yielded; a job parked
 // for a person (needs_review, dead_lettered) is watched on from there, so an approval or a
-// requeue shows up live too. Only a final state (succeeded, failed, cancelled, stale) ends it.
+// requeue shows up live too. A final state (succeeded, failed, cancelled, stale) ends it, unless
+// the job's stored state has moved on past it (a replay of a job requeued after it failed).
 
 import { useEffect, useReducer } from 'react';
 import { isFinalState, type AnyJobDefinition, type inferJobOutput } from '@sluice/contracts/wire';
@@ -73,7 +74,18 @@ export function useJob<J extends AnyJobDefinition = UntypedJob>(
             (error: unknown) =>
               !signal.aborted && dispatch({ type: 'error', seq, error: asError(error) }),
           );
-          if (isFinalState(last.to)) return;
+          if (isFinalState(last.to)) {
+            // The stream ends at the first final state it meets, also in a replay; an operator
+            // may have requeued or rerun the job since (a failed one, too): one read of the
+            // stored state says whether to watch on from here.
+            const to = last.to;
+            const moved = await client.jobs.get(id).then(
+              (view) => view.state !== to,
+              () => false,
+            );
+            if (!moved) return;
+            continue;
+          }
           // Parked: wait (without asking again and again) until a person moves it on.
           await waitUntilMoved(client, id, last.to, signal);
         }

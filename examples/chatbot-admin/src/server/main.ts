@@ -76,7 +76,9 @@ else {
     `\nChatbot admin: ${url} (${runtime.kind} runtime, ${where}${role === 'gateway' ? ', no worker here' : ''})\n`,
   );
   say('Demo logins (paste one on the login page):');
-  for (const login of app.logins) say(`  ${login.tenant.padEnd(7)} ${login.apiKey}`);
+  for (const login of app.logins) {
+    say(`  ${login.tenant.padEnd(7)} ${login.apiKey}${login.operator ? '  (operator)' : ''}`);
+  }
 }
 const aiPid = ai.pid === undefined ? '' : `pid ${ai.pid}, `;
 say(

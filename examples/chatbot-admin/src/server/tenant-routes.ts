@@ -3,7 +3,7 @@
 // intents) and the fake provider's fault knobs (a demo control, so the UI can show the
 // retry-safety contracts).
 import { admitHttp, type Gatekeeper } from '@sluice/gateway';
-import type { ApiKeyScope } from '@sluice/contracts';
+import { hasScope, type ApiKeyScope } from '@sluice/contracts';
 import { listJobs, type Db } from '@sluice/storage';
 import type { Context, Hono } from 'hono';
 import { sql } from 'kysely';
@@ -27,9 +27,15 @@ export function addTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     return principal instanceof Response ? principal : principal.tenantId;
   };
 
+  // `operator`: the key may requeue and rerun jobs (scope `jobs:manage`), so the pages show those
+  // buttons; the gateway still checks the scope on every such call.
   app.get('/api/whoami', async (c) => {
-    const tenant = await tenantOf(c);
-    return tenant instanceof Response ? tenant : c.json({ tenant });
+    const principal = await admitHttp(deps.gate, c, 'jobs:read');
+    if (principal instanceof Response) return principal;
+    return c.json({
+      tenant: principal.tenantId,
+      operator: hasScope(principal.scopes, 'jobs:manage'),
+    });
   });
 
   app.get('/api/metrics', async (c) => {

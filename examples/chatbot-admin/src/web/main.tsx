@@ -26,7 +26,13 @@ function useHash(): string {
   return hash;
 }
 
-function Login(props: { onLogin: (key: string, tenant: string) => void }) {
+interface LoginInfo {
+  apiKey: string;
+  tenant: string;
+  operator: boolean;
+}
+
+function Login(props: { onLogin: (login: LoginInfo) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState('');
   return (
@@ -34,8 +40,8 @@ function Login(props: { onLogin: (key: string, tenant: string) => void }) {
       className="login"
       onSubmit={(e) => {
         e.preventDefault();
-        api<{ tenant: string }>(key.trim(), '/api/whoami').then(
-          (r) => props.onLogin(key.trim(), r.tenant),
+        api<{ tenant: string; operator?: boolean }>(key.trim(), '/api/whoami').then(
+          (r) => props.onLogin({ apiKey: key.trim(), tenant: r.tenant, operator: !!r.operator }),
           () => setError('That API key is not valid.'),
         );
       }}
@@ -105,7 +111,10 @@ function App() {
 function Admin() {
   const [login, setLogin] = useState(() => {
     const saved = sessionStorage.getItem('login');
-    return saved ? (JSON.parse(saved) as { apiKey: string; tenant: string }) : null;
+    const parsed = saved ? (JSON.parse(saved) as Partial<LoginInfo>) : null;
+    return parsed?.apiKey && parsed.tenant
+      ? { apiKey: parsed.apiKey, tenant: parsed.tenant, operator: !!parsed.operator }
+      : null;
   });
   const session = useMemo<Session | null>(
     () => (login ? { ...login, client: makeClient(login.apiKey) } : null),
@@ -115,9 +124,9 @@ function Admin() {
   if (!session) {
     return (
       <Login
-        onLogin={(apiKey, tenant) => {
-          sessionStorage.setItem('login', JSON.stringify({ apiKey, tenant }));
-          setLogin({ apiKey, tenant });
+        onLogin={(info) => {
+          sessionStorage.setItem('login', JSON.stringify(info));
+          setLogin(info);
         }}
       />
     );

@@ -5,6 +5,8 @@ import type { Client } from './api.js';
 export interface Session {
   apiKey: string;
   tenant: string;
+  /** The key may requeue jobs (scope `jobs:manage`): operator buttons are shown. */
+  operator: boolean;
   client: Client;
 }
 

@@ -1,12 +1,13 @@
-// One document: its live event timeline, why it failed if it did, and once analysed its tables,
-// intents and the knowledge-base asset.
+// One document: its live event timeline, why it failed if it did (with the operator's requeue),
+// and once analysed its tables, intents and the knowledge-base asset.
 import { parseJobId } from '@sluice/contracts/wire';
 import { useJob } from '@sluice/react';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Jobs } from '../../jobs.js';
 import { describeFailure } from '../failure.js';
 import { useSession } from '../session.js';
 import { useDocumentName } from './documents.js';
+import { RequeueButton, type RequeueOutcome } from './requeue-button.js';
 
 type Analyze = Jobs['document.analyze'];
 
@@ -51,7 +52,34 @@ function Cause(props: { failure: NonNullable<ReturnType<typeof describeFailure>>
   );
 }
 
+/**
+ * The page. A live view ends at a final state (`failed` included), so after a requeue the view
+ * is mounted again: it replays the job and, finding it moved on, watches it on. The requeue's
+ * answer lives here, above it.
+ */
 export function DocumentDetail(props: { id: string }) {
+  const [watch, setWatch] = useState(0);
+  const [outcome, setOutcome] = useState<RequeueOutcome>();
+  return (
+    <DocumentView
+      key={watch}
+      id={props.id}
+      requeue={(state) => (
+        <RequeueButton
+          id={props.id}
+          state={state}
+          outcome={outcome}
+          onOutcome={(o) => {
+            setOutcome(o);
+            if (o.ok) setWatch((n) => n + 1);
+          }}
+        />
+      )}
+    />
+  );
+}
+
+function DocumentView(props: { id: string; requeue: (state: string | undefined) => ReactNode }) {
   const { client } = useSession();
   const job = useJob<Analyze>(props.id);
   const out = job.result;
@@ -95,6 +123,7 @@ export function DocumentDetail(props: { id: string }) {
           </p>
         )
       )}
+      {props.requeue(job.state)}
       <div className="columns">
         <div>
           <h3>Timeline</h3>
