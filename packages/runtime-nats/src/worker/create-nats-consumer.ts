@@ -2,7 +2,8 @@
 // work-queue jobs stream, shared by every worker (each worker is a client of it). At-least-once:
 // a pulled message stays pending until the host acknowledges it after the stored outcome;
 // AckWait equals the lease, renewals (`+WPI`) keep it from expiring, and a dead worker's
-// messages come back by themselves once it passes. Attempts are counted in the database.
+// messages come back by themselves once it passes, or sooner: once its liveness beat lapsed, a
+// live worker hands them back (`takeOver`). Attempts are counted in the database.
 // The parts: `session` (connection, owners bucket, set-up again after a lost store), `reader`
 // (own deliveries → buffer → pulls); acknowledging, renewing and dead-lettering are here.
 
@@ -129,6 +130,28 @@ export function createNatsConsumer(opts: NatsConsumerOptions): NatsConsumer {
     },
 
     ack: (ds) => finish(ds, '+ACK'),
+
+    // Who holds deliveries now, from the owner records: the host asks which of them stopped
+    // beating (worker liveness in the job database) and hands their messages on (`takeOver`).
+    async holders() {
+      const p = await session.get();
+      return [...new Set((await p.owners.all()).map((r) => r.w))];
+    },
+
+    // A dead holder's messages would wait out AckWait (the lease). A `-NAK` on the holder's own
+    // ack subject hands each back to the durable consumer at once; their job rows' leases were
+    // ended by the reap, so whoever pulls one next claims it at a new epoch. The record is
+    // compare-and-deleted first and only the worker that removed it sends the NAK: the server
+    // takes a NAK by stream sequence, so a second one, sent after the message was handed out
+    // again, would hand it out once more while its new holder runs it.
+    async takeOver(dead) {
+      const p = await session.get();
+      const gone = new Set(dead.filter((w) => w !== opts.workerId));
+      const held = (await p.owners.all()).filter((r) => gone.has(r.w));
+      const taken = await Promise.all(held.map((r) => p.owners.take(r.seq, r.revision)));
+      held.forEach((r, i) => taken[i] && p.nc.publish(r.r, encoder.encode('-NAK')));
+      await flushWithin(p.nc);
+    },
 
     // With a delay the host wrote an outbox row due then: the message is finished here and the
     // reconciler dispatches the job again when due. Without one, NAK: handed out again at once.

@@ -18,6 +18,8 @@ export interface OwnerRecord {
 
 export interface HeldRecord extends OwnerRecord {
   readonly seq: number;
+  /** The record's revision (for a compare-and-delete). */
+  readonly revision: number;
 }
 
 const key = (seq: number) => String(seq);
@@ -43,9 +45,25 @@ export interface Owners {
   drop(seq: number, revision: number): Promise<void>;
   /** Every delivery recorded for this worker (after a restart). */
   heldBy(workerId: string): Promise<HeldRecord[]>;
+  /** Every delivery recorded, whoever holds it. */
+  all(): Promise<HeldRecord[]>;
+  /** Removes the record if it is still the one written at `revision`; false if it was not. */
+  take(seq: number, revision: number): Promise<boolean>;
 }
 
 export function createOwners(kv: KV): Owners {
+  async function all(): Promise<HeldRecord[]> {
+    const held: HeldRecord[] = [];
+    const keys: string[] = [];
+    for await (const k of await kv.keys()) keys.push(k);
+    const entries = await Promise.all(keys.map((k) => kv.get(k)));
+    for (const [i, entry] of entries.entries()) {
+      const record = entry && entry.operation === 'PUT' ? parse(entry.value) : undefined;
+      if (record && entry) held.push({ ...record, seq: Number(keys[i]), revision: entry.revision });
+    }
+    return held.sort((a, b) => a.seq - b.seq);
+  }
+
   return {
     hold: (seq, record) => kv.put(key(seq), JSON.stringify(record)),
 
@@ -61,16 +79,17 @@ export function createOwners(kv: KV): Owners {
       await kv.delete(key(seq), { previousSeq: revision }).catch(() => {});
     },
 
-    async heldBy(workerId) {
-      const held: HeldRecord[] = [];
-      const keys: string[] = [];
-      for await (const k of await kv.keys()) keys.push(k);
-      const entries = await Promise.all(keys.map((k) => kv.get(k)));
-      for (const [i, entry] of entries.entries()) {
-        const record = entry && entry.operation === 'PUT' ? parse(entry.value) : undefined;
-        if (record?.w === workerId) held.push({ ...record, seq: Number(keys[i]) });
+    heldBy: async (workerId) => (await all()).filter((r) => r.w === workerId),
+
+    all,
+
+    async take(seq, revision) {
+      try {
+        await kv.delete(key(seq), { previousSeq: revision });
+        return true;
+      } catch {
+        return false;
       }
-      return held.sort((a, b) => a.seq - b.seq);
     },
   };
 }

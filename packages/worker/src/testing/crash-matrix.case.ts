@@ -200,9 +200,12 @@ export function describeCrashMatrix(
               message: 'redelivery acknowledged',
             });
           }
-          if (expected.bExecutes?.length) {
+          // B ran unit code, or finalize (A's FINALIZE line plus B's).
+          const bPrints = (expected.bExecutes?.length ?? 0) > 0 || (expected.finalizeRuns ?? 0) > 1;
+          if (bPrints) {
             // B's stdout can trail the database on a loaded machine: its SETTLED line comes
-            // after every EXECUTE line of the job, so once it is here they all are.
+            // after every EXECUTE and FINALIZE line of the job, so once it is here they all are
+            // (a during-finalize row on SQLite counted 1 FINALIZE line of 2 without this wait).
             await taker.waitForLine(new RegExp(`^SETTLED ${id} `, 'm'), 20_000);
           }
           await check({ id, expected, aOutput: a.output(), bOutput: taker.output().slice(from) });
