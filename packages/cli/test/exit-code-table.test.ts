@@ -188,7 +188,7 @@ const ROWS: Row[] = [
     args: () => ['gateway', '--runtime', 'valkey-streams', '--redis-url', 'http://127.0.0.1:1'],
     code: EXIT_CODES.usage,
     stderr:
-      /^sluice: --redis-url must be redis:\/\/… or rediss:\/\/…, got "http:\/\/127\.0\.0\.1:1"$/,
+      /^sluice: --redis-url must be redis:\/\/…, rediss:\/\/… or redis\+cluster:\/\/host:port,host:port, got "http:\/\/127\.0\.0\.1:1"$/,
   },
   {
     name: '3 a config that does not compile shows the message, the file and line:column',
