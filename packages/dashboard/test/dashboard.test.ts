@@ -49,14 +49,15 @@ describe('dashboard in Chromium [sqlite]', () => {
     await page.locator(`tr[data-job="${tagged.id}"]`).waitFor();
     expect(await page.locator('table.jobs tbody tr').count()).toBe(1);
     expect(page.url()).toContain('tag=customer-42');
-    // A fresh job appears as the filter reads it; its state then moves without a reload.
+    // A job due in 8 s is read while scheduled; only the live feed can then move its row.
     const live = await client.submit(
       'batch.summarize',
       { doc: 'live', units: 3 },
-      { tags: ['live'] },
+      { tags: ['live'], delayMs: 8000 },
     );
     await page.goto(`${h.url}#/jobs?tag=live`);
     await page.locator(`tr[data-job="${live.id}"]`).waitFor();
+    expect(await stateOf(page, live.id)).toBe('scheduled');
     await live.result();
     await waitFor(async () => (await stateOf(page, live.id)) === 'succeeded', {
       timeoutMs: 10_000,
@@ -126,6 +127,9 @@ describe('dashboard in Chromium [sqlite]', () => {
       expect(after.length - old.length).toBe(1);
       expect(after.filter((c) => c.unitKey === 'u1' && c.outcome === 'succeeded')).toHaveLength(1);
     }
+    await page.goto(`${h.url}#/jobs?tag=outage`);
+    await page.locator('table.jobs tr[data-state="succeeded"]').first().waitFor();
+    await h.screenshot(page, 'jobs-small', 420);
     await page.goto(`${h.url}#/jobs/${ids[0]}`);
     await page.locator('.detail[data-state="succeeded"]').waitFor();
     await h.screenshot(page, 'job-detail');
@@ -266,12 +270,13 @@ describe('dashboard in Chromium [sqlite]', () => {
       const job = await client.submit(
         'batch.summarize',
         { doc: 'proxied', units: 3 },
-        { tags: ['proxied'] },
+        { tags: ['proxied'], delayMs: 8000 },
       );
       await page.reload();
       await page.locator(`tr[data-job="${job.id}"]`).waitFor();
+      expect(await stateOf(page, job.id)).toBe('scheduled');
       await job.result();
-      // Only the live feed through the proxy can move the row: the page reads no list again.
+      // Read while scheduled: only the live feed through the proxy can move the row.
       await waitFor(async () => (await stateOf(page, job.id)) === 'succeeded', {
         timeoutMs: 10_000,
         message: 'the row turns succeeded through the proxy',

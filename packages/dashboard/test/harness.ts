@@ -33,7 +33,8 @@ export interface Harness {
   keyId(role: Role): string;
   /** A new page signed in with `role`'s key, on `hash` (default the jobs page). */
   signIn(role: Role, hash?: string): Promise<Page>;
-  screenshot(page: Page, name: string): Promise<string>;
+  /** The whole page, or its top `height` pixels (a small picture for the docs). */
+  screenshot(page: Page, name: string, height?: number): Promise<string>;
   /** Page errors and console errors seen so far. */
   readonly problems: string[];
   close(): Promise<void>;
@@ -123,9 +124,11 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
       await page.locator(`[data-key-id="${keys[role].id}"]`).waitFor();
       return page;
     },
-    async screenshot(page, name) {
+    async screenshot(page, name, height) {
       const path = join(artifacts, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot(
+        height ? { path, clip: { x: 0, y: 0, width: 1280, height } } : { path, fullPage: true },
+      );
       return path;
     },
     async close() {
