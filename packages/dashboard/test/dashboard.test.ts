@@ -244,6 +244,40 @@ describe('dashboard in Chromium [sqlite]', () => {
     await page.close();
   });
 
+  it('an admin creates and revokes a key on the overview, both audited; an operator sees no keys', async () => {
+    const page = await h.signIn('admin', '#/overview');
+    await page.getByLabel('Key label').fill('ci bot');
+    await page.getByLabel('Key note').fill('for the nightly export');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-key').textContent()) ?? '';
+    const bot = createSluiceClient<Jobs>({ url: new URL(h.url).origin, apiKey: secret });
+    const me = await bot.auth.whoami();
+    await bot.close();
+    expect(me).toMatchObject({ label: 'ci bot', tenantId: 'acme', scopes: ['jobs:read'] });
+    await page
+      .locator(`tr[data-key="${me.keyId}"]`)
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    await page.locator(`tr[data-key="${me.keyId}"][data-revoked="true"]`).waitFor();
+    await page.goto(`${h.url}#/audit`);
+    const created = page.locator('tr[data-action="key.create"]').first();
+    await created.waitFor();
+    expect(await created.locator('.who').textContent()).toBe('root admin');
+    expect(await created.locator('.note').textContent()).toBe('for the nightly export');
+    await page.locator('tr[data-action="key.revoke"]').first().waitFor();
+    await page.close();
+    const operator = await h.signIn('operator', '#/overview');
+    await operator.getByRole('heading', { name: 'Open jobs' }).waitFor();
+    expect(await operator.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
+    expect(
+      await client.keys.list().then(
+        () => 'listed',
+        (e: { code?: string }) => e.code,
+      ),
+    ).toBe('FORBIDDEN');
+    await operator.close();
+  });
+
   it('is served with the right types and caching, and standalone behind its proxy, live over the proxied WebSocket', async () => {
     const base = h.url.replace(/\/$/, '');
     const bare = await fetch(base, { redirect: 'manual' });

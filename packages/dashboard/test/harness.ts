@@ -22,7 +22,7 @@ const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 export const artifacts = join(packageDir, 'test-artifacts');
 
-export type Role = 'operator' | 'viewer';
+export type Role = 'operator' | 'viewer' | 'admin';
 
 export interface Harness {
   readonly url: string;
@@ -83,6 +83,7 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
       scopes: ['jobs:submit', 'jobs:read', 'jobs:manage', 'review:decide', 'dead-letters:manage'],
     }),
     viewer: await createApiKey(database.db, 'acme', { label: 'viewer', scopes: ['jobs:read'] }),
+    admin: await createApiKey(database.db, 'acme', { label: 'root admin', scopes: ['admin'] }),
   };
   const worker = createWorker({
     jobs,
