@@ -1,7 +1,7 @@
 // One suite's world: the UI built for production (vite build → dist/web), a real gateway with the
 // dashboard mounted at /dashboard and an embedded worker over a fresh SQLite database, the testkit
 // fake provider process (its ledger is the proof of billing) and Debian's Chromium driven by
-// playwright-core. Screenshots go to test-artifacts/ (gitignored).
+// playwright-core. Screenshots go to test-artifacts/<dialect>/ (gitignored).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,8 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
   if (!existsSync(chromiumPath)) {
     throw new Error(`no Chromium at ${chromiumPath}: run scripts/install-chromium.sh`);
   }
-  mkdirSync(artifacts, { recursive: true });
+  // One folder of screenshots per dialect.
+  mkdirSync(join(artifacts, dialect), { recursive: true });
   const [db, provider] = await Promise.all([
     createTestDatabase(dialect),
     startFakeProvider(),
@@ -126,7 +127,7 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
       return page;
     },
     async screenshot(page, name, height) {
-      const path = join(artifacts, `${name}.png`);
+      const path = join(artifacts, dialect, `${name}.png`);
       await page.screenshot(
         height ? { path, clip: { x: 0, y: 0, width: 1280, height } } : { path, fullPage: true },
       );
