@@ -35,6 +35,18 @@ for (const dialect of TEST_DIALECTS)
       expect(h?.problems ?? []).toEqual([]);
     });
 
+    /** Jobs tagged `tag` in `state`, every page read. */
+    async function count(tag: string, state: 'dead_lettered' | 'succeeded'): Promise<number> {
+      let n = 0;
+      let cursor: string | null = null;
+      do {
+        const page = await client.jobs.search({ tags: [tag], states: [state], limit: 100, cursor });
+        n += page.items.length;
+        cursor = page.nextCursor;
+      } while (cursor);
+      return n;
+    }
+
     const stateOf = (page: Page, id: string) =>
       page.locator(`tr[data-job="${id}"]`).getAttribute('data-state');
 
@@ -76,74 +88,74 @@ for (const dialect of TEST_DIALECTS)
       await page.close();
     });
 
-    it(`a provider outage dead-letters ${BATCH} jobs; ONE bulk requeue brings all to succeeded, billing only the calls never answered`, async () => {
-      // u1 of every job: 503 before processing (the provider bills nothing) until the outage ends.
-      await h.provider.setFaults([
-        { endpoint: 'safe', unitKey: 'u1', fault: 'error-before-processing', times: 100_000 },
-      ]);
-      const handles = await Promise.all(
-        Array.from({ length: BATCH }, (_, i) =>
-          client.submit('batch.summarize', { doc: `outage-${i}` }, { tags: ['outage'] }),
-        ),
-      );
-      const ids = handles.map((j) => j.id);
-      await waitFor(
-        async () =>
-          (await client.jobs.search({ tags: ['outage'], states: ['dead_lettered'], limit: 100 }))
-            .items.length === BATCH,
-        { timeoutMs: 120_000, message: `${BATCH} jobs dead-lettered` },
-      );
-      const before = new Map(
-        await Promise.all(
-          ids.map(async (id) => [id, await callsForJob(h.db.database.db, id)] as const),
-        ),
-      );
-      await h.provider.clearFaults();
-
-      const page = await h.signIn('operator', '#/dead-letters?tag=outage');
-      await page.locator('table.jobs tbody tr').first().waitFor();
-      await page.getByRole('button', { name: 'Dry run' }).click();
-      await page.locator(`.preview[data-count="${BATCH}"]`).waitFor();
-      await h.screenshot(page, 'dead-letters');
-      await page.getByLabel('Bulk note').fill('provider outage over');
-      await page.getByRole('button', { name: `Requeue ${BATCH}` }).click();
-      await page.locator('.progress[data-state="succeeded"]').waitFor({ timeout: 60_000 });
-      expect(await page.locator('.progress').getAttribute('data-processed')).toBe(String(BATCH));
-      await waitFor(
-        async () =>
-          (await client.jobs.search({ tags: ['outage'], states: ['succeeded'], limit: 100 })).items
-            .length === BATCH,
-        { timeoutMs: 120_000, message: `${BATCH} jobs succeeded` },
-      );
-      await h.screenshot(page, 'dead-letters-requeued');
-
-      // The provider's own ledger: every call billed exactly once, u0 (answered before the outage)
-      // never sent again, u1 (never answered) sent once more.
-      const ledger = await h.provider.ledger();
-      for (const id of ids) {
-        const mine = ledger.filter((r) => r.jobId === id);
-        expect(mine.filter((r) => r.unitKey === 'u0')).toHaveLength(1);
-        expect(mine.filter((r) => r.unitKey === 'u0' && r.billed)).toHaveLength(1);
-        expect(mine.filter((r) => r.unitKey === 'u1' && r.billed)).toHaveLength(1);
-        // Our ledger: u0's row untouched; u1 gained exactly one answered call.
-        const after = await callsForJob(h.db.database.db, id);
-        const old = before.get(id)!;
-        expect(after.filter((c) => c.unitKey === 'u0')).toEqual(
-          old.filter((c) => c.unitKey === 'u0'),
+    it(
+      `a provider outage dead-letters ${BATCH} jobs; ONE bulk requeue brings all to succeeded, billing only the calls never answered`,
+      { timeout: 60_000 + BATCH * 1000 },
+      async () => {
+        // u1 of every job: 503 before processing (the provider bills nothing) until the outage ends.
+        await h.provider.setFaults([
+          { endpoint: 'safe', unitKey: 'u1', fault: 'error-before-processing', times: 100_000 },
+        ]);
+        const handles = await Promise.all(
+          Array.from({ length: BATCH }, (_, i) =>
+            client.submit('batch.summarize', { doc: `outage-${i}` }, { tags: ['outage'] }),
+          ),
         );
-        expect(after.length - old.length).toBe(1);
-        expect(after.filter((c) => c.unitKey === 'u1' && c.outcome === 'succeeded')).toHaveLength(
-          1,
+        const ids = handles.map((j) => j.id);
+        await waitFor(async () => (await count('outage', 'dead_lettered')) === BATCH, {
+          timeoutMs: 120_000,
+          message: `${BATCH} jobs dead-lettered`,
+        });
+        const before = new Map(
+          await Promise.all(
+            ids.map(async (id) => [id, await callsForJob(h.db.database.db, id)] as const),
+          ),
         );
-      }
-      await page.goto(`${h.url}#/jobs?tag=outage`);
-      await page.locator('table.jobs tr[data-state="succeeded"]').first().waitFor();
-      await h.screenshot(page, 'jobs-small', 420);
-      await page.goto(`${h.url}#/jobs/${ids[0]}`);
-      await page.locator('.detail[data-state="succeeded"]').waitFor();
-      await h.screenshot(page, 'job-detail');
-      await page.close();
-    });
+        await h.provider.clearFaults();
+
+        const page = await h.signIn('operator', '#/dead-letters?tag=outage');
+        await page.locator('table.jobs tbody tr').first().waitFor();
+        await page.getByRole('button', { name: 'Dry run' }).click();
+        await page.locator(`.preview[data-count="${BATCH}"]`).waitFor();
+        await h.screenshot(page, 'dead-letters');
+        await page.getByLabel('Bulk note').fill('provider outage over');
+        await page.getByRole('button', { name: `Requeue ${BATCH}` }).click();
+        await page.locator('.progress[data-state="succeeded"]').waitFor({ timeout: 60_000 });
+        expect(await page.locator('.progress').getAttribute('data-processed')).toBe(String(BATCH));
+        await waitFor(async () => (await count('outage', 'succeeded')) === BATCH, {
+          timeoutMs: 120_000,
+          message: `${BATCH} jobs succeeded`,
+        });
+        await h.screenshot(page, 'dead-letters-requeued');
+
+        // The provider's own ledger: every call billed exactly once, u0 (answered before the outage)
+        // never sent again, u1 (never answered) sent once more.
+        const ledger = await h.provider.ledger();
+        for (const id of ids) {
+          const mine = ledger.filter((r) => r.jobId === id);
+          expect(mine.filter((r) => r.unitKey === 'u0')).toHaveLength(1);
+          expect(mine.filter((r) => r.unitKey === 'u0' && r.billed)).toHaveLength(1);
+          expect(mine.filter((r) => r.unitKey === 'u1' && r.billed)).toHaveLength(1);
+          // Our ledger: u0's row untouched; u1 gained exactly one answered call.
+          const after = await callsForJob(h.db.database.db, id);
+          const old = before.get(id)!;
+          expect(after.filter((c) => c.unitKey === 'u0')).toEqual(
+            old.filter((c) => c.unitKey === 'u0'),
+          );
+          expect(after.length - old.length).toBe(1);
+          expect(after.filter((c) => c.unitKey === 'u1' && c.outcome === 'succeeded')).toHaveLength(
+            1,
+          );
+        }
+        await page.goto(`${h.url}#/jobs?tag=outage`);
+        await page.locator('table.jobs tr[data-state="succeeded"]').first().waitFor();
+        await h.screenshot(page, 'jobs-small', 420);
+        await page.goto(`${h.url}#/jobs/${ids[0]}`);
+        await page.locator('.detail[data-state="succeeded"]').waitFor();
+        await h.screenshot(page, 'job-detail');
+        await page.close();
+      },
+    );
 
     it('a rerun from a unit reuses the checkpoints before it and sends no call again', async () => {
       const job = await client.submit('batch.summarize', { doc: 'rerun-me', units: 3 });
