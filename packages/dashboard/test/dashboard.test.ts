@@ -62,7 +62,12 @@ for (const dialect of TEST_DIALECTS)
       );
       await Promise.all([other.result(), tagged.result()]);
       const page = await h.signIn('operator');
-      await page.getByLabel('Tags').fill('customer-42');
+      // Keyboard: `/` jumps to the filters, Tab walks them.
+      await page.keyboard.press('/');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('kind');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('customer-42');
+      expect(await page.getByLabel('Tags').inputValue()).toBe('customer-42');
       await page.getByRole('button', { name: 'Search' }).click();
       await page.locator(`tr[data-job="${tagged.id}"]`).waitFor();
       expect(await page.locator('table.jobs tbody tr').count()).toBe(1);
