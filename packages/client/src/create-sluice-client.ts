@@ -11,7 +11,7 @@ import {
 import { downloadFile, fileSignedUrl } from './download.js';
 import { createJobHandle } from './job-handle.js';
 import { operatorJobs } from './operator-client.js';
-import { auditNamespace, bulkNamespace } from './operator-namespaces.js';
+import { auditNamespace, bulkNamespace, keysNamespace } from './operator-namespaces.js';
 import { mutate, query } from './rpc.js';
 import type { SluiceClient, SluiceClientOptions } from './sluice-client.js';
 import { createTransport } from './transport.js';
@@ -138,6 +138,7 @@ export function createSluiceClient<R extends JobRegistry>(
     bulk: bulkNamespace(transport),
     audit: auditNamespace(transport),
     auth: { whoami: () => query(transport, API_PATHS.whoami, {}) },
+    keys: keysNamespace(transport),
     onReconnect: (listener) => transport.onSocketOpen(listener),
     async close() {
       closing.abort();

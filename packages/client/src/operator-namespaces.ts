@@ -11,6 +11,10 @@ import {
   type BulkOperationView,
   type BulkPreview,
   type JobFilter,
+  type ApiKeyView,
+  type KeyCreateInput,
+  type KeyCreateResult,
+  type KeyListResult,
 } from '@sluice/contracts/wire';
 import { mutate, query } from './rpc.js';
 import { responseError, toApiError } from './to-api-error.js';
@@ -49,6 +53,23 @@ export interface AuditNamespace {
 
 function defined(o: object | undefined): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined));
+}
+
+export interface KeysNamespace {
+  /** The tenant's API keys, newest first (scope `admin`). */
+  list(): Promise<KeyListResult>;
+  /** A new key of the caller's tenant; `key` is its secret, shown this once (audited). */
+  create(input: KeyCreateInput): Promise<KeyCreateResult>;
+  /** Revokes one of the tenant's keys (audited; a revoked key answers unchanged). */
+  revoke(id: string, opts?: { note?: string | undefined }): Promise<ApiKeyView>;
+}
+
+export function keysNamespace(transport: Transport): KeysNamespace {
+  return {
+    list: () => query(transport, API_PATHS.keyList, undefined),
+    create: (input) => mutate(transport, API_PATHS.keyCreate, defined(input)),
+    revoke: (id, opts) => mutate(transport, API_PATHS.keyRevoke, { id, ...defined(opts) }),
+  };
 }
 
 export function bulkNamespace(transport: Transport): BulkNamespace {

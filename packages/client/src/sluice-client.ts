@@ -19,7 +19,7 @@ import type {
 import type { ReconnectOptions } from './backoff.js';
 import type { Download, DownloadOptions, SignedUrl } from './download.js';
 import type { OperatorJobs } from './operator-client.js';
-import type { AuditNamespace, BulkNamespace } from './operator-namespaces.js';
+import type { AuditNamespace, BulkNamespace, KeysNamespace } from './operator-namespaces.js';
 import type { ApiKey, EventSourceClass, WebSocketClass } from './transport.js';
 import type {
   FeedEvent,
@@ -167,6 +167,8 @@ export interface SluiceClient<R extends JobRegistry> {
   audit: AuditNamespace;
   /** The calling key: id, label, tenant, scopes and expiry (scope `jobs:read`). */
   auth: { whoami(): Promise<WhoAmI> };
+  /** The tenant's API keys: list, create, revoke (scope `admin`). */
+  keys: KeysNamespace;
   /**
    * Calls `listener` every time the WebSocket opens, the first time and after every reconnect:
    * a consumer of the live feed (which carries on live, it does not replay) re-reads what it

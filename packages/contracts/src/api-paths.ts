@@ -40,6 +40,9 @@ export const API_PATHS = {
   auditList: 'audit.list',
   whoami: 'auth.whoami',
   overview: 'jobs.overview',
+  keyList: 'keys.list',
+  keyCreate: 'keys.create',
+  keyRevoke: 'keys.revoke',
 } as const;
 
 /**

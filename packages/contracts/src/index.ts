@@ -21,6 +21,7 @@ export * from './operator-api.js';
 export * from './operator-actions.js';
 export * from './whoami.js';
 export * from './overview.js';
+export * from './api-keys.js';
 export * from './runtime-capabilities.js';
 export * from './define-runtime.js';
 export * from './sleep.js';

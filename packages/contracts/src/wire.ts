@@ -81,6 +81,13 @@ export type {
 } from './schedules.js';
 export type { WhoAmI } from './whoami.js';
 export type { OverviewResult } from './overview.js';
+export type {
+  ApiKeyView,
+  KeyCreateInput,
+  KeyCreateResult,
+  KeyListResult,
+  KeyRevokeInput,
+} from './api-keys.js';
 export * from './api-paths.js';
 export * from './scopes.js';
 export * from './sleep.js';

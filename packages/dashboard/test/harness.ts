@@ -1,7 +1,7 @@
 // One suite's world: the UI built for production (vite build → dist/web), a real gateway with the
 // dashboard mounted at /dashboard and an embedded worker over a fresh SQLite database, the testkit
 // fake provider process (its ledger is the proof of billing) and Debian's Chromium driven by
-// playwright-core. Screenshots go to test-artifacts/ (gitignored).
+// playwright-core. Screenshots go to test-artifacts/<dialect>/ (gitignored).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 export const artifacts = join(packageDir, 'test-artifacts');
 
-export type Role = 'operator' | 'viewer';
+export type Role = 'operator' | 'viewer' | 'admin';
 
 export interface Harness {
   readonly url: string;
@@ -33,7 +33,8 @@ export interface Harness {
   keyId(role: Role): string;
   /** A new page signed in with `role`'s key, on `hash` (default the jobs page). */
   signIn(role: Role, hash?: string): Promise<Page>;
-  screenshot(page: Page, name: string): Promise<string>;
+  /** The whole page, or its top `height` pixels (a small picture for the docs). */
+  screenshot(page: Page, name: string, height?: number): Promise<string>;
   /** Page errors and console errors seen so far. */
   readonly problems: string[];
   close(): Promise<void>;
@@ -53,7 +54,8 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
   if (!existsSync(chromiumPath)) {
     throw new Error(`no Chromium at ${chromiumPath}: run scripts/install-chromium.sh`);
   }
-  mkdirSync(artifacts, { recursive: true });
+  // One folder of screenshots per dialect.
+  mkdirSync(join(artifacts, dialect), { recursive: true });
   const [db, provider] = await Promise.all([
     createTestDatabase(dialect),
     startFakeProvider(),
@@ -82,6 +84,7 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
       scopes: ['jobs:submit', 'jobs:read', 'jobs:manage', 'review:decide', 'dead-letters:manage'],
     }),
     viewer: await createApiKey(database.db, 'acme', { label: 'viewer', scopes: ['jobs:read'] }),
+    admin: await createApiKey(database.db, 'acme', { label: 'root admin', scopes: ['admin'] }),
   };
   const worker = createWorker({
     jobs,
@@ -123,9 +126,11 @@ export async function startHarness(dialect: DialectName = 'sqlite'): Promise<Har
       await page.locator(`[data-key-id="${keys[role].id}"]`).waitFor();
       return page;
     },
-    async screenshot(page, name) {
-      const path = join(artifacts, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+    async screenshot(page, name, height) {
+      const path = join(artifacts, dialect, `${name}.png`);
+      await page.screenshot(
+        height ? { path, clip: { x: 0, y: 0, width: 1280, height } } : { path, fullPage: true },
+      );
       return path;
     },
     async close() {

@@ -4,6 +4,7 @@
 // checked HERE (the page must be this server's own), then dropped: the gateway accepts a handshake
 // without Origin as it does from Node clients, and would refuse this server's origin otherwise.
 import { connect } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -51,14 +52,19 @@ function sameOrigin(req: IncomingMessage, port: number): boolean {
 }
 
 function pipeUpgrade(gateway: URL, req: IncomingMessage, socket: Duplex, head: Buffer): void {
-  const upstream = connect(Number(gateway.port || 80), gateway.hostname);
+  const secure = gateway.protocol === 'https:';
+  const port = Number(gateway.port || (secure ? 443 : 80));
+  // A TLS gateway gets a TLS socket (SNI its name); the browser's side stays this server's own.
+  const upstream = secure
+    ? connectTls({ port, host: gateway.hostname, servername: gateway.hostname })
+    : connect(port, gateway.hostname);
   const lines = [`${req.method} ${req.url} HTTP/1.1`, `host: ${gateway.host}`];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     if (name.toLowerCase() === 'host' || name.toLowerCase() === 'origin') continue;
     lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
   }
-  upstream.on('connect', () => {
+  upstream.on(secure ? 'secureConnect' : 'connect', () => {
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (head.length) upstream.write(head);
     upstream.pipe(socket).pipe(upstream);

@@ -1,5 +1,5 @@
 // The tenant feed over the client's WebSocket, for pages whose data changes while open: every
-// job event calls `onEvent`, and every reconnect calls `onReconnect` (the feed carries on live
+// job event calls `onEvent`, and every (re)open of the socket calls `onReconnect` (the feed carries on live
 // after a reconnect but does not replay, so a page re-reads what it shows). No polling.
 import type { FeedEvent } from '@sluice/client';
 import type { JobRegistry } from '@sluice/contracts/wire';
@@ -23,11 +23,9 @@ export function useFeed(onEvent: (e: Feed) => void, onReconnect?: () => void): v
         // Aborted on unmount, or the key was revoked: the page keeps what it has.
       }
     })();
-    let first = true;
-    const off = client.onReconnect(() => {
-      if (first) first = false;
-      else handlers.current.onReconnect?.();
-    });
+    // Also on the first open: a page's first read may have raced the feed's subscription, and
+    // an event between the two would be lost without this second read.
+    const off = client.onReconnect(() => handlers.current.onReconnect?.());
     return () => {
       abort.abort();
       off();

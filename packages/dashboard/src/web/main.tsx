@@ -21,8 +21,25 @@ const NAV = [
   ['/audit', 'Audit'],
 ] as const;
 
+/** `/` focuses the page's first field (the search filters), as in most consoles. */
+function useSlashToSearch(): void {
+  useEffect(() => {
+    const on = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.key !== '/' || target?.closest('input, select, textarea')) return;
+      const first = document.querySelector<HTMLElement>('main input, main select');
+      if (!first) return;
+      e.preventDefault();
+      first.focus();
+    };
+    window.addEventListener('keydown', on);
+    return () => window.removeEventListener('keydown', on);
+  }, []);
+}
+
 function Shell(props: { session: Session; onLogout: () => void }) {
   const { path } = useRoute();
+  useSlashToSearch();
   const { who } = props.session;
   const detail = /^\/jobs\/(.+)$/.exec(path)?.[1];
   let page;
@@ -38,7 +55,12 @@ function Shell(props: { session: Session; onLogout: () => void }) {
         <strong>Sluice</strong>
         <nav>
           {NAV.map(([p, label]) => (
-            <a key={p} href={`#${p}`} className={path.startsWith(p) ? 'active' : ''}>
+            <a
+              key={p}
+              href={`#${p}`}
+              className={path.startsWith(p) ? 'active' : ''}
+              aria-current={path.startsWith(p) ? 'page' : undefined}
+            >
               {label}
             </a>
           ))}

@@ -23,8 +23,8 @@ export const WORKERS_GATEWAY_FEATURES = Object.freeze({
   /** Recurring schedules: no due-job scheduler runs on Workers yet. */
   schedules: false,
   /**
-   * Dead-letter requeue, review approve/discard, requeue, rerun and bulk operations: they need
-   * an interactive transaction (and bulk operations a background runner). Search, detail and
+   * Dead-letter requeue, review approve/discard, requeue, rerun, bulk operations and API-key
+   * create/revoke (key and audit row commit together): they need an interactive transaction (and bulk operations a background runner). Search, detail and
    * the audit log's reads are served.
    */
   operatorActions: false,
@@ -44,6 +44,8 @@ const REFUSED: Readonly<Record<string, WorkersGatewayFeature>> = {
   'jobs.rerun': 'operatorActions',
   'bulk.preview': 'operatorActions',
   'bulk.start': 'operatorActions',
+  'keys.create': 'operatorActions',
+  'keys.revoke': 'operatorActions',
   'schedules.create': 'schedules',
   'schedules.resume': 'schedules',
   'files.signedUrl': 'downloads',

@@ -11,6 +11,7 @@ import { createDeadLettersRouter } from './dead-letters.js';
 import type { RouterDeps } from './deps.js';
 import { createFilesRouter } from './files.js';
 import { createJobsRouter } from './jobs.js';
+import { createKeysRouter } from './keys.js';
 import { createReviewRouter } from './review.js';
 import { createSchedulesRouter } from './schedules.js';
 
@@ -30,6 +31,7 @@ export function createAppRouter<R extends JobRegistry>(
     audit: createAuditRouter(p, deps as RouterDeps),
     bulk: createBulkRouter(p, deps as RouterDeps),
     auth: createAuthRouter(p, deps as RouterDeps),
+    keys: createKeysRouter(p, deps as RouterDeps),
   });
 }
 

@@ -1,8 +1,9 @@
 // Overview: open jobs by kind and state, queue depth and oldest age per kind, why jobs wait or
 // are parked (re-read when a job changes state, debounced), the schedules and recent bulk
-// operations.
+// operations, and the API keys for an `admin` key.
 import type { BulkOperationView, OverviewResult, ScheduleView } from '@sluice/contracts/wire';
 import { useCallback, useEffect, useState } from 'react';
+import { ApiKeys } from '../components/api-keys.js';
 import { ErrorLine, message, StateBadge, Time } from '../components/ui.js';
 import { useDebounced, useFeed } from '../live.js';
 import { href } from '../route.js';
@@ -122,6 +123,7 @@ export function Overview() {
           </table>
         )}
       </div>
+      {can('admin') && <ApiKeys />}
       {ops.length > 0 && (
         <div className="panel">
           <h3>Bulk operations</h3>
