@@ -41,6 +41,7 @@ export function settleResult(result: JobResult): unknown {
     case 'scheduled':
     case 'queued':
     case 'running':
+    case 'waiting':
       throw new SluiceApiError(
         'INTERNAL',
         `job ${result.id} is still ${result.state}: it has no result yet`,
