@@ -63,7 +63,9 @@ async function gatewayProcess(id: string): Promise<{ child: ChildHandle; url: st
 it(`a bulk requeue of ${JOBS} jobs survives its gateway's SIGKILL: another finishes it, each job moved exactly once`, async () => {
   const seedStarted = Date.now();
   const ids = await seedDeadLettered(db.database, JOBS, 'xp.work');
-  console.info(`[bulk-sigkill] seeded ${JOBS} dead-lettered jobs in ${Date.now() - seedStarted} ms`);
+  console.info(
+    `[bulk-sigkill] seeded ${JOBS} dead-lettered jobs in ${Date.now() - seedStarted} ms`,
+  );
   const a = await gatewayProcess('gw-a');
   const op = await bulkClient(a.url, key).bulk.start.mutate({
     action: 'requeue',
