@@ -84,11 +84,14 @@ it(`a bulk requeue of ${JOBS} jobs survives its gateway's SIGKILL: another finis
   };
   // The second gateway is up before the kill: what follows measures the lease, not a boot.
   const b = await gatewayProcess('gw-b');
-  // Kill as soon as a few batches landed (polling fast, so a batch is likely in flight).
-  let atKill = await row();
-  while (atKill.processed < 8 * BATCH) {
+  // Kill the moment a batch's progress shows (polling fast): the next batch is then being read or
+  // applied, and a runner that stores progress before its batch commits is caught in between.
+  let seen = (await row()).processed;
+  for (;;) {
+    const now = (await row()).processed;
+    if (now > seen && now >= 8 * BATCH) break;
+    seen = now;
     await sleep(2);
-    atKill = await row();
   }
   await a.child.kill();
   const killedAt = Date.now();
