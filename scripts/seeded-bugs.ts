@@ -120,6 +120,8 @@ const CATCHERS: Record<SeededBug, Run[]> = {
   'token-replay': [gateway(['waits/signals-and-tokens.test.ts'], 'completes its wait once')],
   // A rerun forgets the ledger: calls already answered (and billed) are sent again.
   'rerun-forgets-ledger': [client(['rerun-never-bills-a-completed-call-twice.test.ts'])],
+  // A gateway SIGKILLed between a batch's progress and its commit: the next runner skips the batch.
+  'bulk-progress-outside-batch': [streams(['bulk-resumes-after-gateway-sigkill.test.ts'])],
   'checkpoint-without-unit-key': [
     worker([
       'checkpoints/unit-checkpoints.test.ts',

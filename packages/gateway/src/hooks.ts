@@ -51,6 +51,13 @@ export interface GatewayHooks {
    * to prove the ledger is what keeps a rerun from paying for a call twice.
    */
   onRerun(tx: Db, rerun: { jobId: string; units: readonly string[] }): Promise<void>;
+  /**
+   * Stores a bulk batch's progress (its cursor and counts, fenced by the lease) with `write`,
+   * given the batch's transaction `tx` and the plain database `db`. Production writes it in `tx`:
+   * the batch lands with its progress or not at all. A seeded bug writes it on `db` (committed
+   * before the batch is), to prove a killed gateway's resume test catches a skipped batch.
+   */
+  storeBulkProgress(tx: Db, db: Db, write: (on: Db) => Promise<boolean>): Promise<boolean>;
 }
 
 export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
@@ -61,6 +68,7 @@ export const DEFAULT_GATEWAY_HOOKS: GatewayHooks = {
   decideFlow,
   tokenUsable: (status) => status === 'open',
   onRerun: async () => {},
+  storeBulkProgress: (tx, _db, write) => write(tx),
 };
 
 export function resolveGatewayHooks(partial: Partial<GatewayHooks> = {}): GatewayHooks {

@@ -132,7 +132,11 @@ export function createBulkRunner(deps: Deps, opts: BulkRunnerOptions = {}): Bulk
       if (pointers.length) await deps.dispatch.stage(tx, pointers);
       // A short page is the last one: its cursor no longer matters.
       const cursor = page.nextCursor ?? op.cursor;
-      const held = await advanceBulkOperation(tx, op.id, owner, { cursor, ...counts }, leaseMs);
+      const advance = (on: typeof tx) =>
+        advanceBulkOperation(on, op.id, owner, { cursor, ...counts }, leaseMs);
+      const held = deps.hooks
+        ? await deps.hooks.storeBulkProgress(tx, database.db, advance)
+        : await advance(tx);
       // Lost the lease (paused past it, another runner took over): roll this batch back.
       if (!held) throw new LeaseLost();
       op.cursor = cursor;

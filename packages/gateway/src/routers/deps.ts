@@ -32,5 +32,5 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   /** Wakes this gateway's bulk-operation runner (a start was stored); absent where none runs. */
   bulk?: { poke(): void } | undefined;
   /** Test seams of the operator actions (hooks.ts); absent: the real ones. */
-  hooks?: Pick<GatewayHooks, 'onRerun' | 'at'> | undefined;
+  hooks?: Pick<GatewayHooks, 'onRerun' | 'at' | 'storeBulkProgress'> | undefined;
 }

@@ -25,6 +25,12 @@ export const GATEWAY_SEEDED_BUGS = [
   'token-replay',
   /** A rerun starts the job with a clean ledger: billed calls are forgotten, and sent again. */
   'rerun-forgets-ledger',
+  /**
+   * A bulk batch's progress is stored apart from the batch: committed first, then the batch,
+   * whose commit takes a while (a slow link). A gateway killed in between leaves the cursor past
+   * jobs that were never moved, and the next runner skips them.
+   */
+  'bulk-progress-outside-batch',
 ] as const;
 export type GatewaySeededBug = (typeof GATEWAY_SEEDED_BUGS)[number];
 
@@ -71,6 +77,14 @@ export function gatewaySeededHooks(bug: GatewaySeededBug): Partial<GatewayHooks>
       return {
         async onRerun(tx, { jobId }) {
           await tx.deleteFrom('provider_calls').where('job_id', '=', jobId).execute();
+        },
+      };
+    case 'bulk-progress-outside-batch':
+      return {
+        async storeBulkProgress(_tx, db, write) {
+          const held = await write(db);
+          await new Promise((r) => setTimeout(r, 300));
+          return held;
         },
       };
   }

@@ -1,6 +1,8 @@
 // A gateway on the valkey-streams runtime as its own OS process, for the cross-process tests:
 // the database at DB_URL, Redis at REDIS_URL, the `xp.work` registry, the reconciler with short
-// timings. Prints `READY <url>`; SIGTERM closes it cleanly (the reconciler releases its lock).
+// timings, the bulk runner's batch, pause and lease from BULK_BATCH, BULK_PAUSE_MS, BULK_LEASE_MS
+// and BULK_POLL_MS, and the gateway's seeded bug SLUICE_SEEDED_BUG when it names one. Prints
+// `READY <url>`; SIGTERM closes it cleanly (the reconciler releases its lock).
 
 import { openDatabase, createLocalBlobStore } from '@sluice/storage';
 import { mkdtempSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { UNLIMITED_RATE } from '@sluice/gateway';
 import { createStreamsGatewayRuntime } from '../gateway/create-streams-gateway-runtime.js';
 import { serve } from '@sluice/gateway';
 import { xpJobs } from '@sluice/gateway/conformance';
+import { gatewayHooksFromEnv } from '@sluice/gateway/testing';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -49,6 +52,13 @@ const gateway = createGateway({
   runtimeProbes: rt.probes,
   logger,
   servedVersionsCacheMs: 1000,
+  hooks: gatewayHooksFromEnv(),
+  bulk: {
+    batchSize: num('BULK_BATCH', 200),
+    pauseMs: num('BULK_PAUSE_MS', 20),
+    leaseMs: num('BULK_LEASE_MS', 30_000),
+    pollMs: num('BULK_POLL_MS', num('BULK_LEASE_MS', 30_000)),
+  },
   // 2,000 submits and watches through one key at once: the load test measures the gateway.
   limits: {
     keyRate: UNLIMITED_RATE,
