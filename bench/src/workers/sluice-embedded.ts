@@ -17,6 +17,7 @@ import {
 } from '../sluice/bench-job.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
+import { countSettled } from '../sluice/count-settled.js';
 
 export interface EmbeddedChildConfig {
   url: string;
@@ -54,7 +55,6 @@ function definitions(cfg: EmbeddedChildConfig, start: (job: JobPayload) => Promi
 
 export const createConsumer: CreateConsumer = async (init, hooks) => {
   const cfg = parseConfig(init.config);
-  let settled = 0;
   const sqlStats = installSqlStats();
   const database = openDatabase({ url: cfg.url, poolSize: cfg.poolSize });
   // Open the pool's connections now, so connecting is not timed (as for graphile-worker).
@@ -65,29 +65,20 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
   } else {
     await database.db.selectFrom('jobs').select('id').limit(1).execute();
   }
-  let unexpected = 0;
+  const counter = countSettled('sluice-embedded', (n) => hooks.completed(n));
   const worker: Worker = createWorker({
     ...definitions(cfg, (job) => hooks.handle(job)),
     runtime: (ctx) => createEmbeddedRuntime({ database, ...ctx }),
     database,
     concurrency: init.concurrency,
-    onSettled(jobs) {
-      let done = 0;
-      for (const job of jobs) {
-        if (job.outcome === 'succeed') done++;
-        else if (unexpected++ === 0)
-          console.error(`sluice-embedded: job ${job.jobId} settled as ${job.outcome}`);
-      }
-      settled += done;
-      if (done > 0) hooks.completed(done);
-    },
+    onSettled: counter.onSettled,
   });
   return {
     start: () => worker.start(),
     async close() {
       await worker.stop({ deadlineMs: 2_000 });
       await closeDatabase(database);
-      sqlStats?.write(`embedded-${process.pid}`, settled);
+      sqlStats?.write(`embedded-${process.pid}`, counter.settled);
     },
   };
 };

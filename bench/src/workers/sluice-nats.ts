@@ -14,6 +14,7 @@ import { BENCH_KIND, BENCH_VERSION, benchHandler, benchJobs } from '../sluice/be
 import { parseNatsChildConfig, storedAtOfReply } from '../sluice/nats-config.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
+import { countSettled } from '../sluice/count-settled.js';
 import { monoMs } from '../harness/clock.js';
 
 export { createProducer } from './sluice-nats-producer.js';
@@ -48,8 +49,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     for (const client of clients) client.release();
   }
   const stamps = cfg.latency ? new Map<string, { at: number; read: number }>() : undefined;
-  let settled = 0;
-  let unexpected = 0;
+  const counter = countSettled('sluice-nats', (n) => hooks.completed(n));
   const worker: Worker = createWorker({
     jobs: benchJobs,
     handlers: {
@@ -80,23 +80,14 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     concurrency: init.concurrency,
     // Stable per child, as SLUICE_WORKER_ID gives a deployed worker.
     workerId: `bench-${init.index}`,
-    onSettled(jobs) {
-      let done = 0;
-      for (const job of jobs) {
-        if (job.outcome === 'succeed') done++;
-        else if (unexpected++ === 0)
-          console.error(`sluice-nats: job ${job.jobId} settled as ${job.outcome}`);
-      }
-      settled += done;
-      if (done > 0) hooks.completed(done);
-    },
+    onSettled: counter.onSettled,
   });
   return {
     start: () => worker.start(),
     async close() {
       await worker.stop({ deadlineMs: 2_000 });
       await closeDatabase(database);
-      sqlStats?.write(`nats-${process.pid}`, settled);
+      sqlStats?.write(`nats-${process.pid}`, counter.settled);
     },
   };
 };

@@ -11,6 +11,7 @@ import { parseStreamsChildConfig } from '../sluice/streams-config.js';
 import { createStreamsProbe, tailEvents } from '../sluice/streams-probe.js';
 import { installSqlStats } from '../sluice/sql-stats.js';
 import { closeDatabase } from '../sluice/close-database.js';
+import { countSettled } from '../sluice/count-settled.js';
 import { monoMs } from '../harness/clock.js';
 import { createStreamsRuntime } from '@sluice/runtime-valkey-streams';
 
@@ -38,8 +39,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
         if (committed !== undefined && job) hooks.record('commitToSubscriber', at - committed, job);
       })
     : undefined;
-  let settled = 0;
-  let unexpected = 0;
+  const counter = countSettled('sluice-streams', (n) => hooks.completed(n));
   const worker: Worker = createWorker({
     jobs: benchJobs,
     handlers: {
@@ -74,16 +74,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
     concurrency: init.concurrency,
     // Stable per child, as SLUICE_WORKER_ID gives a deployed worker (its consumer name).
     workerId: `bench-${init.index}`,
-    onSettled(jobs) {
-      let done = 0;
-      for (const job of jobs) {
-        if (job.outcome === 'succeed') done++;
-        else if (unexpected++ === 0)
-          console.error(`sluice-streams: job ${job.jobId} settled as ${job.outcome}`);
-      }
-      settled += done;
-      if (done > 0) hooks.completed(done);
-    },
+    onSettled: counter.onSettled,
   });
   return {
     start: () => worker.start(),
@@ -91,7 +82,7 @@ export const createConsumer: CreateConsumer = async (init, hooks) => {
       tail?.close();
       await worker.stop({ deadlineMs: 2_000 });
       await closeDatabase(database);
-      sqlStats?.write(`streams-${process.pid}`, settled);
+      sqlStats?.write(`streams-${process.pid}`, counter.settled);
     },
   };
 };
