@@ -14,7 +14,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fake-provider-test-'));
   provider = await createFakeProviderServer({
     ledgerPath: join(dir, 'ledger.jsonl'),
-    asyncDelayMs: 50,
+    // Long enough that the first poll finds the job running even on a loaded machine (at 50 ms
+    // a full run's load let the job end before it: `polls` 1).
+    asyncDelayMs: 400,
   });
 });
 afterEach(async () => provider.reset());
@@ -161,7 +163,7 @@ describe('async endpoint', () => {
   async function pollUntilDone(
     externalJobId: string,
   ): Promise<{ status: string; polls: number; result?: unknown }> {
-    for (let polls = 1; polls <= 100; polls += 1) {
+    for (let polls = 1; polls <= 300; polls += 1) {
       const body = (await (await pollJob(provider.url, externalJobId)).json()) as {
         status: string;
         result?: unknown;
