@@ -11,6 +11,7 @@ export * from './version-routing.js';
 export * from './events.js';
 export * from './event-state.js';
 export * from './define-job.js';
+export * from './redact.js';
 export * from './flow-control.js';
 export * from './submit-schema.js';
 export * from './schedules.js';

@@ -41,7 +41,7 @@ export function createOperatorJobProcedures(p: Procedures, deps: RouterDeps) {
       .input(DetailInput)
       .output(JobDetail)
       .query(async ({ ctx, input }) => {
-        const detail = await readJobDetail(db, tenantScope(ctx, input.tenant), input.id);
+        const detail = await readJobDetail(db, tenantScope(ctx, input.tenant), input.id, deps.jobs);
         if (!detail) throw new SluiceError('NOT_FOUND', 'job not found');
         return detail;
       }),
