@@ -22,6 +22,7 @@ export * from './operator-api.js';
 export * from './operator-actions.js';
 export * from './whoami.js';
 export * from './overview.js';
+export * from './activity.js';
 export * from './api-keys.js';
 export * from './runtime-capabilities.js';
 export * from './define-runtime.js';
