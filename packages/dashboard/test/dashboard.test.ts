@@ -225,6 +225,12 @@ for (const dialect of TEST_DIALECTS)
     });
 
     it('a read-only key sees no action buttons, and the API refuses the action anyway', async () => {
+      // One job that succeeds, for the overview's finished counts (this case may run alone).
+      const done = await client.submit('batch.summarize', { doc: 'viewer-done', units: 1 });
+      await waitFor(async () => (await client.jobs.get(done.id)).state === 'succeeded', {
+        timeoutMs: 30_000,
+        message: 'succeeded',
+      });
       await h.provider.setFaults([
         { endpoint: 'safe', fault: 'error-before-processing', times: 100 },
       ]);
@@ -254,6 +260,13 @@ for (const dialect of TEST_DIALECTS)
       await open.waitFor();
       expect(await open.textContent()).toBe('1');
       expect(await page.locator('table.waiting').textContent()).toContain('MAX_ATTEMPTS');
+      // Activity: the job that succeeded counts in the last hour, and the gateway's own submit
+      // latency histogram has observed the submits.
+      const finished = page.locator('table.finished tr[data-state="succeeded"] [data-window="1h"]');
+      await finished.waitFor();
+      expect(Number(await finished.textContent())).toBeGreaterThanOrEqual(1);
+      const accept = page.locator('[data-metric="sluice_gateway_accept_seconds"] h4 .count');
+      expect(Number(await accept.textContent())).toBeGreaterThanOrEqual(2);
       await h.screenshot(page, 'overview');
       // The call the hidden button would make, with the viewer's key: refused, nothing moves.
       const viewer = createSluiceClient<Jobs>({
