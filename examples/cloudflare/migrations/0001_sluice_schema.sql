@@ -120,6 +120,8 @@ CREATE TRIGGER audit_log_no_delete before delete on audit_log
    begin select raise(abort, 'audit_log is append-only'); end;
 CREATE INDEX worker_liveness_alive on worker_liveness (alive_until);
 CREATE INDEX jobs_lease_owner on jobs (lease_owner) where state = 'running';
+CREATE INDEX jobs_finished on jobs (finished_at, tenant_id, state)
+        where finished_at is not null;
 insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0003_job_lease', '1970-01-01T00:00:00.000Z');
@@ -137,4 +139,5 @@ insert into "kysely_migration" ("name", "timestamp") values ('0017_flow_control'
 insert into "kysely_migration" ("name", "timestamp") values ('0018_waits', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0019_operator', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0020_worker_liveness', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0021_finished_index', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration_lock" ("id", "is_locked") values ('migration_lock', 0);

@@ -4,6 +4,7 @@
 
 import {
   API_PATHS,
+  type ActivityResult,
   type JobDetail,
   type OverviewResult,
   type OperatorActionResult,
@@ -24,6 +25,11 @@ export interface OperatorJobs {
   detail(id: string, opts?: { tenant?: string | undefined }): Promise<JobDetail>;
   /** Open jobs by kind and state, queue depth and oldest age per kind, why jobs wait. */
   overview(): Promise<OverviewResult>;
+  /**
+   * Jobs finished per state in the last 15 minutes and hour, the gateway's latency histograms,
+   * and the workers running the tenant's jobs (`tenant: '*'`, admin only: every live worker).
+   */
+  activity(opts?: { tenant?: string | undefined }): Promise<ActivityResult>;
   /**
    * A failed or dead-lettered job back in the queue with a fresh attempt budget (scope
    * `jobs:manage`). Its checkpoints and provider-call ledger are kept: a billed call is not
@@ -50,6 +56,7 @@ export function operatorJobs(transport: Transport): OperatorJobs {
     search: (filter) => query(transport, API_PATHS.search, defined(filter)),
     detail: (id, opts) => query(transport, API_PATHS.detail, { id, ...defined(opts) }),
     overview: () => query(transport, API_PATHS.overview, {}),
+    activity: (opts) => query(transport, API_PATHS.activity, defined(opts)),
     requeue: (id, opts) => mutate(transport, API_PATHS.requeue, { id, ...defined(opts) }),
     rerun: (id, opts) => mutate(transport, API_PATHS.rerun, { id, ...defined(opts) }),
   };

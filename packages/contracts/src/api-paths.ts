@@ -40,6 +40,7 @@ export const API_PATHS = {
   auditList: 'audit.list',
   whoami: 'auth.whoami',
   overview: 'jobs.overview',
+  activity: 'jobs.activity',
   keyList: 'keys.list',
   keyCreate: 'keys.create',
   keyRevoke: 'keys.revoke',

@@ -15,6 +15,7 @@ import { isVersion } from './job-id.js';
 import { JobLimits } from './limits.js';
 import { isJobKind } from './names.js';
 import { isEventName } from './waits.js';
+import { parseRedactPaths, type RedactPath } from './redact.js';
 import { parseRetention, type Retention, type RetentionInput } from './retention.js';
 import { assertRolloutPercent } from './version-routing.js';
 
@@ -63,6 +64,8 @@ export interface JobDefinition<
   readonly batch?: BatchOptions | undefined;
   /** The events a job of this kind may wait for (`ctx.waitForEvent`), each with its payload schema. */
   readonly events: TEvents;
+  /** Secret fields, shown as "[redacted]" in operator reads (redact.ts); absent: none. */
+  readonly redact?: readonly RedactPath[] | undefined;
 }
 
 /** Event name → payload schema. */
@@ -153,6 +156,12 @@ export interface DefineJobOptions<
    * payload: `client.jobs.signal(id, name, payload)` is typed and checked against it.
    */
   events?: TEvents;
+  /**
+   * Secret fields, as dotted paths into the input or output (`'input.apiKey'`,
+   * `'output.auth.token'`): operator reads (`jobs.detail`, the dashboard) show "[redacted]"
+   * there. The stored job and the worker's input are unchanged.
+   */
+  redact?: readonly string[];
 }
 
 export function defineJob<
@@ -223,6 +232,10 @@ export function defineJob<
         },
       );
   }
+  const redact =
+    options.redact === undefined
+      ? undefined
+      : parseRedactPaths(options.kind, options.redact, options);
   return Object.freeze({
     kind: options.kind,
     versions: Object.freeze({
@@ -240,6 +253,7 @@ export function defineJob<
     ...(retention ? { retention: Object.freeze(retention) } : {}),
     ...flow,
     events: Object.freeze({ ...(options.events ?? {}) }) as TEvents,
+    ...(redact?.length ? { redact: Object.freeze(redact) } : {}),
   }) as JobDefinition<TKind, TInput, TOutput, TProgress, TVersions, TEvents> &
     (TBatch extends BatchOptions ? BatchJob : unknown);
 }

@@ -81,6 +81,7 @@ export type {
 } from './schedules.js';
 export type { WhoAmI } from './whoami.js';
 export type { OverviewResult } from './overview.js';
+export type { ActivityResult, HistogramView } from './activity.js';
 export type {
   ApiKeyView,
   KeyCreateInput,

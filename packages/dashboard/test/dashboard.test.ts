@@ -3,7 +3,8 @@
 // search by tag; a provider outage dead-letters a batch and ONE bulk requeue from the dead-letters
 // page brings every job to succeeded, the provider billing exactly once per call (never twice for
 // an answered one); a rerun from a unit reuses the checkpoints and sends nothing; an approval's
-// note shows who and why on the audit page; a read-only key sees no action and the API refuses it.
+// note shows who and why on the audit page; a read-only key sees no action and the API refuses it,
+// sees a secret input field redacted, and the overview's finished counts and latency histogram.
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
 import { callsForJob } from '@sluice/storage';
 import { TEST_DIALECTS } from '@sluice/storage/testing';
@@ -225,12 +226,18 @@ for (const dialect of TEST_DIALECTS)
     });
 
     it('a read-only key sees no action buttons, and the API refuses the action anyway', async () => {
+      // One job that succeeds, for the overview's finished counts (this case may run alone).
+      const done = await client.submit('batch.summarize', { doc: 'viewer-done', units: 1 });
+      await waitFor(async () => (await client.jobs.get(done.id)).state === 'succeeded', {
+        timeoutMs: 30_000,
+        message: 'succeeded',
+      });
       await h.provider.setFaults([
         { endpoint: 'safe', fault: 'error-before-processing', times: 100 },
       ]);
       const job = await client.submit(
         'batch.summarize',
-        { doc: 'viewer-sees', units: 1 },
+        { doc: 'viewer-sees', units: 1, apiKey: 'sk-ui-secret' },
         { tags: ['ro'] },
       );
       await waitFor(async () => (await client.jobs.get(job.id)).state === 'dead_lettered', {
@@ -241,6 +248,12 @@ for (const dialect of TEST_DIALECTS)
       const page = await h.signIn('viewer', `#/jobs/${job.id}`);
       await page.locator('.detail[data-state="dead_lettered"]').waitFor();
       expect(await page.getByRole('button', { name: /Requeue|Rerun|Cancel/ }).count()).toBe(0);
+      // The kind marks input.apiKey secret: the raw input shows it redacted, never the value.
+      await page.getByText('Raw input and output').click();
+      expect(await page.locator('details.panel pre').first().textContent()).toContain(
+        '"apiKey": "[redacted]"',
+      );
+      expect(await page.content()).not.toContain('sk-ui-secret');
       await page.goto(`${h.url}#/dead-letters?tag=ro`);
       await page.locator(`tr[data-job="${job.id}"]`).waitFor();
       expect(await page.getByRole('button', { name: 'Dry run' }).count()).toBe(0);
@@ -254,6 +267,13 @@ for (const dialect of TEST_DIALECTS)
       await open.waitFor();
       expect(await open.textContent()).toBe('1');
       expect(await page.locator('table.waiting').textContent()).toContain('MAX_ATTEMPTS');
+      // Activity: the job that succeeded counts in the last hour, and the gateway's own submit
+      // latency histogram has observed the submits.
+      const finished = page.locator('table.finished tr[data-state="succeeded"] [data-window="1h"]');
+      await finished.waitFor();
+      expect(Number(await finished.textContent())).toBeGreaterThanOrEqual(1);
+      const accept = page.locator('[data-metric="sluice_gateway_accept_seconds"] h4 .count');
+      expect(Number(await accept.textContent())).toBeGreaterThanOrEqual(2);
       await h.screenshot(page, 'overview');
       // The call the hidden button would make, with the viewer's key: refused, nothing moves.
       const viewer = createSluiceClient<Jobs>({

@@ -10,8 +10,16 @@ import { z } from 'zod';
 export const summarize = defineJob({
   kind: 'batch.summarize',
   versions: { current: 'v1' },
-  input: z.object({ doc: z.string(), units: z.number().int().min(1).max(5).default(2) }).strict(),
+  input: z
+    .object({
+      doc: z.string(),
+      units: z.number().int().min(1).max(5).default(2),
+      // A credential the submitter passes through: operators see it redacted.
+      apiKey: z.string().optional(),
+    })
+    .strict(),
   output: z.object({ summary: z.string() }),
+  redact: ['input.apiKey'],
   providers: {
     summarize: {
       provider: 'fake',

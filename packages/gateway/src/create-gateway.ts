@@ -30,7 +30,7 @@ import { createEventHub } from './events/event-hub.js';
 import { createMetricsApp, registerHealth } from './health.js';
 import { createLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, readHistograms } from './metrics.js';
 import { createAppRouter } from './routers/index.js';
 import { resolveLimits } from './limits/limits.js';
 import { requestLimit } from './request-limit.js';
@@ -136,6 +136,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       onScheduleTick: (at) => scheduler.poke(at),
       hooks,
       bulk,
+      latency: () => readHistograms(metrics.registry),
     },
     gate,
     limits.maxInputDepth,

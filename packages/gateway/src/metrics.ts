@@ -4,6 +4,7 @@
 // with one call. Database and runtime figures are collect() callbacks (database-metrics.ts,
 // the runtime's own registration), read when scraped.
 
+import type { HistogramView } from '@sluice/contracts';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** How a submit ended, for the accept-latency histogram. */
@@ -159,4 +160,42 @@ export function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
     });
     return inFlight;
   };
+}
+
+/**
+ * The latency histograms the overview shows, when this registry holds them: the gateway's submit
+ * latency, and a worker's dispatch→start and run duration where the worker shares the registry
+ * (one process running both). Read in-process; label values are summed into one histogram.
+ */
+export const OVERVIEW_HISTOGRAMS = [
+  'sluice_gateway_accept_seconds',
+  'sluice_worker_dispatch_to_start_seconds',
+  'sluice_worker_job_duration_seconds',
+] as const;
+
+export async function readHistograms(
+  registry: Registry,
+  names: readonly string[] = OVERVIEW_HISTOGRAMS,
+): Promise<HistogramView[]> {
+  const out: HistogramView[] = [];
+  for (const name of names) {
+    const metric = registry.getSingleMetric(name);
+    if (!metric) continue;
+    const { help, values, type } = await metric.get();
+    if (String(type) !== 'histogram') continue;
+    const buckets = new Map<number | null, number>();
+    let count = 0;
+    let sum = 0;
+    for (const v of values) {
+      const series = (v as { metricName?: string }).metricName ?? '';
+      if (series.endsWith('_bucket')) {
+        const le = v.labels.le === '+Inf' ? null : Number(v.labels.le);
+        buckets.set(le, (buckets.get(le) ?? 0) + v.value);
+      } else if (series.endsWith('_count')) count += v.value;
+      else if (series.endsWith('_sum')) sum += v.value;
+    }
+    const ordered = [...buckets].sort(([a], [b]) => (a ?? Infinity) - (b ?? Infinity));
+    out.push({ name, help, count, sum, buckets: ordered.map(([le, n]) => ({ le, count: n })) });
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import type { SluiceDatabase } from './database.js';
 import type { SqlDialect } from './dialect/storage-dialect.js';
 import { eventsNotifyTrigger } from './migration-events-notify.js';
 import { fairLimits } from './migration-fair-limits.js';
+import { finishedIndex } from './migration-finished-index.js';
 import { init } from './migration-init.js';
 import { flowControl } from './migration-flow-control.js';
 import { jobLimits } from './migration-job-limits.js';
@@ -82,6 +83,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0018_waits': waits(dialect),
     '0019_operator': operator(dialect),
     '0020_worker_liveness': workerLiveness(),
+    '0021_finished_index': finishedIndex(),
   };
 }
 

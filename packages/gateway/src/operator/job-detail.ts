@@ -3,7 +3,7 @@
 // Read as six small indexed reads of one job (no transaction: a detail is a picture, and every
 // part is append-mostly).
 
-import type { JobDetail } from '@sluice/contracts';
+import { redactJobData, type JobDetail, type JobRegistry } from '@sluice/contracts';
 import {
   assetsForJob,
   callsForJob,
@@ -19,11 +19,15 @@ import { unitKeyOf } from './rerun-plan.js';
 /** The most events a detail carries (a job's history is bounded by its attempts and units). */
 const MAX_DETAIL_EVENTS = 5000;
 
-/** The detail of a job of `tenantId` (null: any tenant, an admin), or undefined when absent. */
+/**
+ * The detail of a job of `tenantId` (null: any tenant, an admin), or undefined when absent. The
+ * kind's `redact` paths in `jobs` are replaced in the input and output shown (the row is not).
+ */
 export async function readJobDetail(
   db: Db,
   tenantId: string | null,
   id: string,
+  jobs: JobRegistry,
 ): Promise<JobDetail | undefined> {
   const job = await getJobById(db, id);
   if (!job || (tenantId !== null && job.tenantId !== tenantId)) return undefined;
@@ -34,8 +38,14 @@ export async function readJobDetail(
     assetsForJob(db, id),
   ]);
   const ledger = calls.map(toLedgerView);
+  // A kind no longer defined has no paths: its job shows as stored.
+  const redact = jobs[job.kind]?.redact;
   return {
-    job: { ...toLabelledView(job, tenantId === null), input: job.input, output: job.output },
+    job: {
+      ...toLabelledView(job, tenantId === null),
+      input: redactJobData(redact, 'input', job.input),
+      output: redactJobData(redact, 'output', job.output),
+    },
     attempts: attemptsFrom(events),
     units: [...units.values()]
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.unitKey.localeCompare(b.unitKey))

@@ -1,7 +1,7 @@
 // `jobs.overview`'s reads, each bounded by what is open rather than by history: the open states
 // are the ones the partial index `jobs_tenant_open` covers, open waits are those `job_waits_open`
-// covers, and parked reasons are grouped and capped. Ended jobs are not counted here: no index
-// serves "ended recently" per tenant, and the search answers it with a time range.
+// covers, and parked reasons are grouped and capped. Ended jobs are counted by `jobs.activity`
+// (activity.ts), over the finish-time index.
 
 import type { JobState, OverviewResult } from '@sluice/contracts';
 import type { Db } from '@sluice/storage/portable';

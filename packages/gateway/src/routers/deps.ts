@@ -1,6 +1,6 @@
 // What the routers need, built once by `createGateway`.
 
-import type { JobRegistry } from '@sluice/contracts';
+import type { HistogramView, JobRegistry } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage/portable';
 import type { Acceptor } from '../accept.js';
 import type { DispatchPath } from '../dispatch.js';
@@ -31,6 +31,8 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   stopRun?: ((job: { id: string; version: string }) => Promise<void>) | undefined;
   /** Wakes this gateway's bulk-operation runner (a start was stored); absent where none runs. */
   bulk?: { poke(): void } | undefined;
+  /** The latency histograms of this gateway's metrics registry (`jobs.activity`); absent: none. */
+  latency?: (() => Promise<HistogramView[]>) | undefined;
   /** Test seams of the operator actions (hooks.ts); absent: the real ones. */
   hooks?: Pick<GatewayHooks, 'onRerun' | 'at' | 'storeBulkProgress'> | undefined;
 }

@@ -3,6 +3,8 @@
 // (or `*`) and then sees each job's tenant.
 
 import {
+  ActivityInput,
+  ActivityResult,
   DetailInput,
   JobDetail,
   OverviewInput,
@@ -12,6 +14,7 @@ import {
   SluiceError,
 } from '@sluice/contracts';
 import { searchJobs } from '@sluice/storage/portable';
+import { readFinished, readWorkers } from '../operator/activity.js';
 import { readJobDetail } from '../operator/job-detail.js';
 import { toLabelledView } from '../operator/job-views.js';
 import { readOverview } from '../operator/overview.js';
@@ -41,7 +44,7 @@ export function createOperatorJobProcedures(p: Procedures, deps: RouterDeps) {
       .input(DetailInput)
       .output(JobDetail)
       .query(async ({ ctx, input }) => {
-        const detail = await readJobDetail(db, tenantScope(ctx, input.tenant), input.id);
+        const detail = await readJobDetail(db, tenantScope(ctx, input.tenant), input.id, deps.jobs);
         if (!detail) throw new SluiceError('NOT_FOUND', 'job not found');
         return detail;
       }),
@@ -52,5 +55,21 @@ export function createOperatorJobProcedures(p: Procedures, deps: RouterDeps) {
       .input(OverviewInput)
       .output(OverviewResult)
       .query(({ ctx }) => readOverview(db, ctx.tenantId)),
+
+    // What has been happening: finished per state (15 min, 1 h), latency histograms, workers.
+    activity: p
+      .scoped('jobs:read')
+      .input(ActivityInput)
+      .output(ActivityResult)
+      .query(async ({ ctx, input }) => {
+        const tenantId = tenantScope(ctx, input?.tenant);
+        const now = Date.now();
+        const [finished, workers, latency] = await Promise.all([
+          readFinished(db, tenantId, now),
+          readWorkers(db, tenantId, now),
+          deps.latency?.() ?? [],
+        ]);
+        return { finished, latency, workers, at: new Date(now).toISOString() };
+      }),
   };
 }

@@ -1,8 +1,14 @@
 // Overview: open jobs by kind and state, queue depth and oldest age per kind, why jobs wait or
 // are parked (re-read when a job changes state, debounced), the schedules and recent bulk
-// operations, and the API keys for an `admin` key.
-import type { BulkOperationView, OverviewResult, ScheduleView } from '@sluice/contracts/wire';
+// operations, and the API keys for an `admin` key; then what has been happening (activity.tsx).
+import type {
+  ActivityResult,
+  BulkOperationView,
+  OverviewResult,
+  ScheduleView,
+} from '@sluice/contracts/wire';
 import { useCallback, useEffect, useState } from 'react';
+import { Activity } from '../components/activity.js';
 import { ApiKeys } from '../components/api-keys.js';
 import { ErrorLine, message, StateBadge, Time } from '../components/ui.js';
 import { useDebounced, useFeed } from '../live.js';
@@ -74,11 +80,13 @@ function Counts(props: { data: OverviewResult }) {
 export function Overview() {
   const { client, can } = useSession();
   const [data, setData] = useState<OverviewResult | null>(null);
+  const [activity, setActivity] = useState<ActivityResult | null>(null);
   const [schedules, setSchedules] = useState<ScheduleView[]>([]);
   const [ops, setOps] = useState<BulkOperationView[]>([]);
   const [error, setError] = useState('');
   const load = useCallback(() => {
     client.jobs.overview().then(setData, (e: unknown) => setError(message(e)));
+    client.jobs.activity().then(setActivity, (e: unknown) => setError(message(e)));
   }, [client]);
   useEffect(() => {
     load();
@@ -99,6 +107,7 @@ export function Overview() {
       <h2>Overview</h2>
       <ErrorLine error={error} />
       {data ? <Counts data={data} /> : <p className="loading">Loading…</p>}
+      {activity && <Activity data={activity} />}
       <div className="panel">
         <h3>Schedules</h3>
         {schedules.length === 0 ? (
