@@ -43,6 +43,18 @@ _sluice_node_main() {
     mv "$tmp/x/package" "$dir"
     rm -rf "$tmp"
   fi
+  # npm reads its global config from the running Node's prefix (`<prefix>/etc/npmrc`). The
+  # machine's npm config (a registry mirror, the CA file of a proxy that re-signs TLS) lives in
+  # the machine Node's prefix, so without this copy every npm under this Node loses it: a fetch
+  # that misses the cache then fails (SELF_SIGNED_CERT_IN_CHAIN) and npm retries for minutes.
+  if [ ! -e "$dir/etc/npmrc" ]; then
+    local machine_rc
+    machine_rc="$(npm config get globalconfig 2>/dev/null || true)"
+    if [ -n "$machine_rc" ] && [ "$machine_rc" != "$dir/etc/npmrc" ] && [ -f "$machine_rc" ]; then
+      mkdir -p "$dir/etc"
+      cp "$machine_rc" "$dir/etc/npmrc"
+    fi
+  fi
   export PATH="$dir/bin:$PATH"
   export npm_config_nodedir="$dir"
   hash -r 2>/dev/null || true
