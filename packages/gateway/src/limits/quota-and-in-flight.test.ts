@@ -94,7 +94,22 @@ describeEachDialect('limits: storage quota and requests in flight', (ctx) => {
     }));
     const slow = [slowUpload(g.url, g.keyA), slowUpload(g.url, g.keyA)];
     const list = () => httpCall(g.url, 'jobs.list', 'query', g.keyA, {});
-    await waitFor(async () => (await list()).status === 429, { timeoutMs: 30_000 });
+    // Wait on the gate's own count, not by polling with requests: a poll takes a slot of the
+    // same key while it is in flight, and on a loaded machine it could take the second slot
+    // before the second upload got through authentication, which then got the 429 itself.
+    const early: string[] = [];
+    slow.forEach((s, i) =>
+      s.answer.then(
+        (status) => early.push(`upload ${i} answered ${status}`),
+        (error: unknown) => early.push(`upload ${i} failed: ${String(error)}`),
+      ),
+    );
+    await waitFor(() => g.gateway.gate.requests.inFlight(g.keyIdA) === 2 || early.length > 0, {
+      timeoutMs: 30_000,
+      message: 'both slow uploads holding their slots',
+    });
+    expect(early).toEqual([]);
+    expect((await list()).status).toBe(429);
     const refused = await fetch(`${g.url}/trpc/jobs.list?input=%7B%7D`, {
       headers: { authorization: `Bearer ${g.keyA}` },
     });
