@@ -9,9 +9,7 @@
 // replay runs the same code from the top, so the n-th wait of a run is the same wait again.
 
 import {
-  MAX_WAIT_MS,
   NonRetriableError,
-  parseDurationMs,
   SluiceError,
   waitReason,
   type AnyJobDefinition,
@@ -29,6 +27,7 @@ import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
 import { AttemptSuspended } from './attempt-suspended.js';
 import { createChildJobs } from './child-jobs.js';
 import { createTokens } from './tokens.js';
+import { untilMs } from './until-ms.js';
 import type { HandlerWaits } from './types.js';
 
 export interface AttemptWaitsDeps {
@@ -65,20 +64,6 @@ export type WaitSpec = Omit<WaitRequest, 'jobId' | 'fence'>;
 
 function lost(): SluiceError {
   return new SluiceError('LEASE_LOST', 'this attempt no longer holds the job');
-}
-
-/** Milliseconds from a number, a duration text (`'15m'`) or a time (`Date`, ISO text). */
-export function untilMs(duration: number | Date | string, now: number, field: string): number {
-  let at: number;
-  if (typeof duration === 'number') at = now + duration;
-  else if (duration instanceof Date) at = duration.getTime();
-  else {
-    const ms = parseDurationMs(duration);
-    at = ms !== undefined ? now + ms : Date.parse(duration);
-  }
-  if (!Number.isFinite(at) || at - now > MAX_WAIT_MS)
-    throw new NonRetriableError(`${field}: not a duration or time within a year`);
-  return at;
 }
 
 export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {

@@ -11,7 +11,7 @@ import {
 } from '@sluice/contracts';
 import { createTokenRow, type SluiceDatabase } from '@sluice/storage/d1';
 import type { TokenHandle } from './types.js';
-import { untilMs } from './create-attempt-waits.js';
+import { untilMs } from './until-ms.js';
 
 /** The token's public path on the gateway. */
 export const tokenPath = (token: string): string => `/v1/tokens/${token}`;
