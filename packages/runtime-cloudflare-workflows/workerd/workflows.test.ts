@@ -4,7 +4,7 @@
 // provider's own bill count, never by the engine's word.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { d1All, transitionJob } from '@sluice/storage/d1';
-import { createWorkflowRouter } from '../src/cloudflare/router.js';
+import { createWorkflowRouter } from '../src/worker/router.js';
 import { bindings } from './bindings.js';
 import {
   database,

@@ -4,13 +4,7 @@
 // another epoch), and nothing of it may land afterwards.
 
 import { SluiceError } from '@sluice/contracts';
-import type { Attempt } from '../attempt/attempt.js';
-import {
-  applyWritten,
-  buildWrite,
-  type FinishWrite,
-  type WriteContext,
-} from '../writers/build-write.js';
+import { applyWritten, type Attempt, buildWrite, type FinishWrite, type WriteContext } from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
 
 export async function writeOrFence(
