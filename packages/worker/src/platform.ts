@@ -25,7 +25,12 @@ export type { ErrorClass } from './attempt/decide-outcome.js';
 // checkpoints, and with `finish` its end), and the fence moved once it landed. A platform sends
 // the write to its own job store; the shape and the fence are the same as a host's.
 export { applyWritten, buildWrite } from './writers/build-write.js';
-export type { BuiltWrite, FinishWrite, StoredOutcome, WriteContext } from './writers/build-write.js';
+export type {
+  BuiltWrite,
+  FinishWrite,
+  StoredOutcome,
+  WriteContext,
+} from './writers/build-write.js';
 export { finishWriteOf } from './writers/finish-plan.js';
 
 // The provider guard's ledger and shared limits over a job store's database: the ledger row of a

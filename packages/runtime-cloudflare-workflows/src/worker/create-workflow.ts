@@ -23,7 +23,15 @@ import {
   type R2BucketLike,
   type SluiceDatabase,
 } from '@sluice/storage/d1';
-import { createProviderLimiter, type HandlerRegistry, resolveHandlers, resolveHooks, resolveProviderLimits, type SendRequest, type WorkerHooks } from '@sluice/worker/platform';
+import {
+  createProviderLimiter,
+  type HandlerRegistry,
+  resolveHandlers,
+  resolveHooks,
+  resolveProviderLimits,
+  type SendRequest,
+  type WorkerHooks,
+} from '@sluice/worker/platform';
 import type {
   QueueLike,
   WorkflowEventLike,

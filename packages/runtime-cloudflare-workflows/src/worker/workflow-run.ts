@@ -20,7 +20,25 @@
 
 import { MessagePointer, NonRetriableError, type RuntimeCapabilities } from '@sluice/contracts';
 import { isoNow, type BlobStore } from '@sluice/storage/d1';
-import { type Attempt, classifyError, createAttempt, createAttemptAssets, createJobFiles, createProviderGuard, createStep, decideOutcome, DEFAULT_HOOKS, type Outcome, type ProviderLimiter, type ResolvedHandlers, runStages, sendFetch, type SendRequest, type WorkerHooks, type WorkerLogger } from '@sluice/worker/platform';
+import {
+  type Attempt,
+  classifyError,
+  createAttempt,
+  createAttemptAssets,
+  createJobFiles,
+  createProviderGuard,
+  createStep,
+  decideOutcome,
+  DEFAULT_HOOKS,
+  type Outcome,
+  type ProviderLimiter,
+  type ResolvedHandlers,
+  runStages,
+  sendFetch,
+  type SendRequest,
+  type WorkerHooks,
+  type WorkerLogger,
+} from '@sluice/worker/platform';
 import type {
   QueueLike,
   WorkflowEventLike,

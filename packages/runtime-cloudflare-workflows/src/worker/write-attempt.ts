@@ -4,7 +4,13 @@
 // another epoch), and nothing of it may land afterwards.
 
 import { SluiceError } from '@sluice/contracts';
-import { applyWritten, type Attempt, buildWrite, type FinishWrite, type WriteContext } from '@sluice/worker/platform';
+import {
+  applyWritten,
+  type Attempt,
+  buildWrite,
+  type FinishWrite,
+  type WriteContext,
+} from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
 
 export async function writeOrFence(
