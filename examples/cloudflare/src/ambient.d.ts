@@ -1,3 +1,3 @@
-// workerd's own modules, typed the way @sluice/worker types them (the example type-checks
-// without @cloudflare/workers-types).
-/// <reference path="../../../packages/worker/src/cloudflare/ambient.d.ts" />
+// workerd's own modules, typed the way @sluice/runtime-cloudflare-workflows types them (the
+// example type-checks without @cloudflare/workers-types).
+/// <reference path="../../../packages/runtime-cloudflare-workflows/src/ambient.d.ts" />

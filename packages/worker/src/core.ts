@@ -1,8 +1,9 @@
 // `@sluice/worker/core`: what one attempt needs and nothing of a host — the stage runner, the step
 // seam, the unit pool, the outcome decision, the provider guard (its sender injected), the asset
 // protocol and the handler definition. No Node built-in, no database driver, no Redis client:
-// `@sluice/worker/cloudflare` builds on it inside workerd (cloudflare-bundle.test.ts checks the
-// bundle), and `@sluice/worker/node` adds the pull runtimes, the host and the probes.
+// `@sluice/worker/platform` builds on it for push platforms, which usually run inside workerd
+// (platform-bundle.test.ts checks both bundles), and `@sluice/worker/node` adds the pull
+// runtimes, the host and the probes.
 export { defineHandler } from './attempt/define-handler.js';
 export type {
   Handler,

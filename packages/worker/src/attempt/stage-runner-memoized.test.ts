@@ -2,12 +2,14 @@
 // must be steps (prepare, apply, finalize by their STAGE_STEPS names, units as `unit:<key>`), and a
 // unit's `unit_done` event must belong to its step, or a replay would run prepare/finalize again
 // and queue every `unit_done` twice. A platform step is simulated here by a memo table that
-// survives the "crash" (the real one, Workflows' step.do, runs in workerd: workflows.test.ts).
+// survives the "crash" (a real engine's memoized step runs in its runtime package's own suite).
+// The runner reads the flag alone, so the memoizing set here differs from the embedded one by
+// `memoizesSteps` only.
 import {
-  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
   defineJob,
   EMBEDDED_CAPABILITIES,
   formatJobId,
+  type RuntimeCapabilities,
 } from '@sluice/contracts';
 import type { AttemptEvent } from '@sluice/storage';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +17,8 @@ import { z } from 'zod';
 import { defineHandler } from './define-handler.js';
 import { runStages, STAGE_STEPS } from './stage-runner.js';
 import { createStep } from './step.js';
+
+const MEMOIZING: RuntimeCapabilities = { ...EMBEDDED_CAPABILITIES, memoizesSteps: true };
 
 const job = defineJob({
   kind: 'demo.count',
@@ -49,7 +53,7 @@ function harness() {
   });
   /** The platform's memo: a finished step's result, kept across replays. */
   const memo = new Map<string, unknown>();
-  const replay = async (capabilities: typeof CLOUDFLARE_WORKFLOWS_CAPABILITIES) => {
+  const replay = async (capabilities: RuntimeCapabilities) => {
     const events: AttemptEvent[] = [];
     const platformStep = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       if (memo.has(name)) return memo.get(name) as T;
@@ -83,12 +87,12 @@ describe('stage runner on a runtime that memoizes steps', () => {
   it('a replay after a crash runs no finished stage or unit again, and queues no event twice', async () => {
     const h = harness();
     h.crashAt('u2');
-    await expect(h.replay(CLOUDFLARE_WORKFLOWS_CAPABILITIES)).rejects.toThrow();
+    await expect(h.replay(MEMOIZING)).rejects.toThrow();
     expect(h.ran).toEqual(['prepare', 'u0', 'u1', 'u2']);
     expect([...h.memo.keys()]).toEqual([STAGE_STEPS.prepare, 'unit:u0', 'unit:u1']);
     h.ran.length = 0;
     h.crashAt(undefined);
-    const { output, events } = await h.replay(CLOUDFLARE_WORKFLOWS_CAPABILITIES);
+    const { output, events } = await h.replay(MEMOIZING);
     expect(output).toEqual({ total: 3 });
     // prepare, u0 and u1 came from the memo: only the unfinished work ran
     expect(h.ran).toEqual(['u2', 'apply', 'finalize']);

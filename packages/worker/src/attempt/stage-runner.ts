@@ -8,7 +8,7 @@
 // client closes when the unit settles. prepare, apply and finalize run again on every retry, so
 // a provider call there would pay again: the guard refuses it, naming the stage.
 //
-// On a runtime that memoizes steps (`capabilities.memoizesSteps`: Workflows' `step.do`) the whole
+// On a runtime that memoizes steps (`capabilities.memoizesSteps`: a push platform's durable step) the whole
 // run replays from the top after a crash, so prepare, apply and finalize are steps too
 // (`STAGE_STEPS`) and a unit's `unit_done` event is queued inside its step: a replay returns
 // their stored results and queues nothing twice. The runner reads the flag, never a runtime name.

@@ -1,5 +1,5 @@
 // `step(name, fn)`: the one checkpoint seam of the stage runner. Where the platform memoizes
-// steps (`capabilities.memoizesSteps`, Workflows' `step.do`) the platform's step runs it; else a
+// steps (`capabilities.memoizesSteps`, a push platform's durable step) the platform's step runs it; else a
 // checkpoint store backs it (the units table) and, until one is given, `fn` simply runs. The
 // runner reads the capability, never the runtime's name, so a new runtime needs no edit here.
 

@@ -13,8 +13,8 @@
 // the epoch). So at epoch 1 the only attempt that could have stored a row is this one. Stores
 // are written by the attempt's writer (group commit across attempts).
 //
-// The row keeps the step name as `unit_key` (`unit:<key>` for units): the same names Workflows'
-// `step.do` memoizes under. Results go through JSON both times, so a fresh result and a reused
+// The row keeps the step name as `unit_key` (`unit:<key>` for units): the same names a push platform's
+// durable step memoizes under. Results go through JSON both times, so a fresh result and a reused
 // one are the same value. Results larger than `inlineLimitBytes` belong in the asset store
 // (`largeResults`, the asset protocol's seam); until one is configured they are kept in the row
 // up to `hardCapBytes`, and refused above it.

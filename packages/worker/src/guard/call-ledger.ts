@@ -1,8 +1,8 @@
-// The provider ledger as the guard uses it: four operations, with adapters side by side — the
-// database (every Node runtime, and a Workflow run on D1) and, for a Workflow run dispatched by a
-// Node gateway, the gateway's signed store route (cloudflare/gateway-job-store.ts), which applies
-// the same repository functions on its side. `recordIntent` is the fenced one: `undefined` when
-// the attempt no longer holds the job, and then nothing was written.
+// The provider ledger as the guard uses it: four operations, so adapters can sit side by side —
+// the database (`databaseLedger`: every Node runtime, and a push platform whose job store has the
+// database at hand) and whatever a push platform's job store reaches instead (a gateway applying
+// the same repository functions on its side, over a signed route). `recordIntent` is the fenced
+// one: `undefined` when the attempt no longer holds the job, and then nothing was written.
 
 import {
   callsForUnit,

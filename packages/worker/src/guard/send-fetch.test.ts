@@ -2,7 +2,7 @@
 // node:http's sender does, and — because fetch hides the connect phase — every failure after the
 // call started counted as possibly sent (`connection_dropped`/`timeout`), even a refused
 // connection. Only an abort before the request was handed over is `never_sent`. The same code
-// runs in workerd (workerd/workflows.test.ts drives it through the guard).
+// runs in workerd (a push platform's workerd suite drives it through the guard).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

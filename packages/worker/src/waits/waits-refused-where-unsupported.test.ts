@@ -1,5 +1,5 @@
 // Catches a wait that is silently ignored (or turned into a busy wait) where it cannot suspend:
-// on a runtime without `durableWaits`/`childJobs` (Cloudflare Workflows), and inside a unit's
+// on a runtime without `durableWaits`/`childJobs` (a push platform that cannot suspend), and inside a unit's
 // execute (a suspend there would leave sibling units running), every wait and child call fails
 // the job with a non-retriable error that names why. Also the typing of `ctx.waitForEvent`.
 
@@ -82,7 +82,7 @@ function waitsWith(capabilities: Pick<RuntimeCapabilities, 'durableWaits' | 'chi
 }
 
 describe('waits where the job cannot suspend', () => {
-  it('a run without waits (Workflows) fails the job with a non-retriable error naming the capability', async () => {
+  it('a run without waits (durableWaits off) fails the job with a non-retriable error naming the capability', async () => {
     const error = await run(handler, { where: 'prepare' }).catch((e: unknown) => e);
     expect(isNonRetriableError(error)).toBe(true);
     expect(String((error as Error).message)).toMatch(/durableWaits/);

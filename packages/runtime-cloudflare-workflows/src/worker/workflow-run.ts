@@ -20,19 +20,25 @@
 
 import { MessagePointer, NonRetriableError, type RuntimeCapabilities } from '@sluice/contracts';
 import { isoNow, type BlobStore } from '@sluice/storage/d1';
-import { createAttemptAssets } from '../assets/attempt-assets.js';
-import { createAttempt, type Attempt } from '../attempt/attempt.js';
-import { classifyError, decideOutcome, type Outcome } from '../attempt/decide-outcome.js';
-import type { ResolvedHandlers } from '../attempt/handler-registry.js';
-import { createJobFiles } from '../attempt/job-files.js';
-import { runStages } from '../attempt/stage-runner.js';
-import { createStep } from '../attempt/step.js';
-import { createProviderGuard } from '../guard/provider-guard.js';
-import type { ProviderLimiter } from '../guard/provider-limiter.js';
-import type { SendRequest } from '../guard/request-shape.js';
-import { sendFetch } from '../guard/send-fetch.js';
-import { DEFAULT_HOOKS, type WorkerHooks } from '../hooks.js';
-import type { WorkerLogger } from '../logger.js';
+import {
+  type Attempt,
+  classifyError,
+  createAttempt,
+  createAttemptAssets,
+  createJobFiles,
+  createProviderGuard,
+  createStep,
+  decideOutcome,
+  DEFAULT_HOOKS,
+  type Outcome,
+  type ProviderLimiter,
+  type ResolvedHandlers,
+  runStages,
+  sendFetch,
+  type SendRequest,
+  type WorkerHooks,
+  type WorkerLogger,
+} from '@sluice/worker/platform';
 import type {
   QueueLike,
   WorkflowEventLike,

@@ -5,7 +5,7 @@
 import { defineJob } from '@sluice/contracts';
 import { d1All } from '@sluice/storage/d1';
 import { z } from 'zod';
-import { defineHandler } from '../src/core.js';
+import { defineHandler } from '@sluice/worker/core';
 import { bindings } from './bindings.js';
 
 export const testJob = defineJob({

@@ -4,7 +4,7 @@
 // provider's own bill count, never by the engine's word.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { d1All, transitionJob } from '@sluice/storage/d1';
-import { createWorkflowRouter } from '../src/cloudflare/router.js';
+import { createWorkflowRouter } from '../src/worker/router.js';
 import { bindings } from './bindings.js';
 import {
   database,
@@ -311,7 +311,7 @@ describe('cancellation', () => {
  *   will do (the D1 transition, then terminate()); that gateway is another session's work.
  * - asset never orphaned / overwritten on R2: runs in assets.test.ts (D1 rows and R2 objects).
  * - duplicate instance ids: the local engine accepts a second create of an id (production
- *   throws); src/cloudflare/router.test.ts pins the router against a production-shaped binding.
+ *   throws); src/worker/router.test.ts pins the router against a production-shaped binding.
  *   The 1 MiB step-result limit is enforced by the runtime itself (pinned above).
  * - automatic wake-up after a crash: the local engine never wakes an interrupted instance by
  *   itself (production does); the replay case above nudges it with pause() → resume().

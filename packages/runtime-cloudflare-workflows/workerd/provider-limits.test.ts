@@ -4,7 +4,7 @@
 // own ledger: each slow call (LIMITED_CALL_MS) is recorded when it answers, so calls that never
 // overlapped are recorded at least one call's length apart; unlimited, all three answer together.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createWorkflowRouter } from '../src/cloudflare/router.js';
+import { createWorkflowRouter } from '../src/worker/router.js';
 import { bindings } from './bindings.js';
 import { database, prepareDatabase, providerUrl, queuedJob, waitForStatus } from './helpers.js';
 import { LIMITED_CALL_MS } from './test-job.js';

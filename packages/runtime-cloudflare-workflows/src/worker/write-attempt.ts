@@ -4,13 +4,13 @@
 // another epoch), and nothing of it may land afterwards.
 
 import { SluiceError } from '@sluice/contracts';
-import type { Attempt } from '../attempt/attempt.js';
 import {
   applyWritten,
+  type Attempt,
   buildWrite,
   type FinishWrite,
   type WriteContext,
-} from '../writers/build-write.js';
+} from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
 
 export async function writeOrFence(

@@ -17,7 +17,7 @@ import {
   type StateReport,
 } from '@sluice/contracts';
 import type { AttemptWrite, JobSnapshot, LedgerRow } from '@sluice/storage/d1';
-import type { CallLedger } from '../guard/call-ledger.js';
+import type { CallLedger } from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
 import { createStateReporter, type StateReporterOptions } from './state-reporter.js';
 

@@ -4,10 +4,14 @@
 // more to tell a cancel (the job's end: the run stores nothing more) from a takeover.
 
 import type { MessagePointer } from '@sluice/contracts';
-import { abortAttempt, type Attempt } from '../attempt/attempt.js';
-import type { Outcome } from '../attempt/decide-outcome.js';
-import type { FinishWrite, WriteContext } from '../writers/build-write.js';
-import { finishWriteOf } from '../writers/finish-plan.js';
+import {
+  abortAttempt,
+  type Attempt,
+  type FinishWrite,
+  finishWriteOf,
+  type Outcome,
+  type WriteContext,
+} from '@sluice/worker/platform';
 import { pointerFields, type DeadLetterMessage } from './dead-letter.js';
 import type { RunJobStore } from './job-store.js';
 import type { QueueLike } from './platform.js';

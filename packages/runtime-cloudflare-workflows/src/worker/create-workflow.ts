@@ -23,10 +23,15 @@ import {
   type R2BucketLike,
   type SluiceDatabase,
 } from '@sluice/storage/d1';
-import { resolveHandlers, type HandlerRegistry } from '../attempt/handler-registry.js';
-import { createProviderLimiter, resolveProviderLimits } from '../guard/provider-limiter.js';
-import type { SendRequest } from '../guard/request-shape.js';
-import { resolveHooks, type WorkerHooks } from '../hooks.js';
+import {
+  createProviderLimiter,
+  type HandlerRegistry,
+  resolveHandlers,
+  resolveHooks,
+  resolveProviderLimits,
+  type SendRequest,
+  type WorkerHooks,
+} from '@sluice/worker/platform';
 import type {
   QueueLike,
   WorkflowEventLike,

@@ -15,7 +15,7 @@ import {
   type JobSnapshot,
   type SluiceDatabase,
 } from '@sluice/storage/d1';
-import { databaseLedger, type CallLedger } from '../guard/call-ledger.js';
+import { type CallLedger, databaseLedger } from '@sluice/worker/platform';
 import type { DeadLetterMessage } from './dead-letter.js';
 
 export interface RunJobStore {

@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // By path: the global setup is loaded by the workers plugin's Node-side runner, which does not
-// apply the `@sluice/source` export condition to workspace packages.
+// apply the `@sluice/source` export condition to workspace packages (the testkit's `dist` may not
+// be built). A test helper, never shipped: the public-entries rule is for the package's code.
+// eslint-disable-next-line no-restricted-imports -- test-only, loaded without the source condition
 import { createFakeProviderServer } from '../../testkit/src/fake-provider/server.js';
 import type { TestProject } from 'vitest/node';
 

@@ -4,7 +4,7 @@
 // Workers gateway does) means the job never runs. Real engine, real D1.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { transitionJob } from '@sluice/storage/d1';
-import { createWorkflowRouter } from '../src/cloudflare/router.js';
+import { createWorkflowRouter } from '../src/worker/router.js';
 import { bindings } from './bindings.js';
 import {
   database,

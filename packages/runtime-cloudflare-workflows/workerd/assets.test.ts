@@ -4,9 +4,8 @@
 // and bytes read back from R2 — never by the engine's or the writer's word.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assetKeyWeb, createR2BlobStore, d1All, stagingKey } from '@sluice/storage/d1';
-import { sweepOrphanAssets } from '../src/assets/orphan-sweeper.js';
-import { sweepStaging } from '../src/assets/staging-sweeper.js';
-import { createWorkflowRouter } from '../src/cloudflare/router.js';
+import { sweepOrphanAssets, sweepStaging } from '@sluice/worker/platform';
+import { createWorkflowRouter } from '../src/worker/router.js';
 import { bindings } from './bindings.js';
 import {
   database,

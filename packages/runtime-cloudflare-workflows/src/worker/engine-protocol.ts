@@ -2,7 +2,7 @@
 // unchanged, and step results stay within production's size limit.
 
 import { isUnitsFailedError, NonRetriableError } from '@sluice/contracts';
-import { utf8Length } from '../guard/guard-deps.js';
+import { utf8Length } from '@sluice/worker/platform';
 
 /**
  * The engine's own interruption: a step rejected with an "Aborting engine: …" error (the

@@ -1,9 +1,9 @@
 // The Worker of the workerd run: the test job's v1 and v2 Workflow classes (each counts its
 // `run()` invocations in D1, so a replay is visible from outside the engine) and the DLQ
 // consumer, which records every dead letter in D1.
-import { createSluiceWorkflow } from '../src/cloudflare/index.js';
-import type { WorkflowEventLike, WorkflowStepLike } from '../src/cloudflare/platform.js';
-import type { WorkflowRunResult } from '../src/cloudflare/workflow-run.js';
+import { createSluiceWorkflow } from '../src/worker.js';
+import type { WorkflowEventLike, WorkflowStepLike } from '../src/worker/platform.js';
+import type { WorkflowRunResult } from '../src/worker/workflow-run.js';
 import { bindings } from './bindings.js';
 import { testHandler, testJob } from './test-job.js';
 

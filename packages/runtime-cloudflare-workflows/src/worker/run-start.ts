@@ -6,8 +6,7 @@
 
 import { parseJobId, type Delivery, type MessagePointer } from '@sluice/contracts';
 import { isoNow } from '@sluice/storage/d1';
-import { createAttempt } from '../attempt/attempt.js';
-import type { WriteContext } from '../writers/build-write.js';
+import { createAttempt, type WriteContext } from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
 import { writeOrFence } from './write-attempt.js';
 
