@@ -1,10 +1,6 @@
 // What `createGateway` takes and returns. Kept apart from the wiring so both stay readable.
 
-import type {
-  JobRegistry,
-  KindLimits,
-  RetentionSettingsInput,
-} from '@sluice/contracts';
+import type { JobRegistry, KindLimits, RetentionSettingsInput } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';

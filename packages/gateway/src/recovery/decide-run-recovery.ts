@@ -50,4 +50,3 @@ export function decideRunRecovery(input: RunRecoveryInput): RunRecoveryAction {
   }
   return { kind: 'redispatch', via: status === 'not_found' ? 'create' : 'restart' };
 }
-

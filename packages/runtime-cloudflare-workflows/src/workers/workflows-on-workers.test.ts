@@ -1,7 +1,7 @@
 // `workflowsOnWorkers`: its options are checked when the Worker loads (INVALID_CONFIG naming the
 // field), and the dispatcher it builds reads the Workflow and dead-letter bindings of the env it
 // is given, by the names it was given.
-import { formatJobId, SluiceError, type MessagePointer } from '@sluice/contracts';
+import { formatJobId, type SluiceError, type MessagePointer } from '@sluice/contracts';
 import { acceptJobs, getJobById, migrate, openDatabase } from '@sluice/storage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WorkflowBindingLike } from './platform.js';
