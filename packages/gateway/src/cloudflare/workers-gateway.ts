@@ -21,6 +21,7 @@ import {
   type D1Like,
   type R2BucketLike,
 } from '@sluice/storage/portable';
+import { z } from 'zod';
 import { createKeyAuth, type AuthOptions } from '../auth/key-cache.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { GatewayHooks } from '../hooks.js';
@@ -99,6 +100,20 @@ const noSigner: UrlSigner = {
   verify: () => undefined,
 };
 
+/** What is checked of the options when the Worker loads (the rest is typed, or parsed where used). */
+const RuntimeHalf = z.looseObject({
+  dispatcher: z.custom<WorkersRuntime['dispatcher']>((f) => typeof f === 'function'),
+});
+
+function checkRuntime(runtime: unknown): void {
+  if (RuntimeHalf.safeParse(runtime).success) return;
+  throw new SluiceError(
+    'INVALID_CONFIG',
+    "createWorkersGateway runtime: needs the runtime's Workers half (its package's, e.g. `./workers`)",
+    { details: { field: 'runtime' } },
+  );
+}
+
 function binding<T>(env: object, name: string): T | undefined {
   return (env as Record<string, unknown>)[name] as T | undefined;
 }
@@ -106,6 +121,7 @@ function binding<T>(env: object, name: string): T | undefined {
 export function createWorkersGateway<R extends JobRegistry>(
   options: WorkersGatewayOptions<R>,
 ): WorkersGateway {
+  checkRuntime(options.runtime);
   const logger = options.logger ?? consoleLogger;
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const names = { database: 'DB', blobs: 'BLOBS', ...options.bindings };
