@@ -120,7 +120,10 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const { gate, accept, app } = core;
   const signer = createUrlSigner(options.downloads?.signingSecret);
   // Tracked bulk operations, batch by batch under a lease (any replica resumes a dead one's).
-  const bulk = createBulkRunner({ database, hub, dispatch, logger, hooks }, options.bulk);
+  const bulk = createBulkRunner(
+    { database, hub, dispatch, logger, hooks, stopRun: core.stopRun },
+    options.bulk,
+  );
   const router = core.router({
     signer,
     waits,

@@ -81,6 +81,11 @@ export type RouterExtras = Pick<
 export interface GatewayCore<R extends JobRegistry> {
   readonly gate: Gatekeeper;
   readonly accept: ReturnType<typeof createAcceptor>;
+  /**
+   * Stops the run of a cancelled job, where the runtime's runs do not watch their job row (its
+   * `stopRun`); for every path that cancels (the router's, and bulk operations on Node).
+   */
+  readonly stopRun: RouterDeps['stopRun'];
   /** The Hono app, with request logging (debug) and the per-key request slots in front. */
   readonly app: Hono;
   /** The app router over the core's parts and the platform's extras. */
@@ -101,6 +106,7 @@ export function wireGateway<R extends JobRegistry>(p: GatewayParts<R>): GatewayC
     every: p.every,
   });
   const announce = runtime.announceDeadLetter?.bind(runtime);
+  const stopRun = runtime.stopRun?.bind(runtime);
   const accept = createAcceptor({
     crypto: p.crypto,
     jobs: p.jobs,
@@ -125,6 +131,7 @@ export function wireGateway<R extends JobRegistry>(p: GatewayParts<R>): GatewayC
   return {
     gate,
     accept,
+    stopRun,
     app,
     router: (extras) =>
       createAppRouter(
@@ -137,8 +144,7 @@ export function wireGateway<R extends JobRegistry>(p: GatewayParts<R>): GatewayC
           dispatch: p.dispatch,
           logger,
           hooks,
-          // Runs that do not watch their job row are stopped by the runtime on cancel.
-          ...(runtime.stopRun ? { stopRun: runtime.stopRun.bind(runtime) } : {}),
+          stopRun,
           ...extras,
         },
         gate,
