@@ -1,10 +1,12 @@
 // The quickstart's `demo.summarize` on Cloudflare: ONE Worker that is both halves. The gateway
-// (`createWorkersGateway`) answers the typed client on `fetch`, and on its cron trigger
-// re-dispatches owed jobs and removes ended jobs past their retention; the job runs as a Workflow instance of `SummarizeV1` (`createSluiceWorkflow`),
-// with state in D1 and blobs in R2; dead letters arrive on the DLQ queue. The job definitions and
-// handlers are the quickstart's, imported unchanged.
+// (`createWorkersGateway`, with the Workflows runtime's Workers half `workflowsOnWorkers`)
+// answers the typed client on `fetch`, and on its cron trigger re-dispatches owed jobs, recovers
+// lost runs and removes ended jobs past their retention; the job runs as a Workflow instance of
+// `SummarizeV1` (`createSluiceWorkflow`), with state in D1 and blobs in R2; dead letters arrive on
+// the DLQ queue. The job definitions and handlers are the quickstart's, imported unchanged.
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';
 import { createSluiceWorkflow } from '@sluice/runtime-cloudflare-workflows/worker';
+import { workflowsOnWorkers } from '@sluice/runtime-cloudflare-workflows/workers';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { jobs } from '@sluice/example-quickstart/jobs';
 
@@ -17,7 +19,10 @@ export const SummarizeV1 = createSluiceWorkflow({ jobs, handlers, version: 'v1' 
  */
 export const SummarizeV2 = createSluiceWorkflow({ jobs, handlers, version: 'v2' });
 
-const gateway = createWorkersGateway({ jobs, workflows: { v1: 'WF_V1', v2: 'WF_V2' } });
+const gateway = createWorkersGateway({
+  jobs,
+  runtime: workflowsOnWorkers({ workflows: { v1: 'WF_V1', v2: 'WF_V2' } }),
+});
 
 interface QueueBatch {
   messages: { body: unknown; ack(): void }[];

@@ -6,6 +6,7 @@
 import { defineJob, defineJobs } from '@sluice/contracts';
 import { createWorkersGateway } from '@sluice/gateway/cloudflare';
 import { createSluiceWorkflow } from '@sluice/runtime-cloudflare-workflows/worker';
+import { workflowsOnWorkers } from '@sluice/runtime-cloudflare-workflows/workers';
 import { handlers } from '@sluice/example-quickstart/handlers';
 import { summarize } from '@sluice/example-quickstart/jobs';
 import { z } from 'zod';
@@ -34,7 +35,7 @@ export const SummarizeV2 = createSluiceWorkflow({
 
 const gatewayOptions = {
   jobs: testJobs,
-  workflows: { v1: 'WF_V1', v2: 'WF_V2' },
+  runtime: workflowsOnWorkers({ workflows: { v1: 'WF_V1', v2: 'WF_V2' } }),
   eventPollMs: 100,
 };
 const gateway = createWorkersGateway({

@@ -27,6 +27,7 @@ describe('the Workers gateway entry bundles without Node', () => {
       'src/routers/index.ts',
       'src/auth/gatekeeper.ts',
       'src/accept.ts',
+      'src/wire/wire-gateway.ts',
       'src/events/watch-job.ts',
       'storage/src/dialect/d1/open-d1.ts',
       '@hono/trpc-server',

@@ -6,10 +6,8 @@
 //   const server = await serve(gateway, { port: 3000 });
 
 import { randomToken, type JobRegistry } from '@sluice/contracts';
-import { Hono } from 'hono';
 import { Gauge } from 'prom-client';
 import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
-import { createAcceptor } from './accept.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
 import { releaseSingletons } from './flow/release-singletons.js';
@@ -18,8 +16,6 @@ import { registerTokens } from './waits/token-routes.js';
 import { createScheduleFirer } from './scheduling/fire-schedules.js';
 import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
-import { createGatekeeper } from './auth/gatekeeper.js';
-import { resolveGatewayHooks } from './hooks.js';
 import { registerAuditExport } from './operator/audit-export.js';
 import { createBulkRunner } from './operator/bulk-runner.js';
 import { createDispatchPath } from './dispatch.js';
@@ -31,16 +27,12 @@ import { createMetricsApp, registerHealth } from './health.js';
 import { createLogger } from './logger.js';
 import { registerDatabaseMetrics } from './database-metrics.js';
 import { createMetrics, readHistograms } from './metrics.js';
-import { createAppRouter } from './routers/index.js';
-import { resolveLimits } from './limits/limits.js';
-import { requestLimit } from './request-limit.js';
-import { createServedVersionCheck } from './served-versions.js';
 import { createOrphanSweeper } from './orphan-sweeper.js';
 import { createRetentionSweeper } from './retention/retention-sweeper.js';
-import { resolveRetention } from './retention/run-retention-pass.js';
-import { trpcHttpHandler } from './trpc/http-handler.js';
 import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads.js';
 import { createWebSocketEndpoint } from './websocket.js';
+import { resolveGatewaySettings } from './wire/settings.js';
+import { wireGateway } from './wire/wire-gateway.js';
 
 export type { Gateway, GatewayOptions } from './gateway-options.js';
 
@@ -50,11 +42,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
   const metrics = createMetrics(options.metrics);
   const auth = createApiKeyAuth(database.db, options.auth);
-  const limits = resolveLimits(options.limits);
-  const hooks = resolveGatewayHooks(options.hooks);
-  // Checked before anything starts: a wrong retention setting fails here, naming the field.
-  const retention = resolveRetention(options.jobs, options.retention, hooks.retentionKey);
-  const gate = createGatekeeper({ db: database.db, auth, limits, logger, hooks });
+  // Checked before anything starts: a wrong setting fails here, naming the field.
+  const { limits, hooks, retention } = resolveGatewaySettings(options.jobs, options);
   const tailer =
     runtime.capabilities.carriesEvents && options.eventTailer
       ? options.eventTailer
@@ -98,66 +87,52 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       : {}),
     ...options.scheduler,
   });
-  const accept = createAcceptor({
-    crypto: NODE_ACCEPT_CRYPTO,
+  const core = wireGateway({
     jobs: options.jobs,
     database,
-    dispatch,
-    served: createServedVersionCheck(runtime, options.servedVersionsCacheMs),
-    hub,
-    metrics,
+    blobs,
+    runtime,
     logger,
-    tracer: options.tracer,
-    rollout: options.rollout,
-    kindLimits: options.kindLimits,
-    capabilities: runtime.capabilities,
-    onScheduled: (dueAt) => scheduler.poke(dueAt),
     hooks,
-    batch: {
-      // A second group commit in flight only queues where the database takes one writer at a time.
-      maxInFlight: database.capabilities.concurrentWriters ? 2 : 1,
-      ...options.acceptBatch,
+    limits,
+    auth,
+    hub,
+    dispatch,
+    crypto: NODE_ACCEPT_CRYPTO,
+    metrics,
+    onReject: (code) => metrics.reject(code),
+    servedVersionsCacheMs: options.servedVersionsCacheMs,
+    rollout: options.rollout,
+    accept: {
+      tracer: options.tracer,
+      kindLimits: options.kindLimits,
+      onScheduled: (dueAt) => scheduler.poke(dueAt),
+      batch: {
+        // A second group commit in flight only queues where the database takes one writer at a time.
+        maxInFlight: database.capabilities.concurrentWriters ? 2 : 1,
+        ...options.acceptBatch,
+      },
     },
+    address: remoteAddress,
+    maxRequestBytes: options.maxRequestBytes,
+    closeOnTooLarge: true,
   });
+  const { gate, accept, app } = core;
   const signer = createUrlSigner(options.downloads?.signingSecret);
   // Tracked bulk operations, batch by batch under a lease (any replica resumes a dead one's).
-  const bulk = createBulkRunner({ database, hub, dispatch, logger, hooks }, options.bulk);
-  const router = createAppRouter(
-    {
-      jobs: options.jobs,
-      database,
-      blobs,
-      hub,
-      accept,
-      dispatch,
-      logger,
-      signer,
-      waits,
-      onScheduleTick: (at) => scheduler.poke(at),
-      hooks,
-      bulk,
-      latency: () => readHistograms(metrics.registry),
-    },
-    gate,
-    limits.maxInputDepth,
+  const bulk = createBulkRunner(
+    { database, hub, dispatch, logger, hooks, stopRun: core.stopRun },
+    options.bulk,
   );
+  const router = core.router({
+    signer,
+    waits,
+    onScheduleTick: (at) => scheduler.poke(at),
+    bulk,
+    latency: () => readHistograms(metrics.registry),
+  });
   let closing = false;
 
-  const app = new Hono();
-  // LOG_LEVEL=debug: one line per request (method, path, status, duration), never its body.
-  if (logger.debug && logger.isLevelEnabled?.('debug')) {
-    const debug = logger.debug.bind(logger);
-    app.use(async (c, next) => {
-      const started = performance.now();
-      await next();
-      debug('request', {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-      });
-    });
-  }
   registerDatabaseMetrics(metrics.registry, database.db);
   new Gauge({
     name: 'sluice_gateway_active_subscriptions',
@@ -168,7 +143,6 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     },
   });
   options.runtimeProbes?.registerMetrics(metrics.registry);
-  app.use('*', gate.requests.middleware);
   registerHealth(app, {
     database,
     metrics,
@@ -195,28 +169,7 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
     onReject: (code) => metrics.reject(code),
   });
   registerAuditExport(app, { database, gate, onReject: (code) => metrics.reject(code) });
-  app.use(
-    '/trpc/*',
-    requestLimit({
-      maxSize: options.maxRequestBytes ?? 1024 * 1024,
-      onError: (c) => {
-        metrics.reject('PAYLOAD_TOO_LARGE');
-        // The rest of the body is not read: the connection cannot be reused.
-        c.header('Connection', 'close');
-        return c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request too large' } }, 413);
-      },
-    }),
-    trpcHttpHandler({
-      router,
-      logger,
-      address: remoteAddress,
-      onReject: (code) => metrics.reject(code),
-    }),
-  );
-  app.onError((error, c) => {
-    logger.error('request failed', { path: c.req.path, error });
-    return c.json({ error: { code: 'INTERNAL', message: 'Internal server error' } }, 500);
-  });
+  core.mountApi(router);
 
   const websocket = createWebSocketEndpoint({
     router,

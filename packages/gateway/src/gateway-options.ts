@@ -1,12 +1,7 @@
 // What `createGateway` takes and returns. Kept apart from the wiring so both stay readable.
 
-import type {
-  JobRegistry,
-  KindLimits,
-  RetentionSettingsInput,
-  RuntimeDispatcher,
-} from '@sluice/contracts';
-import type { BlobStore, Db, SluiceDatabase } from '@sluice/storage';
+import type { JobRegistry, KindLimits, RetentionSettingsInput } from '@sluice/contracts';
+import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
 import type { AcceptBatchOptions } from './accept-batcher.js';
@@ -26,12 +21,14 @@ import type { RetentionPass } from './retention/run-retention-pass.js';
 import type { UploadOptions } from './uploads.js';
 import type { RuntimeRoutes } from './runtimes/runtime-half.js';
 import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
+import type { GatewayDispatcher } from './wire/gateway-dispatcher.js';
 
 export interface GatewayOptions<R extends JobRegistry> {
   jobs: R;
   database: SluiceDatabase;
   blobs: BlobStore;
-  runtime: RuntimeDispatcher<Db>;
+  /** The runtime's dispatcher (its gateway half's); its optional duties are wired when present. */
+  runtime: GatewayDispatcher;
   /**
    * With `runtime.capabilities.carriesEvents`: the runtime's events tailer (an events stream),
    * used instead of the database tailer: one tailer per gateway. It also relays this gateway's

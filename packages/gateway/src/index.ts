@@ -22,7 +22,7 @@ export type {
   RunRecoveryOptions,
   RunRecoveryStats,
 } from './recovery/recover-lost-runs.js';
-export { decideRunRecovery, workflowsRunStatus } from './recovery/decide-run-recovery.js';
+export { decideRunRecovery } from './recovery/decide-run-recovery.js';
 export type { RunRecoveryAction, RunRecoveryInput } from './recovery/decide-run-recovery.js';
 export type { RuntimeProbes } from './health.js';
 // For runtimes' own readiness probes (their transport's round trip, bounded).
@@ -35,6 +35,7 @@ export type {
   RuntimeRoutes,
 } from './runtimes/runtime-half.js';
 export type { DispatchBatchOptions } from './dispatch-batcher.js';
+export type { DeadLetterNotice, GatewayDispatcher } from './wire/gateway-dispatcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { Gatekeeper } from './auth/gatekeeper.js';
 export { admitHttp } from './auth/admit-http.js';

@@ -2,8 +2,8 @@
 // procedures it refuses because it cannot honour them here. A refusal is a typed BAD_REQUEST
 // naming the missing feature, after admission and before any read or write.
 //
-// Submits that need a runtime capability the Workflows runtime lacks (`runAt`/`delayMs`, a
-// non-zero priority) are refused by the accept path itself from CLOUDFLARE_WORKFLOWS_CAPABILITIES.
+// Submits that need a capability the runtime lacks (a non-zero priority, a debounce) are refused
+// by the accept path itself, from the runtime's capabilities.
 
 import { SluiceError } from '@sluice/contracts';
 
@@ -30,7 +30,7 @@ export const WORKERS_GATEWAY_FEATURES = Object.freeze({
   operatorActions: false,
   /** Expired-upload and orphan sweepers: nothing to sweep without uploads. */
   sweepers: false,
-  /** Signals, approval tokens and child jobs: the Workflows runtime has no `durableWaits`. */
+  /** Signals, approval tokens and child jobs: no wait resumer runs here (`durableWaits`). */
   durableWaits: false,
 });
 

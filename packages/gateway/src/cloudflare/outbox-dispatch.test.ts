@@ -1,36 +1,34 @@
-// The Workers dispatch path: an accepted job's outbox row stays until its instance exists, and the
-// cron reconcile creates what a failed (or never finished) post-accept dispatch still owes.
-import { formatJobId, type MessagePointer } from '@sluice/contracts';
+// The Workers dispatch path: an accepted job's outbox row stays until the runtime has it, and the
+// cron reconcile hands over what a failed (or never finished) post-accept dispatch still owes.
+import { CLOUDFLARE_WORKFLOWS_CAPABILITIES, formatJobId } from '@sluice/contracts';
 import { acceptJobs, addToOutbox, migrate, openDatabase, outboxDepth } from '@sluice/storage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
-import type { WorkflowBindingLike } from './platform.js';
-import { createWorkflowsDispatcher } from './workflows-dispatcher.js';
 
 const database = openDatabase({ url: ':memory:' });
 beforeAll(() => migrate(database));
 afterAll(() => database.close());
 
-function binding(failing: { on: boolean }) {
+/** A push runtime that names each run by its job id (a repeat is the same run), and can fail. */
+function pushRuntime(failing: { on: boolean }) {
   const created = new Set<string>();
-  const b: WorkflowBindingLike<MessagePointer> = {
-    async create({ id }) {
-      if (failing.on) throw new Error('workflows unavailable');
-      created.add(id);
-      return { id };
+  const dispatcher: GatewayDispatcher = {
+    name: 'push',
+    capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+    async dispatch(pointers) {
+      if (failing.on) throw new Error('runtime unavailable');
+      for (const p of pointers) created.add(p.jobId);
     },
-    async get(id) {
-      if (!created.has(id)) throw new Error('instance.not_found');
-      return { id, status: async () => ({ status: 'running' }), terminate: async () => {} };
-    },
+    close: async () => {},
   };
-  return { b, created };
+  return { dispatcher, created };
 }
 
-it('a failed dispatch keeps the outbox row; the reconcile creates the instance once it is due', async () => {
+it('a failed dispatch keeps the outbox row; the reconcile hands the job over once it is due', async () => {
   const failing = { on: true };
-  const v1 = binding(failing);
-  const dispatcher = createWorkflowsDispatcher({ database, workflows: { v1: v1.b } });
+  const v1 = pushRuntime(failing);
+  const { dispatcher } = v1;
   const errors: unknown[] = [];
   const path = createOutboxDispatchPath(dispatcher, database, (e) => errors.push(e));
   const id = formatJobId('v1');
@@ -63,8 +61,7 @@ it('a failed dispatch keeps the outbox row; the reconcile creates the instance o
 });
 
 it('a dispatch that goes through removes its outbox row at once', async () => {
-  const v1 = binding({ on: false });
-  const dispatcher = createWorkflowsDispatcher({ database, workflows: { v1: v1.b } });
+  const { dispatcher } = pushRuntime({ on: false });
   const path = createOutboxDispatchPath(dispatcher, database, () => {});
   const pointer = { jobId: formatJobId('v1'), kind: 'demo.k', version: 'v1', tenantId: 'acme' };
   await addToOutbox(database.db, [pointer.jobId]);

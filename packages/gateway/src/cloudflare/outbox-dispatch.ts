@@ -1,10 +1,11 @@
-// How an accepted job reaches its Workflow from a Worker. D1 cannot hold a transaction open
+// How an accepted job reaches its runtime from a Worker. D1 cannot hold a transaction open
 // across the accept, so the outbox row is written in the job's own `batch()` (storage
 // `acceptJobs` with `outbox`: the job and its dispatch obligation land together or not at all),
-// then the instances are created and the row is removed. A failed dispatch, or a Worker stopped
-// between those steps, leaves the row: `reconcile` (the Worker's cron trigger) creates what is
-// still owed — safe to repeat, since the instance id is the job id. `stage` writes the rows
-// itself for a caller that did not (the accept path skips it when the batch wrote them).
+// then the runtime is handed the jobs and the row is removed. A failed dispatch, or a Worker
+// stopped between those steps, leaves the row: `reconcile` (the Worker's cron trigger) hands over
+// what is still owed. A runtime on this path must take a job twice without running it twice (a
+// push runtime names each run by its job id). `stage` writes the rows itself for a caller that
+// did not (the accept path skips it when the batch wrote them).
 
 import type { MessagePointer } from '@sluice/contracts';
 import {
@@ -16,10 +17,10 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage/portable';
 import type { DispatchPath } from '../dispatch.js';
-import type { WorkflowsDispatcher } from './workflows-dispatcher.js';
+import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 
 export function createOutboxDispatchPath(
-  dispatcher: WorkflowsDispatcher,
+  dispatcher: GatewayDispatcher,
   database: SluiceDatabase,
   onError: (error: unknown) => void,
 ): DispatchPath {
@@ -54,7 +55,7 @@ export function createOutboxDispatchPath(
  * ran) and removes them. Returns how many jobs it dispatched.
  */
 export async function reconcileOutbox(
-  dispatcher: WorkflowsDispatcher,
+  dispatcher: GatewayDispatcher,
   database: SluiceDatabase,
   opts: { graceMs?: number; limit?: number; now?: number } = {},
 ): Promise<number> {
@@ -73,7 +74,7 @@ export async function reconcileOutbox(
   for (const job of jobs.values()) {
     const pointer = { jobId: job.id, kind: job.kind, version: job.version, tenantId: job.tenantId };
     if (job.state === 'queued') pointers.push(pointer);
-    // A delayed job whose instance was never created: created now, to sleep until its due time.
+    // A delayed job never handed over: handed over now, to wait in its run until its due time.
     else if (job.state === 'scheduled' && dispatcher.capabilities.delaysInRun && job.runAfter)
       pointers.push({ ...pointer, runAt: job.runAfter });
   }

@@ -1,16 +1,17 @@
-// The Workers gateway's run recovery, from its cron trigger: one pass of `recoverLostRuns` with
-// the Workflow bindings, one Worker at a time (a lock in D1: overlapping cron invocations would
-// otherwise restart the same instance twice). A job it dead-letters is announced on the DLQ
-// queue like any other dead letter.
+// The Workers gateway's run recovery, from its cron trigger: one pass of `recoverLostRuns` over
+// the runtime's runs, one Worker at a time (a lock in D1: overlapping cron invocations would
+// otherwise restart the same run twice). A job it dead-letters is announced where the runtime's
+// own dead letters go, when the runtime announces them. Only for a dispatcher with `runs`
+// (cron.ts decides): other runtimes recover their runs themselves.
 
-import { randomToken } from '@sluice/contracts';
+import { randomToken, type RunInspector } from '@sluice/contracts';
 import { acquireLock, releaseLock, type SluiceDatabase } from '@sluice/storage/portable';
 import {
   recoverLostRuns,
   type RunRecoveryOptions,
   type RunRecoveryStats,
 } from '../recovery/recover-lost-runs.js';
-import type { WorkflowsDispatcher } from './workflows-dispatcher.js';
+import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 
 export const RUN_RECOVERY_LOCK = 'run-recovery';
 /** Longer than a pass of the default size takes; a crashed pass's lock frees itself. */
@@ -18,7 +19,7 @@ const LOCK_TTL_MS = 60_000;
 
 /** One pass, or `undefined` when another Worker holds the lock. */
 export async function recoverRunsOnce(
-  dispatcher: WorkflowsDispatcher,
+  dispatcher: GatewayDispatcher & { readonly runs: RunInspector },
   database: SluiceDatabase,
   options: RunRecoveryOptions,
   now = Date.now(),
@@ -32,8 +33,8 @@ export async function recoverRunsOnce(
       runtime: dispatcher,
       options,
       now,
-      onDeadLettered: (pointer, detail) =>
-        dispatcher.announceDeadLetter({ pointer, reason: 'MAX_ATTEMPTS', detail }),
+      onDeadLettered: async (pointer, detail) =>
+        dispatcher.announceDeadLetter?.({ pointer, reason: 'MAX_ATTEMPTS', detail }),
       keepGoing: () => acquireLock(db, RUN_RECOVERY_LOCK, owner, LOCK_TTL_MS),
     });
   } finally {

@@ -1,58 +1,50 @@
-// `createWorkersGateway({ jobs, workflows })`: the gateway as a Cloudflare Worker. The SAME tRPC
-// app router as the Node gateway, served with Hono's fetch adapter; D1 as the job database, the
-// Workflow bindings as the dispatcher, subscriptions over SSE (tRPC's httpSubscriptionLink)
-// polling D1 from inside each stream's request, the same API keys, scopes, rate limits and
-// tenant scoping through the same gatekeeper. What differs is injected, never forked:
-// WebCrypto for hashes and keys (web-crypto.ts), the request clock for periodic work
-// (request-clock.ts), the polling hub (polling-hub.ts), the outbox dispatch path with its cron
-// reconcile (outbox-dispatch.ts). What a Worker cannot do is listed in WORKERS_GATEWAY_FEATURES
-// and refused with a typed error, never silently ignored.
+// `createWorkersGateway({ jobs, runtime })`: the gateway as a Cloudflare Worker. The SAME core as
+// the Node gateway (wire/wire-gateway.ts: gatekeeper, accept path, app router, `/trpc`), served
+// with Hono's fetch adapter; D1 as the job database, the runtime's Workers half as the
+// dispatcher (workers-runtime.ts), subscriptions over SSE (tRPC's httpSubscriptionLink) polling
+// D1 from inside each stream's request. What differs is injected, never forked: WebCrypto for
+// hashes and keys (web-crypto.ts), the request clock for periodic work (request-clock.ts), the
+// polling hub (polling-hub.ts), the outbox dispatch path, and the cron passes (cron.ts). What a
+// Worker cannot do is listed in WORKERS_GATEWAY_FEATURES and refused with a typed error, never
+// silently ignored.
 //
-//   const gateway = createWorkersGateway({ jobs, workflows: { v1: 'WF_V1', v2: 'WF_V2' } });
+//   const gateway = createWorkersGateway({
+//     jobs,
+//     runtime: workflowsOnWorkers({ workflows: { v1: 'WF_V1', v2: 'WF_V2' } }),
+//   });
 //   export default { fetch: gateway.fetch, scheduled: gateway.scheduled };
 
-import {
-  randomToken,
-  SluiceError,
-  type JobRegistry,
-  type MessagePointer,
-  type RetentionSettingsInput,
-} from '@sluice/contracts';
+import { SluiceError, type JobRegistry, type RetentionSettingsInput } from '@sluice/contracts';
 import {
   createR2BlobStore,
   openD1Database,
   type D1Like,
   type R2BucketLike,
 } from '@sluice/storage/portable';
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { createAcceptor } from '../accept.js';
-import { createGatekeeper } from '../auth/gatekeeper.js';
+import { z } from 'zod';
 import { createKeyAuth, type AuthOptions } from '../auth/key-cache.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
-import { resolveGatewayHooks, type GatewayHooks } from '../hooks.js';
-import { resolveLimits, type LimitOverrides } from '../limits/limits.js';
+import type { GatewayHooks } from '../hooks.js';
+import type { LimitOverrides } from '../limits/limits.js';
 import type { GatewayLogger } from '../logger.js';
-import { createAppRouter } from '../routers/index.js';
-import { resolveRetention, runRetentionPass } from '../retention/run-retention-pass.js';
-import { createServedVersionCheck } from '../served-versions.js';
-import { trpcHttpHandler } from '../trpc/http-handler.js';
-import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
-import { recoverRunsOnce } from './run-recovery-pass.js';
 import type { RunRecoveryOptions } from '../recovery/recover-lost-runs.js';
-import type { ExecutionContextLike, QueueLike, WorkflowBindingLike } from './platform.js';
+import { resolveGatewaySettings } from '../wire/settings.js';
+import { wireGateway } from '../wire/wire-gateway.js';
+import { startCronPasses } from './cron.js';
+import { refusedOnWorkers, WORKERS_GATEWAY_FEATURES } from './features.js';
+import { createOutboxDispatchPath } from './outbox-dispatch.js';
+import type { ExecutionContextLike } from './platform.js';
 import { createPollingHub } from './polling-hub.js';
 import { createRequestClock } from './request-clock.js';
 import { WEB_ACCEPT_CRYPTO, webKeyLookup } from './web-crypto.js';
-import { createWorkflowsDispatcher } from './workflows-dispatcher.js';
-import { refusedOnWorkers, WORKERS_GATEWAY_FEATURES } from './features.js';
+import type { WorkersRuntime } from './workers-runtime.js';
 
 export interface WorkersGatewayOptions<R extends JobRegistry> {
   jobs: R;
-  /** version → the env binding name of its Workflow (`{ v1: 'WF_V1', v2: 'WF_V2' }`). */
-  workflows: Readonly<Record<string, string>>;
-  /** Binding names in env (defaults: DB, BLOBS, DLQ; BLOBS and DLQ may be absent). */
-  bindings?: { database?: string; blobs?: string; deadLetters?: string } | undefined;
+  /** The runtime's Workers half (`workflowsOnWorkers({ workflows })`). */
+  runtime: WorkersRuntime;
+  /** Binding names in env (defaults: DB, BLOBS; BLOBS may be absent). */
+  bindings?: { database?: string; blobs?: string } | undefined;
   /** Same as the Node gateway's; lookups are never shared across requests here. */
   auth?: Omit<AuthOptions, 'shareLookups'> | undefined;
   limits?: LimitOverrides | undefined;
@@ -65,8 +57,9 @@ export interface WorkersGatewayOptions<R extends JobRegistry> {
   /** An outbox row this old is re-dispatched by `scheduled` (default 30 s). */
   reconcileGraceMs?: number | undefined;
   /**
-   * The run recovery of `scheduled`: jobs whose Workflow instance died are run again or
-   * dead-lettered (recovery/recover-lost-runs.ts; defaults there). `false` turns it off.
+   * The run recovery of `scheduled`, for a runtime whose runs can be asked about (`runs`): jobs
+   * whose run died are run again or dead-lettered (recovery/recover-lost-runs.ts; defaults
+   * there). `false` turns it off.
    */
   recovery?: RunRecoveryOptions | false | undefined;
   logger?: GatewayLogger | undefined;
@@ -84,8 +77,8 @@ export interface WorkersGateway {
   fetch(request: Request, env: object, ctx: ExecutionContextLike): Promise<Response>;
   /**
    * The Worker's `scheduled` handler (a cron trigger): re-dispatches what the outbox still owes,
-   * recovers jobs whose Workflow instance died, and runs a retention pass (one Worker at a time
-   * each, under a lock in D1).
+   * recovers jobs whose run died (a runtime with `runs`), and runs a retention pass (one Worker
+   * at a time each, under a lock in D1).
    */
   scheduled(controller: unknown, env: object, ctx: ExecutionContextLike): Promise<void>;
   readonly features: typeof WORKERS_GATEWAY_FEATURES;
@@ -107,6 +100,20 @@ const noSigner: UrlSigner = {
   verify: () => undefined,
 };
 
+/** What is checked of the options when the Worker loads (the rest is typed, or parsed where used). */
+const RuntimeHalf = z.looseObject({
+  dispatcher: z.custom<WorkersRuntime['dispatcher']>((f) => typeof f === 'function'),
+});
+
+function checkRuntime(runtime: unknown): void {
+  if (RuntimeHalf.safeParse(runtime).success) return;
+  throw new SluiceError(
+    'INVALID_CONFIG',
+    "createWorkersGateway runtime: needs the runtime's Workers half (its package's, e.g. `./workers`)",
+    { details: { field: 'runtime' } },
+  );
+}
+
 function binding<T>(env: object, name: string): T | undefined {
   return (env as Record<string, unknown>)[name] as T | undefined;
 }
@@ -114,15 +121,12 @@ function binding<T>(env: object, name: string): T | undefined {
 export function createWorkersGateway<R extends JobRegistry>(
   options: WorkersGatewayOptions<R>,
 ): WorkersGateway {
+  checkRuntime(options.runtime);
   const logger = options.logger ?? consoleLogger;
   const onError = (what: string) => (error: unknown) => logger.error(what, { error });
-  const names = { database: 'DB', blobs: 'BLOBS', deadLetters: 'DLQ', ...options.bindings };
+  const names = { database: 'DB', blobs: 'BLOBS', ...options.bindings };
   // Checked when the Worker loads: a wrong setting fails the deploy's first request, named.
-  const retention = resolveRetention(
-    options.jobs,
-    options.retention,
-    resolveGatewayHooks(options.hooks).retentionKey,
-  );
+  const { limits, hooks, retention } = resolveGatewaySettings(options.jobs, options);
   // One gateway per isolate and env (bindings are the same objects for every request).
   const built = new WeakMap<object, ReturnType<typeof build>>();
 
@@ -131,92 +135,44 @@ export function createWorkersGateway<R extends JobRegistry>(
     if (!d1) throw new SluiceError('INVALID_CONFIG', `no D1 binding "${names.database}"`);
     const database = openD1Database(d1);
     const r2 = binding<R2BucketLike>(env, names.blobs);
-    const workflows: Record<string, WorkflowBindingLike<MessagePointer> | undefined> = {};
-    for (const [version, name] of Object.entries(options.workflows)) {
-      workflows[version] = binding(env, name);
-    }
-    const dispatcher = createWorkflowsDispatcher({
-      database,
-      workflows,
-      deadLetters: binding<QueueLike>(env, names.deadLetters),
-    });
-    const limits = resolveLimits(options.limits);
+    const blobs = r2 ? createR2BlobStore(r2) : undefined;
+    const dispatcher = options.runtime.dispatcher(env, { database });
     const clock = createRequestClock();
-    const auth = createKeyAuth(webKeyLookup(database.db, options.auth?.devKey), {
-      ...options.auth,
-      shareLookups: false,
-    });
-    const gate = createGatekeeper({
-      db: database.db,
-      auth,
-      limits,
-      logger,
-      hooks: resolveGatewayHooks(options.hooks),
-      every: clock.every,
-    });
-    const hub = createPollingHub(database.db, {
-      intervalMs: options.eventPollMs,
-      onError: onError('event poll'),
-    });
-    const dispatch = createOutboxDispatchPath(dispatcher, database, onError('dispatch'));
-    const accept = createAcceptor({
-      crypto: WEB_ACCEPT_CRYPTO,
+    const core = wireGateway({
       jobs: options.jobs,
       database,
-      dispatch,
-      // No cache: the bound versions are read from env, no I/O, and nothing is shared.
-      served: createServedVersionCheck(dispatcher, 0),
-      hub,
-      metrics: { submits: 0, duplicates: 0, unroutable: 0, observeAccept: () => {} },
+      // files.* reads rows only; a delete without a bucket is refused by `refusedOnWorkers`.
+      blobs: blobs as NonNullable<typeof blobs>,
+      runtime: dispatcher,
       logger,
+      hooks,
+      limits,
+      auth: createKeyAuth(webKeyLookup(database.db, options.auth?.devKey), {
+        ...options.auth,
+        shareLookups: false,
+      }),
+      every: clock.every,
+      hub: createPollingHub(database.db, {
+        intervalMs: options.eventPollMs,
+        onError: onError('event poll'),
+      }),
+      dispatch: createOutboxDispatchPath(dispatcher, database, onError('dispatch')),
+      crypto: WEB_ACCEPT_CRYPTO,
+      metrics: { submits: 0, duplicates: 0, unroutable: 0, observeAccept: () => {} },
+      // No cache: a Workers runtime reads its served versions from env, and nothing is shared.
+      servedVersionsCacheMs: 0,
       rollout: options.rollout,
-      capabilities: dispatcher.capabilities,
-      // A job of an unbound version is dead-lettered at submit: its DLQ message goes out too.
-      onDeadLettered: (dead) => dispatcher.announceDeadLetter(dead),
+      address: (c) => c.req.header('cf-connecting-ip'),
+      maxRequestBytes: options.maxRequestBytes,
+      refuse: (path) => refusedOnWorkers(path, { blobs: blobs !== undefined }),
     });
-    const blobs = r2 ? createR2BlobStore(r2) : undefined;
-    const router = createAppRouter(
-      {
-        jobs: options.jobs,
-        database,
-        // files.* reads rows only; a delete without a bucket is refused by `refusedOnWorkers`.
-        blobs: blobs as NonNullable<typeof blobs>,
-        hub,
-        accept,
-        dispatch,
-        logger,
-        signer: noSigner,
-        stopRun: (job) => dispatcher.stopRun(job),
-      },
-      gate,
-      limits.maxInputDepth,
-      (path) => refusedOnWorkers(path, { blobs: blobs !== undefined }),
-    );
-    const app = new Hono();
-    // Per-key HTTP requests in flight, as on Node (an open SSE stream counts as a subscription).
-    app.use('*', gate.requests.middleware);
+    const { app } = core;
     app.get('/healthz', (c) => c.json({ ok: true }));
     app.get('/readyz', async (c) => {
       await d1.prepare('select 1').all();
-      return c.json({ ok: true, runtime: dispatcher.name, versions: Object.keys(workflows) });
+      return c.json({ ok: true, runtime: dispatcher.name });
     });
-    app.use(
-      '/trpc/*',
-      bodyLimit({
-        maxSize: options.maxRequestBytes ?? 1024 * 1024,
-        onError: (c) =>
-          c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request too large' } }, 413),
-      }),
-      trpcHttpHandler({
-        router,
-        logger,
-        address: (c) => c.req.header('cf-connecting-ip'),
-      }),
-    );
-    app.onError((error, c) => {
-      logger.error('request failed', { path: c.req.path, error });
-      return c.json({ error: { code: 'INTERNAL', message: 'Internal server error' } }, 500);
-    });
+    core.mountApi(core.router({ signer: noSigner }));
     return { app, clock, dispatcher, database, blobs };
   }
 
@@ -235,28 +191,8 @@ export function createWorkersGateway<R extends JobRegistry>(
       return response;
     },
     async scheduled(_controller, env, ctx) {
-      const g = gatewayFor(env);
-      ctx.waitUntil(
-        reconcileOutbox(g.dispatcher, g.database, { graceMs: options.reconcileGraceMs }).catch(
-          onError('outbox reconcile'),
-        ),
-      );
-      if (options.recovery !== false) {
-        ctx.waitUntil(
-          recoverRunsOnce(g.dispatcher, g.database, options.recovery ?? {}).catch(
-            onError('run recovery'),
-          ),
-        );
-      }
-      ctx.waitUntil(
-        runRetentionPass({
-          database: g.database,
-          blobs: g.blobs,
-          retention,
-          owner: `cron-${randomToken().slice(0, 12)}`,
-          defaults: { batchSize: 200, maxBatches: 10 },
-        }).catch(onError('retention pass')),
-      );
+      const settings = { ...options, retention };
+      for (const pass of startCronPasses(gatewayFor(env), settings, onError)) ctx.waitUntil(pass);
     },
   };
 }

@@ -7,7 +7,7 @@
 //      dispatched, then their rows removed;
 //   3. now and then, a safety sweep: queued jobs untouched for long and running jobs whose lease
 //      passed long ago (their entry was trimmed or lost with a dead holder) are dispatched again;
-//   4. now and then, on a runtime whose runs can be asked about (`runtime.runs`: Workflows), run
+//   4. now and then, on a runtime whose runs can be asked about (`runtime.runs`), run
 //      recovery: quiet jobs whose run died are run again under a new epoch or dead-lettered
 //      (recovery/recover-lost-runs.ts).
 

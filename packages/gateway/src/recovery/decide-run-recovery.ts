@@ -50,22 +50,3 @@ export function decideRunRecovery(input: RunRecoveryInput): RunRecoveryAction {
   }
   return { kind: 'redispatch', via: status === 'not_found' ? 'create' : 'restart' };
 }
-
-/** A Workflows instance status (binding or REST API) as a run status. */
-export function workflowsRunStatus(status: unknown): RunStatus {
-  switch (status) {
-    case 'queued':
-    case 'running':
-    case 'waiting':
-    case 'paused':
-    case 'errored':
-    case 'terminated':
-    case 'complete':
-      return status;
-    // Pausing: the operator's, like paused.
-    case 'waitingForPause':
-      return 'paused';
-    default:
-      return 'unknown';
-  }
-}

@@ -1,8 +1,8 @@
 // Run recovery: finds jobs whose run died on a runtime that runs each job as one run it can be
-// asked about (Cloudflare Workflows: an instance per job), and runs them again or dead-letters
-// them. Other runtimes recover a crashed worker by lease and liveness; a Workflow instance has no
-// worker to watch, and its id (the job id) cannot be created twice, so a lost run is found by
-// asking the runtime (`runtime.runs.inspect`) and started again with `runs.restart`.
+// asked about (`runtime.runs`: a push platform's instance per job), and runs them again or
+// dead-letters them. Other runtimes recover a crashed worker by lease and liveness; such a run
+// has no worker to watch, and its id (the job id) cannot be created twice, so a lost run is found
+// by asking the runtime (`runs.inspect`) and started again with `runs.restart`.
 //
 // One pass: pages of queued/running jobs with no write for `quietMs` (bounded: `maxPages` pages
 // of `pageSize`), each page's runs asked about in one call, each job decided by
@@ -30,7 +30,7 @@ export interface RunRecoveryOptions {
   quietMs?: number | undefined;
   /**
    * A run reported `running` whose job has had no write for this long is taken for dead (default
-   * 30 min: twice the 15 min lease a Workflow run renews with every write).
+   * 30 min: twice the 15 min lease a run renews with every write).
    */
   stuckMs?: number | undefined;
   /** Jobs per page, asked about in one call (default 100). */
@@ -54,7 +54,7 @@ export interface RecoverLostRunsArgs {
   now?: number | undefined;
   /** Events the pass committed (for the hub and the other replicas). */
   onEvents?: ((events: StoredEvent[]) => void) | undefined;
-  /** A job the pass dead-lettered (the Workers gateway puts it on its DLQ queue). */
+  /** A job the pass dead-lettered (the Workers gateway has the runtime announce it). */
   onDeadLettered?: ((pointer: MessagePointer, detail: string) => Promise<void>) | undefined;
   /** Asked before each next page: false ends the pass (the lock was lost, or closing). */
   keepGoing?: (() => Promise<boolean>) | undefined;

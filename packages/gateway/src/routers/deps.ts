@@ -26,7 +26,7 @@ export interface RouterDeps<R extends JobRegistry = JobRegistry> {
   onScheduleTick?: ((at: number) => void) | undefined;
   /**
    * Stops the run of a job just cancelled, for runtimes whose runs do not watch the job row
-   * themselves (Workflows: terminate the instance). Absent: the worker sees the cancel.
+   * themselves (a push platform: terminate the run's instance). Absent: the worker sees the cancel.
    */
   stopRun?: ((job: { id: string; version: string }) => Promise<void>) | undefined;
   /** Wakes this gateway's bulk-operation runner (a start was stored); absent where none runs. */

@@ -2,11 +2,12 @@
 // runtime object itself (`SluiceRuntime` in contracts) is one per runtime package; this file is
 // the gateway's side of that seam, so a runtime written outside the repo types against it alone.
 
-import type { ErrorCode, RuntimeDispatcher, SluiceRuntime } from '@sluice/contracts';
-import type { Db, SluiceDatabase, StoredEvent } from '@sluice/storage';
+import type { ErrorCode, SluiceRuntime } from '@sluice/contracts';
+import type { SluiceDatabase, StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { EventTailer } from '../events/event-hub.js';
 import type { RuntimeProbes } from '../health.js';
+import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 
 /** What a runtime's halves are built from: the job database every runtime keeps its state in. */
 export interface RuntimeResources {
@@ -26,7 +27,7 @@ export interface RuntimeRouteDeps {
 export type RuntimeRoutes = (app: Hono, deps: RuntimeRouteDeps) => void;
 
 export interface GatewayRuntimeHalf {
-  readonly dispatcher: RuntimeDispatcher<Db>;
+  readonly dispatcher: GatewayDispatcher;
   /** With `carriesEvents`: the runtime's events tailer, instead of the database's. */
   readonly eventTailer?: EventTailer | undefined;
   /** Readiness and metrics of the transport. */

@@ -54,7 +54,7 @@ export async function afterCancel(
       return { events: [], jobs: [] };
     }));
   if (done.events.length) deps.hub.publish(done.events);
-  // The runtime stops the run (Workflows: terminate the instance).
+  // The runtime stops the run (a push platform: terminate the run's instance).
   for (const job of [...jobs, ...done.jobs])
     await deps
       .stopRun?.(job)

@@ -26,7 +26,7 @@ import {
   type RunStatus,
   type RuntimeDispatcher,
 } from '@sluice/contracts';
-import { workflowsRunStatus } from '@sluice/gateway';
+import { workflowsRunStatus } from '../workflows-run-status.js';
 import { getJobById, transitionJob, type Db, type SluiceDatabase } from '@sluice/storage';
 import { createTokenBucket, type Clock, type TokenBucket } from './token-bucket.js';
 import {

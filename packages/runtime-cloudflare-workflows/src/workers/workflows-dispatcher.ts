@@ -1,12 +1,12 @@
-// The Workers gateway's dispatcher: Workflow bindings, one per job version (`v1` → `env.WF_V1`).
-// Each job is one instance whose id is the job id, so dispatching a job twice names the same
-// instance: "already exists" counts as dispatched (production throws on `create` and skips in
-// `createBatch`; the local engine accepts silently). Bursts go out with `createBatch` (100 per
-// call). A version with no binding is never sent to another version's Workflow: its job is
-// dead-lettered VERSION_NOT_ROUTABLE in D1 (fenced: only while still `queued`) and announced on
+// The Workers gateway's Workflows dispatcher: Workflow bindings, one per job version (`v1` →
+// `env.WF_V1`). Each job is one instance whose id is the job id, so dispatching a job twice names
+// the same instance: "already exists" counts as dispatched (production throws on `create` and
+// skips in `createBatch`; the local engine accepts silently). Bursts go out with `createBatch`
+// (100 per call). A version with no binding is never sent to another version's Workflow: its job
+// is dead-lettered VERSION_NOT_ROUTABLE in D1 (fenced: only while still `queued`) and announced on
 // the DLQ queue (so is a job the acceptor dead-letters at submit: `announceDeadLetter`). `stopRun`
 // terminates a cancelled job's instance. `runs` reads instance statuses and restarts an instance,
-// for the run recovery of the cron pass (recovery/recover-lost-runs.ts).
+// for the run recovery of the gateway's cron pass (gateway recover-lost-runs.ts).
 
 import {
   CLOUDFLARE_WORKFLOWS_CAPABILITIES,
@@ -14,10 +14,10 @@ import {
   type MessagePointer,
   type RunInspector,
   type RunStatus,
-  type RuntimeDispatcher,
 } from '@sluice/contracts';
-import { workflowsRunStatus } from '../recovery/decide-run-recovery.js';
-import { transitionJob, type SluiceDatabase, type Db } from '@sluice/storage/portable';
+import type { DeadLetterNotice, GatewayDispatcher } from '@sluice/gateway/cloudflare';
+import { transitionJob, type SluiceDatabase } from '@sluice/storage/portable';
+import { workflowsRunStatus } from '../workflows-run-status.js';
 import type { QueueLike, WorkflowBindingLike } from './platform.js';
 
 /** Instances per `createBatch` call (the platform's limit). */
@@ -32,15 +32,14 @@ export interface WorkflowsDispatcherOptions {
   onError?: ((error: unknown) => void) | undefined;
 }
 
-export interface WorkflowsDispatcher extends RuntimeDispatcher<Db> {
+export interface WorkflowsDispatcher extends GatewayDispatcher {
   /** Terminates the instance of a cancelled job (a finished or missing one is left alone). */
   stopRun(job: { id: string; version: string }): Promise<void>;
-  /** Puts a dead letter's message on the DLQ queue (at dispatch here; at submit, the acceptor). */
-  announceDeadLetter(dead: {
-    pointer: MessagePointer;
-    reason: 'VERSION_NOT_ROUTABLE' | 'MAX_ATTEMPTS';
-    detail: string;
-  }): Promise<void>;
+  /**
+   * Puts a dead letter's message on the DLQ queue (at dispatch here; at submit the acceptor, in
+   * run recovery the gateway's cron pass call it).
+   */
+  announceDeadLetter(dead: DeadLetterNotice): Promise<void>;
   readonly runs: RunInspector;
 }
 
