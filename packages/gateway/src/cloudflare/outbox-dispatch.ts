@@ -15,7 +15,7 @@ import {
   removeFromOutbox,
   type SluiceDatabase,
 } from '@sluice/storage/portable';
-import type { DispatchPath } from '../dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { WorkflowsDispatcher } from './workflows-dispatcher.js';
 
 export function createOutboxDispatchPath(

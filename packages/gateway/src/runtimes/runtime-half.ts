@@ -6,7 +6,7 @@ import type { ErrorCode, RuntimeDispatcher, SluiceRuntime } from '@sluice/contra
 import type { Db, SluiceDatabase, StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { EventTailer } from '../events/event-hub.js';
-import type { RuntimeProbes } from '../health.js';
+import type { RuntimeProbes } from '../observability/health.js';
 
 /** What a runtime's halves are built from: the job database every runtime keeps its state in. */
 export interface RuntimeResources {

@@ -10,7 +10,7 @@
 
 import { acceptJobs, type SluiceDatabase } from '@sluice/storage/portable';
 import { writeBatch, type AcceptAnswer, type AcceptItem, type InsertJobs } from './accept-write.js';
-import type { DispatchPath } from './dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 
 export type { AcceptAnswer, AcceptItem } from './accept-write.js';
 

@@ -18,13 +18,13 @@ import type { AnyRouter } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { SluiceError } from '@sluice/contracts';
-import { retryAfterSeconds } from './auth/admit-http.js';
-import type { ApiKeyAuth } from './auth/api-key-auth.js';
-import type { Gatekeeper } from './auth/gatekeeper.js';
-import { createOriginCheck } from './auth/origin.js';
-import { createWsContextFactory } from './trpc/context.js';
-import type { GatewayLogger } from './logger.js';
-import type { GatewayMetrics } from './metrics.js';
+import { retryAfterSeconds } from '../auth/admit-http.js';
+import type { ApiKeyAuth } from '../auth/api-key-auth.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { createOriginCheck } from '../auth/origin.js';
+import { createWsContextFactory } from '../trpc/context.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 
 export interface WebSocketOptions {
   /** Close sockets that have not authenticated after this long (default 5000 ms). */

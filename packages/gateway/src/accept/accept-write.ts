@@ -23,7 +23,7 @@ import {
   type Db,
   type StoredEvent,
 } from '@sluice/storage/portable';
-import type { DispatchPath } from './dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 
 export interface AcceptItem {
   job: AcceptedJob & { idempotencyKey: string | null; fileIds: readonly string[] };

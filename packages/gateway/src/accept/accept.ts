@@ -27,16 +27,16 @@ import {
 import type { SluiceDatabase } from '@sluice/storage/portable';
 import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from './accept-batcher.js';
 import { refuseFlowTheRuntimeCannot, refuseWhatTheRuntimeCannot } from './accept-refusals.js';
-import type { DispatchPath } from './dispatch.js';
-import type { EventHub } from './events/event-hub.js';
-import { createFlowAcceptor, type FlowAcceptAnswer } from './flow/flow-acceptor.js';
-import type { GatewayHooks } from './hooks.js';
-import { logJobStates } from './log-job-states.js';
-import { startAcceptTrace } from './tracing.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
+import type { EventHub } from '../events/event-hub.js';
+import { createFlowAcceptor, type FlowAcceptAnswer } from '../flow/flow-acceptor.js';
+import type { GatewayHooks } from '../hooks.js';
+import { logJobStates } from '../observability/log-job-states.js';
+import { startAcceptTrace } from '../observability/tracing.js';
 import type { Tracer } from '@opentelemetry/api';
-import type { GatewayLogger } from './logger.js';
-import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from './metrics.js';
-import type { ServedVersionCheck } from './served-versions.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from '../observability/metrics.js';
+import type { ServedVersionCheck } from '../dispatch/served-versions.js';
 
 export interface SubmitRequest {
   kind: string;

@@ -17,11 +17,11 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Hono } from 'hono';
-import { admitHttp } from './auth/admit-http.js';
-import type { Gatekeeper } from './auth/gatekeeper.js';
-import { toFileView } from './job-view.js';
-import type { GatewayLogger } from './logger.js';
-import type { GatewayMetrics } from './metrics.js';
+import { admitHttp } from '../auth/admit-http.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { toFileView } from '../job-view.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import { deleteExpiredFile } from './storage-extras.js';
 import { decideType, guardBody, type GuardedBody } from './upload-guard.js';
 
