@@ -10,6 +10,10 @@
 //   - at most `socketsPerKey` open sockets per API key;
 //   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
 //     Subscriptions on them end sooner, through the gatekeeper's stream watch (procedures.ts).
+//
+// This folder guards the Node server's wire (create-gateway.ts mounts both, serve.ts routes the
+// upgrades): these upgrades, the tRPC request-size limit (request-limit.ts), and the tests of what
+// clients send over it (slow clients, malformed frames, bad-input fuzz).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -3,6 +3,10 @@
 // limit (leaving nothing behind). A declared Content-Length over the limit is refused before a
 // byte is read. The file row is written only once the blob is stored. Uploads not attached to a
 // job expire (`expires_at`); a sweeper deletes them, row first, then blob.
+//
+// This folder: the route (uploads.ts), what the bytes must pass first (upload-guard.ts,
+// upload-types.ts), and what removes leftovers: expired uploads here, crash leftovers in
+// orphan-sweeper.ts, and the delete that spares a just-attached upload (storage-extras.ts).
 
 import { UPLOAD_PATH, isSluiceError, SluiceError } from '@sluice/contracts';
 import {
