@@ -26,7 +26,7 @@ describe('the Workers gateway entry bundles without Node', () => {
     for (const part of [
       'src/routers/index.ts',
       'src/auth/gatekeeper.ts',
-      'src/accept.ts',
+      'src/accept/accept.ts',
       'src/wire/wire-gateway.ts',
       'src/events/watch-job.ts',
       'storage/src/dialect/d1/open-d1.ts',
@@ -34,7 +34,12 @@ describe('the Workers gateway entry bundles without Node', () => {
     ]) {
       expect(b.inputs.some((p) => p.includes(part))).toBe(true);
     }
-    for (const nodeOnly of ['websocket.ts', 'sqlite-tailer.ts', 'input-hash.ts', 'metrics.ts']) {
+    for (const nodeOnly of [
+      'http/websocket.ts',
+      'events/sqlite-tailer.ts',
+      'accept/input-hash.ts',
+      'observability/metrics.ts',
+    ]) {
       expect(b.inputs).not.toContain(`src/${nodeOnly}`);
     }
     console.log(

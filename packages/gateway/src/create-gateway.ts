@@ -7,7 +7,7 @@
 
 import { randomToken, type JobRegistry } from '@sluice/contracts';
 import { Gauge } from 'prom-client';
-import { NODE_ACCEPT_CRYPTO } from './input-hash.js';
+import { NODE_ACCEPT_CRYPTO } from './accept/input-hash.js';
 import type { Gateway, GatewayOptions } from './gateway-options.js';
 import { createDueScheduler } from './scheduling/due-scheduler.js';
 import { releaseSingletons } from './flow/release-singletons.js';
@@ -18,19 +18,19 @@ import { remoteAddress } from './auth/admit-http.js';
 import { createApiKeyAuth } from './auth/api-key-auth.js';
 import { registerAuditExport } from './operator/audit-export.js';
 import { createBulkRunner } from './operator/bulk-runner.js';
-import { createDispatchPath } from './dispatch.js';
+import { createDispatchPath } from './dispatch/dispatch.js';
 import { registerDownloads } from './downloads/register-downloads.js';
 import { createUrlSigner } from './downloads/signed-urls.js';
 import { createDatabaseTailer } from './events/database-tailer.js';
 import { createEventHub } from './events/event-hub.js';
-import { createMetricsApp, registerHealth } from './health.js';
-import { createLogger } from './logger.js';
-import { registerDatabaseMetrics } from './database-metrics.js';
-import { createMetrics, readHistograms } from './metrics.js';
-import { createOrphanSweeper } from './orphan-sweeper.js';
+import { createMetricsApp, registerHealth } from './observability/health.js';
+import { createLogger } from './observability/logger.js';
+import { registerDatabaseMetrics } from './observability/database-metrics.js';
+import { createMetrics, readHistograms } from './observability/metrics.js';
+import { createOrphanSweeper } from './uploads/orphan-sweeper.js';
 import { createRetentionSweeper } from './retention/retention-sweeper.js';
-import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads.js';
-import { createWebSocketEndpoint } from './websocket.js';
+import { registerUploads, startUploadSweeper, sweepExpiredUploads } from './uploads/uploads.js';
+import { createWebSocketEndpoint } from './http/websocket.js';
 import { resolveGatewaySettings } from './wire/settings.js';
 import { wireGateway } from './wire/wire-gateway.js';
 

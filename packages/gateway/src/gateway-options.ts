@@ -4,23 +4,23 @@ import type { JobRegistry, KindLimits, RetentionSettingsInput } from '@sluice/co
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { Tracer } from '@opentelemetry/api';
-import type { AcceptBatchOptions } from './accept-batcher.js';
+import type { AcceptBatchOptions } from './accept/accept-batcher.js';
 import type { AuthOptions } from './auth/api-key-auth.js';
 import type { Gatekeeper } from './auth/gatekeeper.js';
 import type { GatewayHooks } from './hooks.js';
 import type { BulkRunnerOptions } from './operator/bulk-runner.js';
-import type { DispatchBatchOptions } from './dispatch-batcher.js';
+import type { DispatchBatchOptions } from './dispatch/dispatch-batcher.js';
 import type { EventHub, EventTailer } from './events/event-hub.js';
-import type { RuntimeProbes } from './health.js';
-import type { GatewayLogger } from './logger.js';
-import type { GatewayMetrics, MetricsOptions } from './metrics.js';
+import type { RuntimeProbes } from './observability/health.js';
+import type { GatewayLogger } from './observability/logger.js';
+import type { GatewayMetrics, MetricsOptions } from './observability/metrics.js';
 import type { AppRouter } from './routers/index.js';
 import type { LimitOverrides } from './limits/limits.js';
-import type { OrphanSweepResult } from './orphan-sweeper.js';
+import type { OrphanSweepResult } from './uploads/orphan-sweeper.js';
 import type { RetentionPass } from './retention/run-retention-pass.js';
-import type { UploadOptions } from './uploads.js';
+import type { UploadOptions } from './uploads/uploads.js';
 import type { RuntimeRoutes } from './runtimes/runtime-half.js';
-import type { WebSocketEndpoint, WebSocketOptions } from './websocket.js';
+import type { WebSocketEndpoint, WebSocketOptions } from './http/websocket.js';
 import type { GatewayDispatcher } from './wire/gateway-dispatcher.js';
 
 export interface GatewayOptions<R extends JobRegistry> {

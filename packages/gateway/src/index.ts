@@ -24,9 +24,9 @@ export type {
 } from './recovery/recover-lost-runs.js';
 export { decideRunRecovery } from './recovery/decide-run-recovery.js';
 export type { RunRecoveryAction, RunRecoveryInput } from './recovery/decide-run-recovery.js';
-export type { RuntimeProbes } from './health.js';
+export type { RuntimeProbes } from './observability/health.js';
 // For runtimes' own readiness probes (their transport's round trip, bounded).
-export { answersWithin } from './health.js';
+export { answersWithin } from './observability/health.js';
 export type {
   GatewayRuntimeHalf,
   NodeRuntime,
@@ -34,7 +34,7 @@ export type {
   RuntimeRouteDeps,
   RuntimeRoutes,
 } from './runtimes/runtime-half.js';
-export type { DispatchBatchOptions } from './dispatch-batcher.js';
+export type { DispatchBatchOptions } from './dispatch/dispatch-batcher.js';
 export type { DeadLetterNotice, GatewayDispatcher } from './wire/gateway-dispatcher.js';
 export { createApiKeyAuth, bearerToken, DEV_TENANT } from './auth/api-key-auth.js';
 export type { Gatekeeper } from './auth/gatekeeper.js';
@@ -43,13 +43,13 @@ export { DEFAULT_LIMITS, UNLIMITED_RATE } from './limits/limits.js';
 export type { Limits, LimitOverrides } from './limits/limits.js';
 export type { ApiKeyAuth, AuthOptions, Principal } from './auth/api-key-auth.js';
 export type { EventHub, HubSubscriber, EventTailer, TailerSink } from './events/event-hub.js';
-export { createLogger } from './logger.js';
-export type { GatewayLogger, LoggerOptions } from './logger.js';
-export type { GatewayMetrics } from './metrics.js';
+export { createLogger } from './observability/logger.js';
+export type { GatewayLogger, LoggerOptions } from './observability/logger.js';
+export type { GatewayMetrics } from './observability/metrics.js';
 // For runtimes' own collectors (their probes' `registerMetrics`).
-export { counterFrom, sharedRead } from './metrics.js';
-export type { UploadOptions } from './uploads.js';
-export { DEFAULT_UPLOAD_TYPES } from './upload-types.js';
-export type { WebSocketOptions, WebSocketEndpoint } from './websocket.js';
+export { counterFrom, sharedRead } from './observability/metrics.js';
+export type { UploadOptions } from './uploads/uploads.js';
+export { DEFAULT_UPLOAD_TYPES } from './uploads/upload-types.js';
+export type { WebSocketOptions, WebSocketEndpoint } from './http/websocket.js';
 export { FileListInput, FileListResult, FileDeleteResult } from './routers/files.js';
 export type { ErrorData, IssueView } from './trpc/errors.js';

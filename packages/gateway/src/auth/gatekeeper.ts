@@ -19,7 +19,7 @@ import type { Limits } from '../limits/limits.js';
 import { createTokenBuckets } from '../limits/token-bucket.js';
 import { createFailedAuthThrottle } from './failed-auth-throttle.js';
 import { createRequestSlots, type RequestSlots } from './request-slots.js';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import { isExpired, type ApiKeyAuth, type Principal } from './key-cache.js';
 
 export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key';

@@ -16,7 +16,7 @@ import {
   removeFromOutbox,
   type SluiceDatabase,
 } from '@sluice/storage/portable';
-import type { DispatchPath } from '../dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 
 export function createOutboxDispatchPath(

@@ -4,8 +4,8 @@
 
 import { API_KEY_SCOPES } from '@sluice/contracts';
 import { constantTimeEqual, verifyApiKeyWeb, type Db } from '@sluice/storage/portable';
-import type { AcceptCrypto } from '../accept.js';
-import { canonicalJson } from '../canonical-json.js';
+import type { AcceptCrypto } from '../accept/accept.js';
+import { canonicalJson } from '../accept/canonical-json.js';
 import { DEV_TENANT, type KeyLookup } from '../auth/key-cache.js';
 
 const encoder = new TextEncoder();

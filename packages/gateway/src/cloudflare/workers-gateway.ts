@@ -26,7 +26,7 @@ import { createKeyAuth, type AuthOptions } from '../auth/key-cache.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { GatewayHooks } from '../hooks.js';
 import type { LimitOverrides } from '../limits/limits.js';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import type { RunRecoveryOptions } from '../recovery/recover-lost-runs.js';
 import { resolveGatewaySettings } from '../wire/settings.js';
 import { wireGateway } from '../wire/wire-gateway.js';

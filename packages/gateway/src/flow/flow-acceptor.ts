@@ -27,8 +27,13 @@ import {
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage/portable';
-import { duplicateOf, writeBatch, type AcceptAnswer, type AcceptItem } from '../accept-write.js';
-import type { DispatchPath } from '../dispatch.js';
+import {
+  duplicateOf,
+  writeBatch,
+  type AcceptAnswer,
+  type AcceptItem,
+} from '../accept/accept-write.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { GatewayCrashPoint } from '../hooks.js';
 import { decideFlow, type FlowDecision } from './decide-flow.js';
 

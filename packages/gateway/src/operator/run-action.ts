@@ -7,7 +7,7 @@
 
 import { SluiceError, type AuditAction, type BulkAction } from '@sluice/contracts';
 import { appendAudit, getJob, writeTogether, type Db } from '@sluice/storage/portable';
-import { logJobStates } from '../log-job-states.js';
+import { logJobStates } from '../observability/log-job-states.js';
 import type { RouterDeps } from '../routers/deps.js';
 import { afterCancel, cascadeCancel } from '../waits/cancel-cascade.js';
 import { applyJobAction, type ActionRequest } from './job-actions.js';

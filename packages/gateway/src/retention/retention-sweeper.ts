@@ -6,7 +6,7 @@
 import { randomToken } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { Registry } from 'prom-client';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import { createRetentionMetrics } from './retention-metrics.js';
 import {
   runRetentionPass,

@@ -2,12 +2,12 @@
 
 import type { HistogramView, JobRegistry } from '@sluice/contracts';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage/portable';
-import type { Acceptor } from '../accept.js';
-import type { DispatchPath } from '../dispatch.js';
+import type { Acceptor } from '../accept/accept.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { UrlSigner } from '../downloads/signed-urls.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { GatewayHooks } from '../hooks.js';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import type { WaitResumer } from '../waits/wait-resumer.js';
 
 export interface RouterDeps<R extends JobRegistry = JobRegistry> {

@@ -1,5 +1,5 @@
 // `files.*`: uploaded files of the caller's tenant. Uploading itself is a plain HTTP route
-// (`POST /v1/uploads`, uploads.ts): tRPC would buffer the body.
+// (`POST /v1/uploads`, uploads/uploads.ts): tRPC would buffer the body.
 
 import { FileIdInput, FileView, SluiceError } from '@sluice/contracts';
 import { deleteFile, getFile, listFiles } from '@sluice/storage/portable';

@@ -6,7 +6,7 @@ import type { ErrorCode, SluiceRuntime } from '@sluice/contracts';
 import type { SluiceDatabase, StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { EventTailer } from '../events/event-hub.js';
-import type { RuntimeProbes } from '../health.js';
+import type { RuntimeProbes } from '../observability/health.js';
 import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 
 /** What a runtime's halves are built from: the job database every runtime keeps its state in. */

@@ -7,7 +7,7 @@ import { claimJobs, getJobById, listEvents } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createDispatchPath } from '../dispatch.js';
+import { createDispatchPath } from '../dispatch/dispatch.js';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
 import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 import { createDueScheduler } from './due-scheduler.js';

@@ -22,7 +22,7 @@ import {
   type SluiceDatabase,
   type StoredEvent,
 } from '@sluice/storage';
-import type { DispatchPath } from '../dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { ScheduleFirer } from './fire-schedules.js';
 
 export const SCHEDULER_LOCK = 'due-scheduler';

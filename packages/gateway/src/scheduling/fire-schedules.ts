@@ -11,7 +11,7 @@ import {
   nextScheduleTick,
   type Db,
 } from '@sluice/storage/portable';
-import type { SubmitRequest } from '../accept.js';
+import type { SubmitRequest } from '../accept/accept.js';
 import { nextTick, ticksOwed } from './cron.js';
 
 export type Accept = (tenantId: string, request: SubmitRequest) => Promise<SubmitResult>;

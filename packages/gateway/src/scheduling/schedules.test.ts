@@ -7,12 +7,12 @@ import { EMBEDDED_CAPABILITIES } from '@sluice/contracts';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NODE_ACCEPT_CRYPTO } from '../input-hash.js';
-import { createAcceptor } from '../accept.js';
-import { createDispatchPath } from '../dispatch.js';
-import { createMetrics } from '../metrics.js';
+import { NODE_ACCEPT_CRYPTO } from '../accept/input-hash.js';
+import { createAcceptor } from '../accept/accept.js';
+import { createDispatchPath } from '../dispatch/dispatch.js';
+import { createMetrics } from '../observability/metrics.js';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
-import { createServedVersionCheck } from '../served-versions.js';
+import { createServedVersionCheck } from '../dispatch/served-versions.js';
 import { errorOf, startGateway, testJobs, type GatewayFixture } from '../testing/fixture.js';
 import { createScheduleFirer, scheduleTickKey } from './fire-schedules.js';
 

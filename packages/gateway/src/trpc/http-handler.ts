@@ -12,7 +12,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { Context, MiddlewareHandler } from 'hono';
 import { retryAfterSeconds } from '../auth/admit-http.js';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import { createHttpContext, type GatewayContext } from './context.js';
 import { formatError } from './errors.js';
 

@@ -10,8 +10,8 @@ import { TOKEN_PATTERN, TokenCompleteInput, type TokenView } from '@sluice/contr
 import type { Context, Hono } from 'hono';
 import { createFailedAuthThrottle, type FailedAuthLimits } from '../auth/failed-auth-throttle.js';
 import { errorResponse } from '../downloads/serve-download.js';
-import type { GatewayLogger } from '../logger.js';
-import type { GatewayMetrics } from '../metrics.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import { hashToken } from './token-hash.js';
 import type { WaitResumer } from './wait-resumer.js';
 

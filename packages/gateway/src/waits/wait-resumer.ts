@@ -28,7 +28,7 @@ import {
   type TokenRow,
 } from '@sluice/storage/portable';
 import { z } from 'zod';
-import type { DispatchPath } from '../dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 
 /** Waits settled per sweep pass, at most: the next pass (within a second) takes the rest. */
 const SWEEP_PAGE = 500;

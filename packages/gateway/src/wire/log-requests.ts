@@ -2,7 +2,7 @@
 // where the logger says debug is on, so a production app carries no extra middleware.
 
 import type { Hono } from 'hono';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 
 export function logRequests(app: Hono, logger: GatewayLogger): void {
   if (!logger.debug || !logger.isLevelEnabled?.('debug')) return;

@@ -19,18 +19,18 @@ import {
   type AcceptCrypto,
   type AcceptDeps,
   type AcceptMetrics,
-} from '../accept.js';
+} from '../accept/accept.js';
 import { createGatekeeper, type Every, type Gatekeeper } from '../auth/gatekeeper.js';
 import type { ApiKeyAuth } from '../auth/key-cache.js';
-import type { DispatchPath } from '../dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { GatewayHooks } from '../hooks.js';
 import type { Limits } from '../limits/limits.js';
-import type { GatewayLogger } from '../logger.js';
+import type { GatewayLogger } from '../observability/logger.js';
 import type { RouterDeps } from '../routers/deps.js';
 import { createAppRouter, type AppRouter } from '../routers/index.js';
-import { createServedVersionCheck } from '../served-versions.js';
-import { requestLimit } from '../request-limit.js';
+import { createServedVersionCheck } from '../dispatch/served-versions.js';
+import { requestLimit } from '../http/request-limit.js';
 import type { RefuseProcedure } from '../trpc/procedures.js';
 import { trpcHttpHandler } from '../trpc/http-handler.js';
 import type { GatewayDispatcher } from './gateway-dispatcher.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { insertFile, isoNow, newFileId, uploadKey } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 const HOUR = 60 * 60 * 1000;
 

@@ -6,8 +6,8 @@
 import { createApiKey } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { serveMetrics } from './serve.js';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { serveMetrics } from '../serve.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 describeEachDialect('metrics access', (ctx) => {
   let f: GatewayFixture;

@@ -4,8 +4,8 @@
 import { connect } from 'node:net';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { serve, type RunningGateway } from './serve.js';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { serve, type RunningGateway } from '../serve.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 /** Writes `head` to a raw socket, then only a byte a second; resolves when the server closes. */
 function dripClient(port: number, head: string): Promise<{ ms: number; answer: string }> {

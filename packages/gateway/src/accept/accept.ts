@@ -2,8 +2,12 @@
 // (kind, version routing) run first; then it joins the accept batcher (accept-batcher.ts), whose
 // one transaction per batch checks files and idempotency and writes the job with both events,
 // attaches its files and either queues it (in-transaction runtimes; for the others with an outbox
-// row whose pointer is dispatched right after commit) or dead-letters it (a version no live
-// worker serves). A rejected request writes nothing.
+// row whose pointer is dispatched right after commit: stage.ts) or dead-letters it (a version no
+// live worker serves). A rejected request writes nothing.
+//
+// This folder is that path, called one way: accept.ts → accept-batcher.ts → accept-write.ts, each
+// down into stage.ts; the refusals of what the runtime cannot honour (accept-refusals.ts) and the
+// idempotency fingerprint (input-hash.ts, canonical-json.ts) beside it.
 
 import {
   assertRolloutPercent,
@@ -27,16 +31,17 @@ import {
 import type { SluiceDatabase } from '@sluice/storage/portable';
 import { createAcceptBatcher, type AcceptBatchOptions, type AcceptItem } from './accept-batcher.js';
 import { refuseFlowTheRuntimeCannot, refuseWhatTheRuntimeCannot } from './accept-refusals.js';
-import type { DispatchPath } from './dispatch.js';
-import type { EventHub } from './events/event-hub.js';
-import { createFlowAcceptor, type FlowAcceptAnswer } from './flow/flow-acceptor.js';
-import type { GatewayHooks } from './hooks.js';
-import { logJobStates } from './log-job-states.js';
-import { startAcceptTrace } from './tracing.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
+import type { EventHub } from '../events/event-hub.js';
+import { createFlowAcceptor, type FlowAcceptAnswer } from '../flow/flow-acceptor.js';
+import type { GatewayHooks } from '../hooks.js';
+import { logJobStates } from '../observability/log-job-states.js';
+import { startAcceptTrace } from '../observability/tracing.js';
 import type { Tracer } from '@opentelemetry/api';
-import type { GatewayLogger } from './logger.js';
-import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from './metrics.js';
-import type { ServedVersionCheck } from './served-versions.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { AcceptOutcome, FlowOutcome, GatewayMetrics } from '../observability/metrics.js';
+import type { ServedVersionCheck } from '../dispatch/served-versions.js';
+import { dispatchAccepted } from './stage.js';
 
 export interface SubmitRequest {
   kind: string;
@@ -227,10 +232,7 @@ export function createAcceptor(deps: AcceptDeps): Acceptor {
           deps.logger?.error('announcing a dead letter failed', { jobId: id, error }),
         );
     }
-    // Awaited for back-pressure; a failure is left to the reconciler (the outbox row stays).
-    if (answer.pointer && !dispatch.inTransaction) {
-      await dispatch.afterCommit([answer.pointer], { markQueued: false });
-    }
+    await dispatchAccepted(dispatch, answer.pointer);
     return answer.result;
   }
 

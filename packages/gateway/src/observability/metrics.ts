@@ -3,6 +3,10 @@
 // (one increment, no label hashing); prom-client reads them when scraped. Histograms observe
 // with one call. Database and runtime figures are collect() callbacks (database-metrics.ts,
 // the runtime's own registration), read when scraped.
+//
+// This folder is what the gateway tells its operators: these metrics and their collectors, the
+// probes and the `/metrics` endpoint (health.ts), the logger and job state lines (logger.ts,
+// log-job-states.ts), and the accept span (tracing.ts).
 
 import type { HistogramView } from '@sluice/contracts';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';

@@ -8,8 +8,8 @@
 
 import type { SluiceDatabase } from '@sluice/storage';
 import { Hono } from 'hono';
-import { admitHttp } from './auth/admit-http.js';
-import type { Gatekeeper } from './auth/gatekeeper.js';
+import { admitHttp } from '../auth/admit-http.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
 import type { Registry } from 'prom-client';
 import type { GatewayMetrics } from './metrics.js';
 

@@ -2,7 +2,7 @@ import { getJobById, heartbeatServed, listEvents, removeServed } from '@sluice/s
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson, inputHash } from './input-hash.js';
-import { errorOf, startGateway, type GatewayFixture } from './testing/fixture.js';
+import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 it('hashes inputs canonically: key order does not matter, values do', () => {
   expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } })).toBe(

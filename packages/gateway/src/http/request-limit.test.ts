@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '@sluice/storage/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 const LIMIT = 4096;
 

@@ -4,6 +4,10 @@
 // callers), then the outbox rows are removed (and, with `markQueued`, accepted jobs moved to
 // queued in the same round trip). A failure after commit leaves the outbox row for the
 // reconciler. Both halves take lists, so callers can batch.
+//
+// This folder: that path (dispatch.ts), the post-commit batcher it uses for outside runtimes
+// (dispatch-batcher.ts), and the check whether any live worker serves a version at all
+// (served-versions.ts), which decides at accept between dispatching and dead-lettering.
 
 import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import {

@@ -3,6 +3,10 @@
 // limit (leaving nothing behind). A declared Content-Length over the limit is refused before a
 // byte is read. The file row is written only once the blob is stored. Uploads not attached to a
 // job expire (`expires_at`); a sweeper deletes them, row first, then blob.
+//
+// This folder: the route (uploads.ts), what the bytes must pass first (upload-guard.ts,
+// upload-types.ts), and what removes leftovers: expired uploads here, crash leftovers in
+// orphan-sweeper.ts, and the delete that spares a just-attached upload (storage-extras.ts).
 
 import { UPLOAD_PATH, isSluiceError, SluiceError } from '@sluice/contracts';
 import {
@@ -17,11 +21,11 @@ import {
   type SluiceDatabase,
 } from '@sluice/storage';
 import type { Hono } from 'hono';
-import { admitHttp } from './auth/admit-http.js';
-import type { Gatekeeper } from './auth/gatekeeper.js';
-import { toFileView } from './job-view.js';
-import type { GatewayLogger } from './logger.js';
-import type { GatewayMetrics } from './metrics.js';
+import { admitHttp } from '../auth/admit-http.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { toFileView } from '../job-view.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import { deleteExpiredFile } from './storage-extras.js';
 import { decideType, guardBody, type GuardedBody } from './upload-guard.js';
 

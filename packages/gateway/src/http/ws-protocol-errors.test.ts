@@ -5,7 +5,7 @@ import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 describeEachDialect('WebSocket protocol errors', (ctx) => {
   let f: GatewayFixture;

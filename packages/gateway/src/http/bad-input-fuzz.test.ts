@@ -9,9 +9,9 @@
 import fc from 'fast-check';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
-import { httpCall, RawJson, sseCall } from './testing/raw-calls.js';
-import { json, sample, weirdString } from './testing/fuzz-arbitraries.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
+import { httpCall, RawJson, sseCall } from '../testing/raw-calls.js';
+import { json, sample, weirdString } from '../testing/fuzz-arbitraries.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 2000);
 const HANG_MS = 5000;

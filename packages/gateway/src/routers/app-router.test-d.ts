@@ -1,8 +1,8 @@
 import type { BatchOptions, DebounceOptions, ErrorCode, SingletonOptions } from '@sluice/contracts';
 import { expectTypeOf, it } from 'vitest';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from './routers/index.js';
-import type { TestJobs } from './testing/fixture.js';
+import type { AppRouter } from './index.js';
+import type { TestJobs } from '../testing/fixture.js';
 
 type In = inferRouterInputs<AppRouter<TestJobs>>;
 type Out = inferRouterOutputs<AppRouter<TestJobs>>;

@@ -7,7 +7,7 @@
 
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 import { decideType } from './upload-guard.js';
 import { parseContentType } from './uploads.js';
 

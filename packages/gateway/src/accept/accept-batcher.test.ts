@@ -13,8 +13,8 @@ import { insertFile, newFileId, type SluiceDatabase } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
 import { createAcceptBatcher, type AcceptAnswer, type AcceptItem } from './accept-batcher.js';
-import { createDispatchPath } from './dispatch.js';
-import { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
+import { createDispatchPath } from '../dispatch/dispatch.js';
+import { createEmbeddedDispatcher, EMBEDDED_CAPABILITIES } from '../runtimes/embedded.js';
 
 const ok: RouteResult = { ok: true, version: 'v1' };
 const notRoutable: RouteResult = {

@@ -13,9 +13,9 @@
 import fc from 'fast-check';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { json, sample, weirdString } from './testing/fuzz-arbitraries.js';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
-import { openRawSocket, type RawSocket } from './testing/raw-calls.js';
+import { json, sample, weirdString } from '../testing/fuzz-arbitraries.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
+import { openRawSocket, type RawSocket } from '../testing/raw-calls.js';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);

@@ -4,7 +4,7 @@ import { getFile, uploadKey } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 import { parseContentType, sanitizeFilename } from './uploads.js';
 
 const LIMIT = 256 * 1024;

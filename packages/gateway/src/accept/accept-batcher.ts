@@ -8,9 +8,10 @@
 // Every request keeps its own answer (accept-write.ts). If the batch transaction fails, each
 // request is retried in a transaction of its own, so one bad item never fails the others.
 
-import { acceptJobs, type SluiceDatabase } from '@sluice/storage/portable';
-import { writeBatch, type AcceptAnswer, type AcceptItem, type InsertJobs } from './accept-write.js';
-import type { DispatchPath } from './dispatch.js';
+import type { SluiceDatabase } from '@sluice/storage/portable';
+import { writeBatch, type AcceptAnswer, type AcceptItem } from './accept-write.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
+import { insertWithOutbox } from './stage.js';
 
 export type { AcceptAnswer, AcceptItem } from './accept-write.js';
 
@@ -128,12 +129,7 @@ export function createAcceptBatcher(
  * A rejected request writes nothing: every check that can reject runs before that batch.
  */
 function createStatementAcceptor(database: SluiceDatabase, dispatch: DispatchPath): AcceptBatcher {
-  // Outside the database, `stage` writes outbox rows only: they go in the jobs' own batch.
-  const insert: InsertJobs = (_db, jobs) =>
-    acceptJobs(database, jobs, Date.now(), {
-      outbox: !dispatch.inTransaction,
-      outboxScheduled: dispatch.delaysInRun,
-    });
+  const insert = insertWithOutbox(database, dispatch);
   return {
     async accept(item) {
       try {

@@ -19,11 +19,11 @@ import {
   insertAcceptedJobs,
   ownedFileRefs,
   type AcceptedJob,
-  type AcceptedWrite,
   type Db,
   type StoredEvent,
 } from '@sluice/storage/portable';
-import type { DispatchPath } from './dispatch.js';
+import type { DispatchPath } from '../dispatch/dispatch.js';
+import { stageAccepted, type InsertJobs } from './stage.js';
 
 export interface AcceptItem {
   job: AcceptedJob & { idempotencyKey: string | null; fileIds: readonly string[] };
@@ -68,9 +68,6 @@ function compareRefs(a: string | undefined, b: string | undefined): number {
   if (b === undefined) return -1;
   return a < b ? -1 : 1;
 }
-
-/** Writes the accepted jobs with their events: inside the batch transaction, or atomically alone. */
-export type InsertJobs = (tx: Db, jobs: readonly AcceptedJob[]) => Promise<AcceptedWrite>;
 
 /** One transaction for the whole batch; an answer per item (in order). Throws if it failed. */
 export async function writeBatch(
@@ -174,9 +171,6 @@ export async function writeBatch(
     answers[f] = duplicateOf(originals.get(leader) as Original, jobs[f] as AcceptItem['job']);
   }
   await attachFiles(tx, [...new Set(fileIds)]);
-  // Queued at commit for every runtime: an outside runtime's outbox row guarantees the pointer
-  // reaches it after commit (dispatch.ts).
-  // (On D1 the outbox rows went in the jobs' own batch already: `outboxWritten`.)
-  await dispatch.stage(tx, written.outboxWritten ? [] : pointers);
+  await stageAccepted(tx, dispatch, written, pointers);
   return answers as AcceptAnswer[];
 }

@@ -1,8 +1,8 @@
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createGateway } from './create-gateway.js';
-import { createEmbeddedDispatcher } from './runtimes/embedded.js';
+import { createGateway } from '../create-gateway.js';
+import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
 import {
   errorOf,
   record,
@@ -10,7 +10,7 @@ import {
   startGateway,
   testJobs,
   type GatewayFixture,
-} from './testing/fixture.js';
+} from '../testing/fixture.js';
 
 function metric(text: string, name: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));

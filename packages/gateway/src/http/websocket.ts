@@ -10,6 +10,10 @@
 //   - at most `socketsPerKey` open sockets per API key;
 //   - open sockets are re-verified periodically: a revoked key's sockets are closed (4403).
 //     Subscriptions on them end sooner, through the gatekeeper's stream watch (procedures.ts).
+//
+// This folder guards the Node server's wire (create-gateway.ts mounts both, serve.ts routes the
+// upgrades): these upgrades, the tRPC request-size limit (request-limit.ts), and the tests of what
+// clients send over it (slow clients, malformed frames, bad-input fuzz).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -18,13 +22,13 @@ import type { AnyRouter } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { SluiceError } from '@sluice/contracts';
-import { retryAfterSeconds } from './auth/admit-http.js';
-import type { ApiKeyAuth } from './auth/api-key-auth.js';
-import type { Gatekeeper } from './auth/gatekeeper.js';
-import { createOriginCheck } from './auth/origin.js';
-import { createWsContextFactory } from './trpc/context.js';
-import type { GatewayLogger } from './logger.js';
-import type { GatewayMetrics } from './metrics.js';
+import { retryAfterSeconds } from '../auth/admit-http.js';
+import type { ApiKeyAuth } from '../auth/api-key-auth.js';
+import type { Gatekeeper } from '../auth/gatekeeper.js';
+import { createOriginCheck } from '../auth/origin.js';
+import { createWsContextFactory } from '../trpc/context.js';
+import type { GatewayLogger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 
 export interface WebSocketOptions {
   /** Close sockets that have not authenticated after this long (default 5000 ms). */

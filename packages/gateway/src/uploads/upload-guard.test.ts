@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 import { sanitizeFilename } from './uploads.js';
 import { sniff } from './upload-guard.js';
 

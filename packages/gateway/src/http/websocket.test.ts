@@ -6,7 +6,7 @@ import { describeEachDialect } from '@sluice/storage/testing';
 import { sleep } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { errorOf, startGateway, type GatewayFixture } from './testing/fixture.js';
+import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 interface Outcome {
   status?: number;

@@ -6,9 +6,9 @@ import type { MessagePointer, RuntimeDispatcher } from '@sluice/contracts';
 import { dueOutbox, getJobById, listEvents, type Db } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EMBEDDED_CAPABILITIES } from './runtimes/embedded.js';
-import { deadLetterJob } from './testing/drive.js';
-import { startGateway, type GatewayFixture } from './testing/fixture.js';
+import { EMBEDDED_CAPABILITIES } from '../runtimes/embedded.js';
+import { deadLetterJob } from '../testing/drive.js';
+import { startGateway, type GatewayFixture } from '../testing/fixture.js';
 
 function createOutsideRuntime() {
   const dispatched: MessagePointer[] = [];
