@@ -72,7 +72,7 @@ beforeAll(async () => {
       SLUICE_CALLBACK_SECRET: SECRET,
     },
   });
-}, 150_000);
+}, 240_000);
 afterAll(async () => {
   await dev?.stop();
   await new Promise((r) => provider?.close(r));

@@ -17,7 +17,7 @@ beforeAll(async () => {
   const row = newApiKeyRow('acme');
   await dev.d1(row.insert);
   owner = row.key;
-}, 150_000);
+}, 240_000);
 afterAll(async () => {
   await dev?.stop();
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
   dev = await startWranglerDev('wrangler.test.jsonc');
   acme = await clientFor('acme');
   other = await clientFor('globex');
-}, 150_000);
+}, 240_000);
 afterAll(async () => {
   await acme?.close();
   await other?.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
     subscriptions: 'sse',
     EventSource,
   });
-}, 150_000);
+}, 240_000);
 afterAll(async () => {
   await acme?.close();
   await dev?.stop();

@@ -29,15 +29,18 @@ describeEachDialect('delayed jobs', (ctx) => {
   it('waits scheduled until due, unclaimable and listed, then is queued once with its events in order', async () => {
     const c = f.http(f.keyA);
     const submitted = Date.now();
+    // Long enough that the reads below finish before it is due on a loaded machine (700 ms did
+    // not: the scheduler had queued it before the list read).
+    const delayMs = 3000;
     const { id, state } = await c.jobs.submit.mutate({
       kind: 'demo.echo',
       input: { text: 'later' },
-      delayMs: 700,
+      delayMs,
     });
     expect(state).toBe('scheduled');
     const view = await c.jobs.get.query({ id });
     expect(view.state).toBe('scheduled');
-    expect(Date.parse(view.runAt ?? '')).toBeGreaterThanOrEqual(submitted + 700);
+    expect(Date.parse(view.runAt ?? '')).toBeGreaterThanOrEqual(submitted + delayMs);
     const listed = await c.jobs.list.query({ state: 'scheduled' });
     expect(listed.items.map((j) => j.id)).toContain(id);
     // A worker claiming now gets nothing of it.
@@ -49,11 +52,11 @@ describeEachDialect('delayed jobs', (ctx) => {
     });
     expect(claimed.map((j) => j.job.id)).not.toContain(id);
     await waitFor(async () => (await getJobById(ctx().database.db, id))?.state === 'queued', {
-      timeoutMs: 5000,
+      timeoutMs: 10_000,
       message: 'delayed job queued',
     });
     const queuedAt = Date.parse((await getJobById(ctx().database.db, id))?.updatedAt ?? '');
-    expect(queuedAt).toBeGreaterThanOrEqual(submitted + 700);
+    expect(queuedAt).toBeGreaterThanOrEqual(submitted + delayMs);
     expect(await states(id)).toEqual(['accepted', 'scheduled', 'queued']);
   });
 
@@ -91,10 +94,11 @@ describeEachDialect('delayed jobs', (ctx) => {
     const { id } = await c.jobs.submit.mutate({
       kind: 'demo.echo',
       input: { text: 'never' },
-      delayMs: 300,
+      // The cancel must land before it is due, even on a loaded machine.
+      delayMs: 2000,
     });
     expect(await c.jobs.cancel.mutate({ id })).toEqual({ id, state: 'cancelled' });
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, 2500));
     expect((await getJobById(ctx().database.db, id))?.state).toBe('cancelled');
     expect(await states(id)).toEqual(['accepted', 'scheduled', 'cancelled']);
   });
