@@ -87,9 +87,9 @@ describe('pointer format 2: the accepted row travels with the pointer', () => {
     }
     const noEpoch = flat.filter((_v, i) => i !== at('epoch') - 1 && i !== at('epoch'));
     expect(() => decodePointer(noEpoch)).toThrowError(/snapshot\.epoch/);
-    expect(() =>
-      parsePointer({ ...identity(), snapshot: { ...row, extra: 1 } }),
-    ).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST' }));
+    expect(() => parsePointer({ ...identity(), snapshot: { ...row, extra: 1 } })).toThrowError(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
     // Snapshot fields without the format that announces them are extra fields.
     const unannounced = flat.filter((_v, i) => i !== at('format') - 1 && i !== at('format'));
     expect(() => decodePointer(unannounced)).toThrowError(/invalid message pointer/);

@@ -20,7 +20,11 @@ export const MAX_POINTER_INPUT_BYTES = 8 * 1024;
 /** The wire format of a pointer that carries a snapshot (`format` field); old pointers have none. */
 export const POINTER_FORMAT = '2';
 
-const Count = z.number().int().min(0).max(2 ** 31 - 1);
+const Count = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
 
 export const PointerSnapshot = z
   .object({

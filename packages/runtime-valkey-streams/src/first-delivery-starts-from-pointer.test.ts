@@ -36,7 +36,10 @@ afterAll(async () => {
 });
 
 /** Accepts one paid job as the gateway does and returns the pointer it would XADD. */
-async function accept(input: Record<string, unknown>, withSnapshot = true): Promise<MessagePointer> {
+async function accept(
+  input: Record<string, unknown>,
+  withSnapshot = true,
+): Promise<MessagePointer> {
   const job: AcceptedJob = {
     id: formatJobId('v1'),
     tenantId: 'acme',

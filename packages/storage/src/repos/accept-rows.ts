@@ -94,10 +94,7 @@ export const ACCEPTED_LAST_SEQ = 2;
  * starts from it without reading the row back): epoch 0, no attempt yet, `last_seq` 2. None for
  * a job with files: the worker checks they still exist, which needs the database anyway.
  */
-export function acceptedSnapshot(
-  job: AcceptedJob,
-  createdAt: string,
-): PointerSnapshot | undefined {
+export function acceptedSnapshot(job: AcceptedJob, createdAt: string): PointerSnapshot | undefined {
   if (job.outcome.to !== 'queued' || (job.fileIds?.length ?? 0) > 0) return undefined;
   return snapshotWithInput(
     {

@@ -78,13 +78,7 @@ export async function writeAttemptsD1(
         r: u.result === undefined ? null : toJson(u.result),
         a: u.assetKey ?? null,
       }));
-      push(undefined, UNITS, [
-        ...fence,
-        w.attemptId,
-        w.epoch,
-        JSON.stringify(units),
-        ...identity,
-      ]);
+      push(undefined, UNITS, [...fence, w.attemptId, w.epoch, JSON.stringify(units), ...identity]);
     }
     push({ write: i, kind: 'update' }, UPDATE, [
       ...fence,
