@@ -4,6 +4,7 @@
 // nothing (its first write is fenced; the guard makes that write before it sends). Also: an
 // input too large to carry and an old pointer (no format field) take the row read and run.
 // Real Redis and PostgreSQL; the provider is the testkit's fake, which counts what it billed.
+// Entries go out through the fixture's raw XADD: exactly the pointer each case builds.
 
 import { formatJobId, type Delivery, type MessagePointer } from '@sluice/contracts';
 import {
@@ -91,7 +92,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
     expect(p.snapshot?.inputJson).toBeDefined();
     const { w } = worker('fresh');
     await w.start();
-    await h.dispatch([p]);
+    await h.fixture.dispatch([p]);
     await waitFor(async () => (await stateOf(p.jobId)) === 'succeeded', { message: 'succeeded' });
     expect(w.metrics().admittedFromPointer).toBe(1);
     expect(w.metrics().lostLeases).toBe(0);
@@ -108,7 +109,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
       cancelled = true;
     });
     await w.start();
-    await h.dispatch([p]);
+    await h.fixture.dispatch([p]);
     // Acked either way: after the cancel (ack only), or after a run that should not have been.
     await waitFor(async () => cancelled && (await h.pending(paidJob.kind)) === 0, {
       message: 'entry acked',
@@ -135,7 +136,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
     });
     const { w, executed } = worker('stale');
     await w.start();
-    await h.dispatch([p]); // the old pointer arrives late, as a first delivery
+    await h.fixture.dispatch([p]); // the old pointer arrives late, as a first delivery
     // Fenced, or (were it not) billed: whichever comes first decides.
     await waitFor(async () => w.metrics().lostLeases === 1 || (await billed(p.jobId)) > 0, {
       message: 'the stale attempt was fenced or billed',
@@ -150,7 +151,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
     expect([row?.state, row?.epoch, row?.attempts]).toEqual(['queued', 1, 1]);
     // The re-dispatch (no snapshot: the reconciler's pointer) reads the row and runs epoch 2.
     const { snapshot: _old, ...again } = p;
-    await h.dispatch([again]);
+    await h.fixture.dispatch([again]);
     await waitFor(async () => (await stateOf(p.jobId)) === 'succeeded', { message: 'succeeded' });
     expect(await billed(p.jobId)).toBe(1);
     expect((await ledgerRows(p.jobId)).map((r) => Number(r.epoch))).toEqual([2]);
@@ -163,7 +164,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
     expect(p.snapshot?.inputJson).toBeUndefined();
     const { w, executed } = worker('large');
     await w.start();
-    await h.dispatch([p]);
+    await h.fixture.dispatch([p]);
     await waitFor(async () => (await stateOf(p.jobId)) === 'succeeded', { message: 'succeeded' });
     expect(w.metrics().admittedFromPointer).toBe(0);
     // Two units: the input came from the row.
@@ -175,7 +176,7 @@ describe('a first delivery starts from the row its pointer carries, fenced', () 
     const p = await accept({ call: 'sync' }, false);
     const { w } = worker('old');
     await w.start();
-    await h.dispatch([p]);
+    await h.fixture.dispatch([p]);
     await waitFor(async () => (await stateOf(p.jobId)) === 'succeeded', { message: 'succeeded' });
     expect(w.metrics().admittedFromPointer).toBe(0);
     expect(await billed(p.jobId)).toBe(1);
