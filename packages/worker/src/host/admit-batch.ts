@@ -4,7 +4,8 @@
 //   with their job; only the files check remains.
 // - Pointers (a transport outside the database) get ONE prepared read of their job rows, a files check when a job has
 //   files, and `decideDelivery` each (pure). A first delivery whose pointer carries its row
-//   (`startsFromPointer`, pointer-row.ts) skips the read: its fenced first write checks it. A `start` becomes an attempt that has written
+//   (`startsFromPointer`, pointer-row.ts) skips the read: its fenced first write checks it.
+//   A `start` becomes an attempt that has written
 //   nothing: its job stays `queued` until the attempt's first write (lazy start). A `reclaim`
 //   (a lapsed lease, or this worker's own job from before a restart) is started here, in one
 //   group write, because the previous holder may still be writing until the new epoch lands.
