@@ -24,8 +24,14 @@ export interface AcceptProducerOptions {
   database: SluiceDatabase;
   /** For log lines (`sluice-nats producer`). */
   name: string;
-  /** Hands the committed jobs' pointers to the transport. */
-  dispatch(ids: readonly string[]): Promise<void>;
+  /**
+   * Hands the committed jobs' pointers to the transport (`accepted`: the jobs as written and
+   * their accept time, for a transport whose pointers carry the row).
+   */
+  dispatch(
+    ids: readonly string[],
+    accepted: { jobs: readonly AcceptedJob[]; at: string },
+  ): Promise<void>;
   /** Closes the transport's connection (after the database). */
   closeTransport(): Promise<void>;
 }
@@ -54,15 +60,14 @@ export function createAcceptProducer(opts: AcceptProducerOptions): Producer {
 
   async function write(batch: readonly Waiting[]): Promise<void> {
     const ids = batch.map((w) => w.job.id);
-    await database.transaction(async (tx) => {
-      const written = await insertAcceptedJobs(
-        tx,
-        batch.map((w) => w.job),
-      );
+    const jobs = batch.map((w) => w.job);
+    const at = await database.transaction(async (tx) => {
+      const written = await insertAcceptedJobs(tx, jobs);
       if (written.inserted.size !== batch.length) throw new Error('accepted jobs not all written');
       await addToOutbox(tx, ids);
+      return written.events[0]?.event.at ?? isoNow();
     });
-    await opts.dispatch(ids);
+    await opts.dispatch(ids, { jobs, at });
     owed.push(...ids);
   }
 

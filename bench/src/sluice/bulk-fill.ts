@@ -19,6 +19,8 @@ export interface FillOptions {
   from?: number;
   /** The jobs' tenant (default BENCH_TENANT). */
   tenant?: string;
+  /** Their accept time (`created_at`, the events' time; default now): pointers may carry it. */
+  at?: string;
 }
 
 interface JobRowValues {
@@ -55,6 +57,7 @@ function fillSqlite(
   file: string,
   tenant: string,
   chunks: (at: string) => Iterable<JobRowValues[]>,
+  fillAt: string,
 ) {
   const db = new SQLite(file);
   try {
@@ -67,7 +70,7 @@ function fillSqlite(
     const event = db.prepare(
       `insert into job_events (${EVENT_COLUMNS}) values (?, ?, '${BENCH_KIND}', 1, 2, 'state', ?, ?)`,
     );
-    const at = isoNow();
+    const at = fillAt;
     const write = db.transaction((jobs: JobRowValues[]) => {
       for (const j of jobs) {
         job.run(j.id, tenant, j.input, j.hash, at, at);
@@ -129,6 +132,7 @@ async function fillPostgres(
   url: string,
   tenant: string,
   chunks: (at: string) => Iterable<JobRowValues[]>,
+  fillAt: string,
 ): Promise<string[]> {
   const clients = Array.from({ length: PG_CONNECTIONS }, () => {
     const client = new pg.Client({ connectionString: url });
@@ -137,7 +141,7 @@ async function fillPostgres(
   });
   try {
     await Promise.all(clients.map((c) => c.connect()));
-    const at = isoNow();
+    const at = fillAt;
     const ids: string[] = [];
     const busy: (Promise<void> | undefined)[] = clients.map(() => undefined);
     let turn = 0;
@@ -170,6 +174,6 @@ export async function fillQueued(
   }
   // Each database's own bulk path, on its own driver: chosen by the URL it is opened from.
   return isPostgresUrl(run.url)
-    ? fillPostgres(run.url, tenant, chunks)
-    : fillSqlite(run.url, tenant, chunks);
+    ? fillPostgres(run.url, tenant, chunks, opts.at ?? isoNow())
+    : fillSqlite(run.url, tenant, chunks, opts.at ?? isoNow());
 }

@@ -3,10 +3,11 @@
 // `bench.noop` jobs in `queued` with their two events in the suite's (truncated) database, and one
 // message pointer per job in the job stream, XADDed in pipelines of 1,000 after the consumer group
 // was created at `0` (exactly the gateway dispatcher's keys, group and fields: createStreamKeys,
-// encodePointer). The children (workers/sluice-streams.ts) run the real worker. After every run
+// encodePointer, each pointer carrying its accepted row as the gateway's submit path sends it). The children (workers/sluice-streams.ts) run the real worker. After every run
 // `verify` checks that every job reached `succeeded` and that the group has nothing pending.
 import { Redis } from 'iovalkey';
-import { encodePointer } from '@sluice/contracts';
+import { encodePointer, snapshotWithInput } from '@sluice/contracts';
+import { ACCEPTED_LAST_SEQ, isoNow } from '@sluice/storage';
 import { sql } from 'kysely';
 import type {
   BenchAdapter,
@@ -15,7 +16,7 @@ import type {
   PreparedRun,
   VerifyExpectation,
 } from '../adapter.js';
-import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION } from './bench-job.js';
+import { BENCH_KIND, BENCH_TENANT, BENCH_VERSION, benchJob } from './bench-job.js';
 import { fillQueued } from './bulk-fill.js';
 import { analyze, prepareRunDatabase, type RunDatabase } from './sluice-db.js';
 import type { StreamsChildConfig } from './streams-config.js';
@@ -31,16 +32,22 @@ const CONNECTION_BUDGET = 40;
 const keys = createStreamKeys();
 export const BENCH_STREAM = keys.jobs(BENCH_KIND, BENCH_VERSION);
 
-async function dispatchPointers(redis: Redis, ids: readonly string[]): Promise<void> {
+/** The pointers carry the rows as `fillQueued` wrote them, as the gateway's accept does. */
+async function dispatchPointers(redis: Redis, ids: readonly string[], at: string): Promise<void> {
   await redis.xgroup('CREATE', BENCH_STREAM, keys.group, '0', 'MKSTREAM');
+  const row = { epoch: 0, lastSeq: ACCEPTED_LAST_SEQ, attempts: 0, createdAt: at };
   for (let from = 0; from < ids.length; from += XADD_BATCH) {
     const pipeline = redis.pipeline();
-    for (const jobId of ids.slice(from, from + XADD_BATCH)) {
+    for (const [k, jobId] of ids.slice(from, from + XADD_BATCH).entries()) {
       const fields = encodePointer({
         jobId,
         kind: BENCH_KIND,
         version: BENCH_VERSION,
         tenantId: BENCH_TENANT,
+        snapshot: snapshotWithInput(
+          { ...row, maxAttempts: benchJob.maxAttempts },
+          { i: from + k, t: 0 },
+        ),
       });
       pipeline.xadd(BENCH_STREAM, '*', ...fields);
     }
@@ -106,11 +113,12 @@ async function prepare(services: BenchServices, spec: PrepareSpec): Promise<Prep
     await run.dispose();
   };
   try {
-    const ids = await fillQueued(run, spec.jobs);
+    const at = isoNow();
+    const ids = await fillQueued(run, spec.jobs, { at });
     // Different servers: the statistics and the pointers can be written at the same time.
     await Promise.all([
       analyze(run.database),
-      ids.length > 0 ? dispatchPointers(redis, ids) : undefined,
+      ids.length > 0 ? dispatchPointers(redis, ids, at) : undefined,
     ]);
     await redis.config('RESETSTAT');
   } catch (error) {

@@ -5,7 +5,7 @@
 // stamps `job.t` before `add`, i.e. before the database write (accept → start).
 import { Redis } from 'iovalkey';
 import { encodePointer } from '@sluice/contracts';
-import { openDatabase } from '@sluice/storage';
+import { acceptedSnapshot, openDatabase } from '@sluice/storage';
 import { createStreamKeys } from '@sluice/runtime-valkey-streams';
 import type { CreateProducer } from '../adapter.js';
 import { monoMs } from '../harness/clock.js';
@@ -31,14 +31,17 @@ export const createProducer: CreateProducer = async (init) => {
   return createAcceptProducer({
     database,
     name: 'sluice-streams producer',
-    async dispatch(ids) {
+    async dispatch(_ids, { jobs, at }) {
       const pipeline = redis.pipeline();
-      for (const jobId of ids) {
+      for (const job of jobs) {
+        // As the gateway's submit path: the pointer carries the row it just wrote.
+        const snapshot = acceptedSnapshot(job, at);
         const fields = encodePointer({
-          jobId,
+          jobId: job.id,
           kind: BENCH_KIND,
           version: BENCH_VERSION,
           tenantId: BENCH_TENANT,
+          ...(snapshot ? { snapshot } : {}),
         });
         const entry = stampedEntryId(last, monoMs());
         last = entry;

@@ -3,6 +3,7 @@ export * from './state-machine.js';
 export * from './job-id.js';
 export * from './names.js';
 export * from './message-pointer.js';
+export * from './pointer-snapshot.js';
 export * from './idempotency.js';
 export * from './limits.js';
 export * from './retention.js';

@@ -1,13 +1,27 @@
-// The message pointer: the only thing a runtime carries. Never file bodies or results; the
-// worker reloads the job row. A hard size bound keeps stream entries small (F7 in the research).
+// The message pointer: the only thing a runtime carries. Never file bodies or results. An old
+// (format 1) pointer names the job and the worker reads its row; a format-2 pointer also carries
+// the row as queued (`snapshot`, pointer-snapshot.ts) so a first delivery can start without that
+// read. A hard size bound keeps stream entries small: the carried input is at most 8 KiB.
 
 import { z } from 'zod';
 import { SluiceError } from './errors.js';
 import { PRIORITY_MAX, PRIORITY_MIN } from './define-job.js';
 import { JOB_ID_PATTERN, VERSION_PATTERN, parseJobId } from './job-id.js';
 import { JOB_KIND_PATTERN, MAX_JOB_KIND_LENGTH, TENANT_ID_PATTERN } from './names.js';
+import {
+  MAX_POINTER_INPUT_BYTES,
+  PointerSnapshot,
+  nestSnapshot,
+  snapshotFields,
+} from './pointer-snapshot.js';
 
-export const MAX_POINTER_BYTES = 1024;
+/**
+ * The whole entry: the carried input's bound plus room for everything else. The identity fields
+ * are bounded (an id, a kind of at most 100, a tenant of at most 64), and so are the snapshot's
+ * (four counters, a timestamp, a trace context of at most 200, an API key id of at most 100):
+ * together well under 2 KiB, so a valid pointer always fits.
+ */
+export const MAX_POINTER_BYTES = MAX_POINTER_INPUT_BYTES + 2048;
 const FIELDS = ['jobId', 'kind', 'version', 'tenantId'] as const;
 
 export const MessagePointer = z
@@ -27,6 +41,11 @@ export const MessagePointer = z
      * `priority`: never written into a stream entry.
      */
     runAt: z.string().datetime({ offset: true }).optional(),
+    /**
+     * The row as the accept queued it (format 2): lets a FIRST delivery start without reading
+     * the row. Absent on old pointers and on every re-dispatch (those read the row).
+     */
+    snapshot: PointerSnapshot.optional(),
   })
   .strict()
   .refine((p) => parseJobId(p.jobId)?.version === p.version, {
@@ -62,12 +81,13 @@ function tooLarge(bytes: number): SluiceError {
 export function encodePointer(pointer: MessagePointer): string[] {
   const valid = parsePointer(pointer);
   const flat = FIELDS.flatMap((f) => [f, valid[f]]);
+  if (valid.snapshot) flat.push(...snapshotFields(valid.snapshot));
   const bytes = byteSize(flat);
   if (bytes > MAX_POINTER_BYTES) throw tooLarge(bytes);
   return flat;
 }
 
-/** Reads a pointer from a flat field list or a record. Rejects anything over 1 KiB first. */
+/** Reads a pointer from a flat field list or a record. Rejects anything over the bound first. */
 export function decodePointer(
   fields: readonly unknown[] | Readonly<Record<string, unknown>>,
 ): MessagePointer {
@@ -85,13 +105,14 @@ export function decodePointer(
     if (bytes > MAX_POINTER_BYTES) throw tooLarge(bytes);
     Object.assign(record, Object.fromEntries(entries));
   }
-  return parsePointer(record);
+  return parsePointer(nestSnapshot(record));
 }
 
 /**
  * The schema's checks written out, for the worker's hot path (every delivery is decoded): the
- * pointer when the value is exactly a valid one, else `undefined` and the schema decides (and
- * words the error). Accepts nothing the schema refuses (message-pointer.test.ts compares them).
+ * pointer when the value is exactly a valid old-format one, else `undefined` and the schema
+ * decides (and words the error; a pointer with a snapshot always goes to the schema). Accepts
+ * nothing the schema refuses (message-pointer.test.ts compares them).
  */
 function checkedPointer(value: unknown): MessagePointer | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -132,4 +153,15 @@ export function parsePointer(value: unknown): MessagePointer {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The pointer without its snapshot: what a runtime writes when it puts a delivery back (a
+ * release, a dead letter). The job may have moved since the snapshot was taken, and a re-added
+ * entry is a redelivery: it must make the worker read the row.
+ */
+export function withoutSnapshot(pointer: MessagePointer): MessagePointer {
+  if (!pointer.snapshot) return pointer;
+  const { snapshot: _snapshot, ...rest } = pointer;
+  return rest;
 }

@@ -27,6 +27,8 @@ export const EMBEDDED_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // A suspended job is a `waiting` row; resuming it queues the row again (the table is the queue).
   durableWaits: true,
   childJobs: true,
+  // The claim reads the row anyway (it is the queue).
+  startsFromPointer: false,
 });
 
 /**
@@ -64,6 +66,8 @@ export const CLOUDFLARE_WORKFLOWS_CAPABILITIES: RuntimeCapabilities = Object.fre
   // through the D1 job store's batches: not built yet, so refused (submit and call), never faked.
   durableWaits: false,
   childJobs: false,
+  // The run reads its row through the job store; the pointer is its Workflow's parameters.
+  startsFromPointer: false,
 });
 
 /**

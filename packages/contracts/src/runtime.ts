@@ -93,6 +93,12 @@ export interface RuntimeCapabilities {
    * epoch, waited for as a durable wait. Without it `ctx.children` fails with a typed error.
    */
   readonly childJobs: boolean;
+  /**
+   * A first delivery may start from the snapshot its pointer carries (`MessagePointer.snapshot`)
+   * instead of reading the job row: the gateway puts the accepted row into the pointers it sends
+   * at submit. Only for a transport outside the database that marks first deliveries (`fresh`).
+   */
+  readonly startsFromPointer: boolean;
 }
 
 export interface VersionKey {
@@ -165,6 +171,13 @@ export interface Delivery {
   readonly pointer: MessagePointer | null;
   /** How often the transport handed it out. Informational: attempts are counted in the database. */
   readonly transportDeliveries: number;
+  /**
+   * The transport handed this entry out for the first time, to any consumer (a read of new
+   * entries: never a claim from another consumer, nor a re-read of this consumer's own pending
+   * after a restart). Only such a delivery may start from the pointer's snapshot instead of the
+   * row; absent means false.
+   */
+  readonly fresh?: boolean | undefined;
 }
 
 export type RenewOutcome = 'renewed' | 'lost';

@@ -36,4 +36,6 @@ export const NATS_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   // child cases run on this transport (conformance.test.ts).
   durableWaits: true,
   childJobs: true,
+  // The reader does not mark first deliveries yet: every delivery reads its row.
+  startsFromPointer: false,
 });

@@ -28,5 +28,7 @@ export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
     startsOnClaim: false,
     acksWithOutcome: false,
     fairAcrossTenants: fair,
+    // A `>` read marks its deliveries `fresh`; the gateway's submit pointers carry the row.
+    startsFromPointer: true,
   });
 }

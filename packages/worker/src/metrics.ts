@@ -11,6 +11,8 @@ export interface WorkerCounters {
   claimed: number;
   /** Attempts started (`start` or `reclaim`). */
   started: number;
+  /** Deliveries admitted from the row their pointer carried (no row read). */
+  admittedFromPointer: number;
   reclaimed: number;
   succeeded: number;
   failed: number;
@@ -67,6 +69,7 @@ export function createCounters(): WorkerCounters {
   return {
     claimed: 0,
     started: 0,
+    admittedFromPointer: 0,
     reclaimed: 0,
     succeeded: 0,
     failed: 0,
@@ -101,6 +104,7 @@ export function createCounters(): WorkerCounters {
 const HELP: Record<keyof WorkerMetrics, [string, 'counter' | 'gauge']> = {
   claimed: ['Deliveries read from the runtime', 'counter'],
   started: ['Attempts started (start or reclaim)', 'counter'],
+  admittedFromPointer: ['Deliveries admitted from the row their pointer carried', 'counter'],
   reclaimed: ['Attempts that took over a job whose lease expired', 'counter'],
   succeeded: ['Jobs this worker moved to succeeded', 'counter'],
   failed: ['Jobs this worker moved to failed', 'counter'],

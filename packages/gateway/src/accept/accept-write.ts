@@ -12,6 +12,7 @@ import {
   type SubmitResult,
 } from '@sluice/contracts';
 import {
+  acceptedSnapshot,
   attachFiles,
   findByIdempotencyKey,
   findByIdempotencyKeys,
@@ -154,6 +155,11 @@ export async function writeBatch(
       tenantId: job.tenantId,
       priority: job.priority,
     };
+    // The row as just written travels along: the worker starts a first delivery from it
+    // without reading the row back (its first write is fenced on this epoch and last_seq).
+    const createdAt = dispatch.snapshots ? eventsOf.get(job.id)?.[0]?.event.at : undefined;
+    const snapshot = createdAt === undefined ? undefined : acceptedSnapshot(job, createdAt);
+    if (snapshot) pointer.snapshot = snapshot;
     // A scheduled job has no pointer yet (the due-job scheduler dispatches it when due), unless
     // the runtime's run waits for the due time itself: then it goes out now, with its due time.
     const delayedInRun = state === 'scheduled' && dispatch.delaysInRun;

@@ -27,6 +27,7 @@ export function createOutboxDispatchPath(
   return {
     inTransaction: false,
     delaysInRun: dispatcher.capabilities.delaysInRun,
+    snapshots: dispatcher.capabilities.startsFromPointer,
     stage: (db, pointers) =>
       addToOutbox(
         db,

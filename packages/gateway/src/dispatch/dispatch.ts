@@ -25,6 +25,8 @@ export interface DispatchPath {
    * job is staged and dispatched at submit like a queued one, its pointer carrying `runAt`.
    */
   readonly delaysInRun: boolean;
+  /** The runtime starts first deliveries from a snapshot in the pointer (`startsFromPointer`). */
+  readonly snapshots: boolean;
   /** Inside the transaction: enqueue (in-transaction runtimes) or write the outbox rows. */
   stage(tx: Db, pointers: readonly MessagePointer[]): Promise<void>;
   /**
@@ -53,6 +55,7 @@ export function createDispatchPath(
   return {
     inTransaction,
     delaysInRun: runtime.capabilities.delaysInRun,
+    snapshots: runtime.capabilities.startsFromPointer,
     async stage(tx, pointers) {
       if (inTransaction) await runtime.dispatch(pointers, tx);
       else

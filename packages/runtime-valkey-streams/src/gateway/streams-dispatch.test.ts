@@ -1,5 +1,6 @@
 // The Streams dispatch half against a private redis-server, on both dialects: pointers land in
-// the stream of their kind and version with the group already there, concurrent submits share
+// the stream of their kind and version with the group already there (a submit's carrying the row
+// it wrote), concurrent submits share
 // few pipelines, a failed XADD leaves the outbox row that the reconciler dispatches, requeue goes
 // through the same path, and served versions come from the heartbeat ZSET.
 
@@ -76,12 +77,26 @@ describeEachDialect('valkey-streams dispatch', (ctx) => {
       ),
     );
     const pointers = read.flatMap((s) => s.entries.map((e) => decodePointer(e.fields ?? [])));
+    // The submit's pointer carries the row as the accept wrote it: a worker starts its first
+    // delivery from it, fenced on exactly this epoch and last_seq, so each must match the row.
+    const row = await getJobById(ctx().database.db, r.id);
     expect(pointers).toContainEqual({
       jobId: r.id,
       kind: 'demo.echo',
       version: 'v1',
       tenantId: 'acme',
+      snapshot: {
+        epoch: row?.epoch,
+        lastSeq: row?.lastSeq,
+        attempts: row?.attempts,
+        maxAttempts: row?.maxAttempts,
+        createdAt: row?.createdAt,
+        ...(row?.traceContext ? { traceContext: row.traceContext } : {}),
+        ...(row?.apiKeyId ? { apiKeyId: row.apiKeyId } : {}),
+        inputJson: JSON.stringify(row?.input),
+      },
     });
+    expect([row?.state, row?.epoch, row?.lastSeq]).toEqual(['queued', 0, 2]);
     await expect.poll(() => dueOutbox(ctx().database.db, '9999')).toEqual([]);
     const events = await listEvents(ctx().database.db, r.id);
     expect(events.map((e) => ('to' in e ? e.to : e.type))).toEqual(['accepted', 'queued']);

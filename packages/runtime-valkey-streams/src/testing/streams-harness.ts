@@ -23,6 +23,7 @@ import {
 } from '@sluice/worker/conformance';
 import { createStreamsFixture, type StreamsFixture } from './streams-fixture.js';
 import { renewScriptFromEnv } from './renew-script.js';
+import { withSnapshots } from './with-snapshots.js';
 
 function withFaults(
   c: StreamsConnections,
@@ -105,7 +106,7 @@ export async function createStreamsHarness(
         maintainEveryMs: 250,
       }),
     dispatch: async (pointers) => {
-      await fixture.dispatch(pointers);
+      await fixture.dispatch(await withSnapshots(database, pointers));
     },
     pending: async (kind) => {
       const streams = await fixture.streams(`${fixture.keys.prefix}:jobs:{${kind}:*`);

@@ -8,6 +8,7 @@ import { createStreamsRuntime } from '../worker/create-streams-runtime.js';
 import { PAID_CHILD_RUNTIME } from './paid-runtime-entry.js';
 import { renewScriptFromEnv } from './renew-script.js';
 import { createStreamsFixture } from './streams-fixture.js';
+import { withSnapshots } from './with-snapshots.js';
 
 export async function createStreamsRig(
   options: Parameters<typeof createStreamsFixture>[0] = {},
@@ -17,8 +18,8 @@ export async function createStreamsRig(
     dispatchesInTransaction: false,
     // The pointer codec refuses a version other than the job id's prefix.
     carriesMisroutedPointers: false,
-    async dispatch(_database, pointers) {
-      await fx.dispatch(pointers);
+    async dispatch(database, pointers) {
+      await fx.dispatch(await withSnapshots(database, pointers));
     },
     consumer: () => (c) =>
       createStreamsRuntime({

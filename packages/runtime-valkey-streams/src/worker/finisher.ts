@@ -5,7 +5,7 @@
 // lease (still the fence), an ack has nothing to do, a requeue or dead letter is still written,
 // and the next read recreates the group.
 
-import { encodePointer, type RenewOutcome } from '@sluice/contracts';
+import { encodePointer, withoutSnapshot, type RenewOutcome } from '@sluice/contracts';
 import { type StreamEntry } from '../replies.js';
 import { byStream, type StreamInfo, type StreamsContext } from './context.js';
 import type { GroupKeeper } from './groups.js';
@@ -107,7 +107,8 @@ export class StreamsFinisher {
           args: [
             ...this.head,
             d.entryId,
-            ...encodePointer(d.pointer as NonNullable<typeof d.pointer>),
+            // Put back without the snapshot: the next delivery reads the row (the job may move).
+            ...encodePointer(withoutSnapshot(d.pointer as NonNullable<typeof d.pointer>)),
           ],
         })),
       ),
@@ -121,7 +122,7 @@ export class StreamsFinisher {
     await this.moveToDeadLetters(
       info,
       d.entryId,
-      encodePointer(d.pointer),
+      encodePointer(withoutSnapshot(d.pointer)),
       reason,
       d.transportDeliveries,
     );

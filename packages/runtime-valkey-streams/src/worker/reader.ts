@@ -110,6 +110,7 @@ export class StreamsReader {
     info: StreamInfo,
     entries: readonly StreamEntry[],
     counts: ReadonlyMap<string, number>,
+    fresh = false,
   ): Promise<StreamsDelivery[]> {
     const out: StreamsDelivery[] = [];
     for (const entry of entries) {
@@ -128,6 +129,7 @@ export class StreamsReader {
         entryId: entry.id,
         pointer,
         transportDeliveries: counts.get(entry.id) ?? 1,
+        fresh,
       });
     }
     return out;
@@ -274,7 +276,9 @@ export class StreamsReader {
       read = await readNewEntries(ctx, blocking, max, signal, this.blockTarget());
     for (const { stream, entries } of read) {
       const info = ctx.byStream.get(stream);
-      if (info) got.push(...(await this.toDeliveries(info, entries, new Map())));
+      // `>`: entries no consumer was handed before (the only deliveries that may start from the
+      // pointer's snapshot; own pending and claims are redeliveries and read the row).
+      if (info) got.push(...(await this.toDeliveries(info, entries, new Map(), true)));
     }
     return got;
   }

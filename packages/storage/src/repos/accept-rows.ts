@@ -4,7 +4,7 @@
 // ids a statement returned are matched back to the events. Pure: no database handle here; the
 // statements run in dialect/*/accept-*.ts.
 
-import type { JobState } from '@sluice/contracts';
+import { snapshotWithInput, type JobState, type PointerSnapshot } from '@sluice/contracts';
 import { toJson } from '../json.js';
 import { eventRowColumns, type EventToInsert, type StoredEvent } from './event-rows.js';
 import type { NewJob } from './job-row.js';
@@ -86,6 +86,30 @@ function eventsOf(job: AcceptedJob, at: string): EventToInsert[] {
   ];
 }
 
+/** `last_seq` of an accepted job: its two events (`accepted`, then the move). */
+export const ACCEPTED_LAST_SEQ = 2;
+
+/**
+ * The row this accept wrote for a job it queued, as its pointer carries it (a first delivery
+ * starts from it without reading the row back): epoch 0, no attempt yet, `last_seq` 2. None for
+ * a job with files: the worker checks they still exist, which needs the database anyway.
+ */
+export function acceptedSnapshot(job: AcceptedJob, createdAt: string): PointerSnapshot | undefined {
+  if (job.outcome.to !== 'queued' || (job.fileIds?.length ?? 0) > 0) return undefined;
+  return snapshotWithInput(
+    {
+      epoch: 0,
+      lastSeq: ACCEPTED_LAST_SEQ,
+      attempts: 0,
+      maxAttempts: job.maxAttempts,
+      createdAt,
+      ...(job.traceContext ? { traceContext: job.traceContext } : {}),
+      ...(job.apiKeyId ? { apiKeyId: job.apiKeyId } : {}),
+    },
+    job.input,
+  );
+}
+
 /** `insert into jobs … values …` for these jobs (no conflict clause). */
 export function jobsInsert(q: AcceptStatement, jobs: readonly AcceptedJob[], at: string): string {
   const t = q.shared(at);
@@ -97,7 +121,7 @@ export function jobsInsert(q: AcceptStatement, jobs: readonly AcceptedJob[], at:
       `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
       `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
       `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
-      `0, null, 2, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +
+      `0, null, ${ACCEPTED_LAST_SEQ}, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +
       `${q.p(job.traceContext ?? null)}, ${q.p(job.priority ?? 0)}, ${q.p(job.apiKeyId ?? null)}, ` +
       `${job.hold ? 1 : 0}, ${q.p(toJson(job.tags ?? []))}, ${q.p(toJson(job.metadata ?? {}))})`
     );

@@ -1,5 +1,6 @@
 // Catches an attempt write that lands partly (events, units or an outbox row of a fenced write),
-// lets a fence through (another epoch, another last_seq, another state, a live holder's lease),
+// lets a fence through (another epoch, another last_seq, another state, a live holder's lease,
+// another kind or tenant than the row's: an attempt started from a pointer never read the row),
 // numbers events wrongly, or splits what must be one row of events.
 import { formatJobId, randomToken, type JobEvent } from '@sluice/contracts';
 import { expect } from 'vitest';
@@ -134,15 +135,18 @@ export function attemptWriteCases(
     expect((await getUnits(database.db, job.id)).get('unit:a')?.result).toEqual({ value: 1 });
   });
 
-  it('a fenced write lands nothing: another epoch, last_seq or state', async () => {
+  it('a fenced write lands nothing: another epoch, last_seq, state, kind or tenant', async () => {
     const { database } = ctx();
-    for (const spoil of ['epoch', 'lastSeq', 'cancelled'] as const) {
+    for (const spoil of ['epoch', 'lastSeq', 'cancelled', 'kind', 'tenant'] as const) {
       const job = await queued(database);
       const w = startAndSucceed(job);
       const write: AttemptWrite = {
         ...w,
         outboxDueAt: isoIn(1000),
+        units: [{ unitKey: 'unit:a', result: 1 }],
         fence: spoil === 'epoch' ? { ...w.fence, epoch: w.fence.epoch + 1 } : w.fence,
+        ...(spoil === 'kind' ? { kind: 'w.other' } : {}),
+        ...(spoil === 'tenant' ? { tenantId: 'globex' } : {}),
       };
       if (spoil === 'cancelled')
         await repoWrite(database, (tx) => transitionJob(tx, { id: job.id, event: 'cancel' }));

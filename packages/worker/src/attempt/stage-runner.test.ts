@@ -39,6 +39,7 @@ const caps: RuntimeCapabilities = {
   batchesSubmits: true,
   durableWaits: true,
   childJobs: true,
+  startsFromPointer: false,
 };
 
 const handler = defineHandler(summarize, {

@@ -3,7 +3,9 @@
 // - Deliveries whose claim already started the job (`startsOnClaim`: the embedded queue) come
 //   with their job; only the files check remains.
 // - Pointers (a transport outside the database) get ONE prepared read of their job rows, a files check when a job has
-//   files, and `decideDelivery` each (pure). A `start` becomes an attempt that has written
+//   files, and `decideDelivery` each (pure). A first delivery whose pointer carries its row
+//   (`startsFromPointer`, pointer-row.ts) skips the read: its fenced first write checks it.
+//   A `start` becomes an attempt that has written
 //   nothing: its job stays `queued` until the attempt's first write (lazy start). A `reclaim`
 //   (a lapsed lease, or this worker's own job from before a restart) is started here, in one
 //   group write, because the previous holder may still be writing until the new epoch lands.
@@ -33,6 +35,7 @@ import { finishWriteOf } from '../writers/finish-plan.js';
 import { attemptFor, claimedAttempt, claimedEnd, endingWrite } from './admitted-attempts.js';
 import { NOT_DISPATCHED_DELAY_MS, type DeliveryDecision } from './decide-delivery.js';
 import type { LocalJobs } from './holdings.js';
+import { rowFromPointer } from './pointer-row.js';
 import { releaseAfterDelay } from './release-later.js';
 
 export interface AdmitDeps<D extends Delivery> {
@@ -82,8 +85,17 @@ export async function admitBatch<D extends Delivery>(
     ? (deliveries as readonly (D & ClaimedDelivery)[]).filter((d) => d.claimed !== undefined)
     : [];
   const pointed = deliveries.filter((d) => !claimed.includes(d as D & ClaimedDelivery));
-  const ids = [...new Set(pointed.flatMap((d) => (d.pointer ? [d.pointer.jobId] : [])))];
-  const rows = await loadSnapshots(database, ids);
+  // First deliveries whose pointer carries the row start from it (pointer-row.ts); the others
+  // (and any job that also came through another delivery in this batch) read the row.
+  const carried = consumer.capabilities.startsFromPointer ? carriedRows(pointed) : new Map();
+  const ids = [
+    ...new Set(
+      pointed.flatMap((d) => (d.pointer && !carried.has(d.pointer.jobId) ? [d.pointer.jobId] : [])),
+    ),
+  ];
+  const rows = ids.length > 0 ? await loadSnapshots(database, ids) : new Map<string, JobSnapshot>();
+  for (const [id, row] of carried) rows.set(id, row);
+  counters.admittedFromPointer += carried.size;
   const fileIds = [
     ...[...rows.values()].filter((r) => r.state === 'queued' || r.state === 'running'),
     ...claimed.map((d) => d.claimed.job),
@@ -218,6 +230,22 @@ export async function admitBatch<D extends Delivery>(
     }
   });
   return { attempts: launch, transport: settled };
+}
+
+/** The rows the batch's first deliveries carry, by job; a job delivered twice reads its row. */
+function carriedRows(deliveries: readonly Delivery[]): Map<string, JobSnapshot> {
+  const carried = new Map<string, JobSnapshot>();
+  const twice = new Set<string>();
+  for (const d of deliveries) {
+    const id = d.pointer?.jobId;
+    if (id === undefined) continue;
+    const row = rowFromPointer(d);
+    if (!row || carried.has(id) || twice.has(id)) {
+      carried.delete(id);
+      twice.add(id);
+    } else carried.set(id, row);
+  }
+  return carried;
 }
 
 /** First attempts (epoch 1) have no checkpoints to read; the retried ones share ONE query. */

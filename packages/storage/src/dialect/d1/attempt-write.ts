@@ -16,19 +16,22 @@ import { bit, toColumns } from '../../write-model/write-columns.js';
 import type { D1Like, D1StatementLike } from './d1-like.js';
 
 // ?1 id, ?2 epoch, ?3 last_seq, ?4 state, ?5 lease check, ?6 now: shared by every statement.
-const FENCE = `exists (select 1 from jobs where id = ?1 and epoch = ?2 and last_seq = ?3
-  and state = ?4 and (?5 = 0 or lease_until is null or lease_until <= ?6))`;
+// The row's kind and tenant are fenced too (an attempt started from a pointer's snapshot never
+// read the row): each statement binds them after its own parameters, at `?k` and `?k+1`.
+const FENCE = (k: number) => `exists (select 1 from jobs where id = ?1 and epoch = ?2
+  and last_seq = ?3 and state = ?4 and (?5 = 0 or lease_until is null or lease_until <= ?6)
+  and kind = ?${k} and tenant_id = ?${k + 1})`;
 
 const EVENT = `insert into job_events (job_id, tenant_id, kind, seq, seq_end, type, payload, created_at)
-  select ?1, ?7, ?8, ?3 + 1, ?9, ?10, ?11, ?6 where ${FENCE} returning id`;
+  select ?1, ?7, ?8, ?3 + 1, ?9, ?10, ?11, ?6 where ${FENCE(12)} returning id`;
 
-const OUTBOX = `insert into outbox (job_id, due_at, created_at) select ?1, ?7, ?6 where ${FENCE}
+const OUTBOX = `insert into outbox (job_id, due_at, created_at) select ?1, ?7, ?6 where ${FENCE(8)}
   on conflict (job_id) do update set due_at = excluded.due_at`;
 
 // Units travel as one JSON array of {k, r, a} (r already JSON text): one statement per write.
 const UNITS = `insert into units (job_id, unit_key, result, asset_key, attempt_id, epoch, created_at)
   select ?1, u.value ->> 'k', u.value ->> 'r', u.value ->> 'a', ?7, ?8, ?6
-  from json_each(?9) u where ${FENCE} on conflict (job_id, unit_key) do nothing`;
+  from json_each(?9) u where ${FENCE(10)} on conflict (job_id, unit_key) do nothing`;
 
 const UPDATE = `update jobs set state = ?7, epoch = ?8, attempts = ?9, attempt_id = ?10,
   lease_until = ?11, lease_owner = ?12, last_seq = ?3 + ?13,
@@ -38,7 +41,7 @@ const UPDATE = `update jobs set state = ?7, epoch = ?8, attempts = ?9, attempt_i
   run_after = case when ?20 then ?21 else run_after end,
   updated_at = ?6, finished_at = case when ?22 then ?6 else finished_at end
 where id = ?1 and epoch = ?2 and last_seq = ?3 and state = ?4
-  and (?5 = 0 or lease_until is null or lease_until <= ?6)
+  and (?5 = 0 or lease_until is null or lease_until <= ?6) and kind = ?23 and tenant_id = ?24
 returning id`;
 
 type Slot = { write: number; kind: 'event' | 'update' };
@@ -57,6 +60,7 @@ export async function writeAttemptsD1(
   writes.forEach((w, i) => {
     const c = toColumns(w);
     const fence = [c.id, c.ep, c.seq0, c.fromState, bit(c.leaseCheck), at];
+    const identity = [c.kind, c.tenant];
     if (c.n > 0)
       push({ write: i, kind: 'event' }, EVENT, [
         ...fence,
@@ -65,15 +69,16 @@ export async function writeAttemptsD1(
         c.seqEnd,
         c.etype,
         c.payload,
+        ...identity,
       ]);
-    if (c.outboxDue !== null) push(undefined, OUTBOX, [...fence, c.outboxDue]);
+    if (c.outboxDue !== null) push(undefined, OUTBOX, [...fence, c.outboxDue, ...identity]);
     if (w.units && w.units.length > 0) {
       const units = w.units.map((u) => ({
         k: u.unitKey,
         r: u.result === undefined ? null : toJson(u.result),
         a: u.assetKey ?? null,
       }));
-      push(undefined, UNITS, [...fence, w.attemptId, w.epoch, JSON.stringify(units)]);
+      push(undefined, UNITS, [...fence, w.attemptId, w.epoch, JSON.stringify(units), ...identity]);
     }
     push({ write: i, kind: 'update' }, UPDATE, [
       ...fence,
@@ -93,6 +98,7 @@ export async function writeAttemptsD1(
       bit(c.hasRa),
       c.ra,
       bit(c.fin),
+      ...identity,
     ]);
   });
   const results = await d1.batch<{ id: number | string }>(statements);

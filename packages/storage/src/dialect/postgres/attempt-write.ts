@@ -5,7 +5,9 @@
 // whose fence holds; the events, outbox and units inserts join on what it returned, so a fenced
 // row writes nothing at all. The rows are found by primary key through `id = any(array(…))`:
 // joined on the recordset alone (estimated at 100 rows) the planner hash-joined a sequential
-// scan of the whole jobs table into every flush. No explicit transaction: one statement is
+// scan of the whole jobs table into every flush. The fence also names the row's kind and tenant:
+// an attempt started from a pointer's snapshot never read the row, so a pointer whose identity
+// differs from the row's must not write to it. No explicit transaction: one statement is
 // atomic, and no row lock is held across a round trip.
 
 import type pg from 'pg';
@@ -34,6 +36,7 @@ u as (
     waiting = v.wait
   from v
   where j.id = any(array(select v0.id from v v0)) and j.id = v.id and j.epoch = v.ep and j.last_seq = v.seq0 and j.state = v.from_state
+    and j.kind = v.kind and j.tenant_id = v.tenant
     and (not v.lease_check or j.lease_until is null or j.lease_until <= ${AT})
   returning j.id
 ),
@@ -59,7 +62,7 @@ x as (
 select u.id, e.id as event_id from u left join e on e.job_id = u.id`;
 
 /** Bumped whenever the text changes: a name is bound to one text per connection. */
-const STATEMENT_NAME = 'sluice_write_attempts_4';
+const STATEMENT_NAME = 'sluice_write_attempts_5';
 
 /** One row of the recordset (JSON values stay JSON: no string inside a string). */
 function rowOf(w: AttemptWrite) {

@@ -18,6 +18,7 @@ const UPDATE = `update jobs set state = @toState, epoch = @newEp, attempts = @ne
   run_after = case when @hasRa then @ra else run_after end,
   updated_at = @at, finished_at = case when @fin then @at else finished_at end, waiting = @wait
 where id = @id and epoch = @ep and last_seq = @seq0 and state = @fromState
+  and kind = @kind and tenant_id = @tenant
   and (@leaseCheck = 0 or lease_until is null or lease_until <= @at)`;
 const EVENT = `insert into job_events (job_id, tenant_id, kind, seq, seq_end, type, payload, created_at)
   values (?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -64,6 +65,8 @@ export function writeAttemptsSqlite(
         fin: bit(c.fin),
         n: c.n,
         wait: c.wait,
+        kind: c.kind,
+        tenant: c.tenant,
         at,
       });
       applied.push(moved.changes > 0);

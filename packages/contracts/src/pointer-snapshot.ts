@@ -1,0 +1,110 @@
+// What a format-2 pointer carries besides the job's identity: the row as the accept transaction
+// wrote it, so a worker can admit the job's FIRST delivery without reading the row back. Every
+// field is one the admission decision or the attempt reads (the storage `JobSnapshot` minus what
+// a freshly queued job cannot have: a lease, an attempt id, a due time, a limit wait, files).
+//
+// Why this is safe without the read: the attempt's first durable write is fenced on exactly the
+// epoch, last sequence number and state given here (and on the row's kind and tenant). Anything
+// that happened to the job since the snapshot was taken (a cancel, a start elsewhere, a requeue)
+// moved at least one of them, so that write is refused, the attempt is aborted, and no provider
+// call can have gone out: the guard writes its ledger row (the first write) before it sends.
+//
+// The input travels as its JSON text, and only when that is at most `MAX_POINTER_INPUT_BYTES`:
+// a larger input stays in the row and the worker reads the row as it does for old pointers.
+
+import { z } from 'zod';
+import { SluiceError } from './errors.js';
+
+/** The largest input (its JSON text, UTF-8 bytes) a pointer carries; larger ones stay in the row. */
+export const MAX_POINTER_INPUT_BYTES = 8 * 1024;
+/** The wire format of a pointer that carries a snapshot (`format` field); old pointers have none. */
+export const POINTER_FORMAT = '2';
+
+const Count = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
+
+export const PointerSnapshot = z
+  .object({
+    /** The row's epoch when it was queued (the first attempt runs at `epoch + 1`). */
+    epoch: Count,
+    /** The row's `last_seq`: with `epoch` and the `queued` state, the fence of the first write. */
+    lastSeq: Count,
+    attempts: Count,
+    maxAttempts: Count.min(1),
+    /** When the job was accepted (dispatch→start is measured from it). */
+    createdAt: z.string().datetime({ offset: true }),
+    traceContext: z.string().max(200).optional(),
+    apiKeyId: z.string().max(100).optional(),
+    /** The input as JSON text; absent when it was larger than `MAX_POINTER_INPUT_BYTES`. */
+    inputJson: z.string().optional(),
+  })
+  .strict()
+  .refine((s) => s.inputJson === undefined || utf8Bytes(s.inputJson) <= MAX_POINTER_INPUT_BYTES, {
+    message: `the input must be at most ${MAX_POINTER_INPUT_BYTES} bytes`,
+    path: ['inputJson'],
+  });
+export type PointerSnapshot = z.infer<typeof PointerSnapshot>;
+
+const encoder = new TextEncoder();
+
+export function utf8Bytes(text: string): number {
+  // At most 3 bytes per UTF-16 unit: short text needs no encoding (the common case).
+  if (text.length * 3 <= MAX_POINTER_INPUT_BYTES) return text.length;
+  return encoder.encode(text).byteLength;
+}
+
+/** The snapshot of a job the accept wrote, with its input when it is small enough to carry. */
+export function snapshotWithInput(
+  row: Omit<PointerSnapshot, 'inputJson'>,
+  input: unknown,
+): PointerSnapshot {
+  const inputJson = JSON.stringify(input === undefined ? null : input);
+  return utf8Bytes(inputJson) <= MAX_POINTER_INPUT_BYTES ? { ...row, inputJson } : { ...row };
+}
+
+const NUMBERS = ['epoch', 'lastSeq', 'attempts', 'maxAttempts'] as const;
+const TEXTS = ['createdAt', 'traceContext', 'apiKeyId'] as const;
+/** The wire name of `inputJson`: the entry holds the input's JSON text as is. */
+const INPUT_FIELD = 'input';
+
+/** The flat `field, value, …` pairs of a snapshot, after the pointer's own fields. */
+export function snapshotFields(s: PointerSnapshot): string[] {
+  const flat = ['format', POINTER_FORMAT];
+  for (const f of NUMBERS) flat.push(f, String(s[f]));
+  for (const f of TEXTS) {
+    const v = s[f];
+    if (v !== undefined) flat.push(f, v);
+  }
+  if (s.inputJson !== undefined) flat.push(INPUT_FIELD, s.inputJson);
+  return flat;
+}
+
+const DIGITS = /^(0|[1-9][0-9]{0,9})$/;
+
+/**
+ * Moves a decoded record's snapshot fields into `snapshot` (numbers from their text), leaving an
+ * old pointer (no `format`) as it is. A format this code does not know is refused: its fields
+ * cannot be told apart from garbage.
+ */
+export function nestSnapshot(record: Record<string, unknown>): Record<string, unknown> {
+  if (!('format' in record)) return record;
+  const { format, ...rest } = record;
+  if (String(format) !== POINTER_FORMAT)
+    throw new SluiceError('BAD_REQUEST', `invalid message pointer: format ${String(format)}`);
+  const snapshot: Record<string, unknown> = {};
+  for (const f of NUMBERS) {
+    const v = rest[f];
+    snapshot[f] = typeof v === 'string' && DIGITS.test(v) ? Number(v) : v;
+    delete rest[f];
+  }
+  for (const f of TEXTS) {
+    if (f in rest) snapshot[f] = rest[f];
+    delete rest[f];
+  }
+  if (INPUT_FIELD in rest) snapshot.inputJson = rest[INPUT_FIELD];
+  delete rest[INPUT_FIELD];
+  return { ...rest, snapshot };
+}
