@@ -1,14 +1,8 @@
-// A Workflow run's job store on a real gateway, both dialects (contracts `runtime-store.ts`): the
+// A Workflow run's job store on a real gateway, both dialects (`wire/runtime-store.ts`): the
 // run reads its job row and writes its provider ledger over signed requests, applied by the same
 // repository functions a Node runtime calls. A stale attempt's ledger row is fenced (409, no
 // row); another tenant's job, a bad signature or a bad body are refused and write nothing.
-import {
-  RUNTIME_STORE_PATH,
-  signStateReport,
-  STATE_CALLBACK_PATH,
-  type RuntimeStoreRequest,
-  type StateReport,
-} from '@sluice/contracts';
+import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH, type RuntimeStoreRequest, type StateReport } from '../wire/index.js';
 import { callsForJob, dueOutbox, getJobById } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';
