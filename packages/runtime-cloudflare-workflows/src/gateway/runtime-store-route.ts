@@ -6,7 +6,12 @@
 // LEASE_LOST (409) and nothing is written; a job of another tenant is NOT_FOUND.
 
 import { type ErrorCode } from '@sluice/contracts';
-import { RuntimeStoreRequest, RUNTIME_STORE_PATH, type JobSnapshotWire, type SameKeys } from '../wire/index.js';
+import {
+  RuntimeStoreRequest,
+  RUNTIME_STORE_PATH,
+  type JobSnapshotWire,
+  type SameKeys,
+} from '../wire/index.js';
 import {
   callsForUnit,
   loadSnapshots,

@@ -2,7 +2,13 @@
 // run reads its job row and writes its provider ledger over signed requests, applied by the same
 // repository functions a Node runtime calls. A stale attempt's ledger row is fenced (409, no
 // row); another tenant's job, a bad signature or a bad body are refused and write nothing.
-import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH, type RuntimeStoreRequest, type StateReport } from '../wire/index.js';
+import {
+  RUNTIME_STORE_PATH,
+  signStateReport,
+  STATE_CALLBACK_PATH,
+  type RuntimeStoreRequest,
+  type StateReport,
+} from '../wire/index.js';
 import { callsForJob, dueOutbox, getJobById } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';

@@ -8,12 +8,7 @@
 
 import { WorkflowEntrypoint } from 'cloudflare:workers';
 import { NonRetryableError } from 'cloudflare:workflows';
-import {
-  isVersion,
-  SluiceError,
-  type JobRegistry,
-  type SluiceLogger,
-} from '@sluice/contracts';
+import { isVersion, SluiceError, type JobRegistry, type SluiceLogger } from '@sluice/contracts';
 import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '../capabilities.js';
 import {
   createR2BlobStore,

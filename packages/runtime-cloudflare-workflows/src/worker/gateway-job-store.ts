@@ -7,7 +7,14 @@
 // was written. No answer or a 5xx is UNAVAILABLE (the step is retried); other refusals are final.
 
 import { NonRetriableError, SluiceError } from '@sluice/contracts';
-import { RuntimeStoreAnswer, RUNTIME_STORE_PATH, signStateReport, type RuntimeStoreRequest, type SameKeys, type StateReport } from '../wire/index.js';
+import {
+  RuntimeStoreAnswer,
+  RUNTIME_STORE_PATH,
+  signStateReport,
+  type RuntimeStoreRequest,
+  type SameKeys,
+  type StateReport,
+} from '../wire/index.js';
 import type { AttemptWrite, JobSnapshot, LedgerRow } from '@sluice/storage/d1';
 import type { CallLedger } from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';
