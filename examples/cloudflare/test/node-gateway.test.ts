@@ -9,10 +9,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
-import { RUNTIME_STORE_PATH, signStateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
 import { createGateway, serve } from '@sluice/gateway';
 import {
   createWorkflowsRestDispatcher,
+  RUNTIME_STORE_PATH,
+  signStateReport,
+  STATE_CALLBACK_PATH,
   stateCallbackRoutes,
 } from '@sluice/runtime-cloudflare-workflows';
 import {

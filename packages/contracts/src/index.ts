@@ -31,7 +31,5 @@ export * from './sleep.js';
 export * from './logging.js';
 export * from './trace-context.js';
 export * from './scopes.js';
-export * from './state-callback.js';
-export * from './runtime-store.js';
 export * from './call-outcomes.js';
 export * from './waits.js';

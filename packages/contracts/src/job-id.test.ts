@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_JOB_ID_LENGTH,
-  WORKFLOW_INSTANCE_ID_PATTERN,
+  RUN_ID_PATTERN,
   formatJobId,
   isJobId,
   isVersion,
@@ -17,10 +17,10 @@ describe('job ids', () => {
     expect(parseJobId(id)).toEqual({ version: 'v2', token: id.slice(3) });
     expect(isJobId(id)).toBe(true);
   });
-  it('are valid Cloudflare Workflows instance ids for every version', () => {
+  it('are valid run ids (the platforms that key runs by the job id) for every version', () => {
     for (const v of ['v1', 'v9', 'v10', 'v9999']) {
       const id = formatJobId(v);
-      expect(id).toMatch(WORKFLOW_INSTANCE_ID_PATTERN);
+      expect(id).toMatch(RUN_ID_PATTERN);
       expect(id.length).toBeLessThanOrEqual(MAX_JOB_ID_LENGTH);
     }
   });
@@ -94,11 +94,11 @@ describe('job ids: edges', () => {
     expect(isVersion({ toString: () => 'v1' })).toBe(false);
     expect(isVersion('v1')).toBe(true);
   });
-  it('the Workflows instance id rule is anchored at both ends', () => {
-    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('a-b_c9')).toBe(true);
-    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('_a')).toBe(true);
-    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('-abc')).toBe(false);
-    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('abc!')).toBe(false);
-    expect(WORKFLOW_INSTANCE_ID_PATTERN.test('ab.c')).toBe(false);
+  it('the run id rule is anchored at both ends', () => {
+    expect(RUN_ID_PATTERN.test('a-b_c9')).toBe(true);
+    expect(RUN_ID_PATTERN.test('_a')).toBe(true);
+    expect(RUN_ID_PATTERN.test('-abc')).toBe(false);
+    expect(RUN_ID_PATTERN.test('abc!')).toBe(false);
+    expect(RUN_ID_PATTERN.test('ab.c')).toBe(false);
   });
 });

@@ -1,13 +1,18 @@
 // Job ids carry their version as a prefix (`v1-…`), so routing is decided by the id itself and
-// never by a lookup that could disagree later. Ids are valid Cloudflare Workflows instance ids
-// and unguessable: 26 base32 characters are 130 random bits.
+// never by a lookup that could disagree later. Ids are valid run ids on platforms that key a run
+// by its job id (`RUN_ID_PATTERN`) and unguessable: 26 base32 characters are 130 random bits.
 
 import { SluiceError } from './errors.js';
 
 export const VERSION_PATTERN = /^v[1-9][0-9]{0,3}$/;
 export const JOB_ID_PATTERN = /^(v[1-9][0-9]{0,3})-([a-z2-7]{26})$/;
-/** Cloudflare Workflows instance id rule: the id must always satisfy it. */
-export const WORKFLOW_INSTANCE_ID_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9-_]*$/;
+/**
+ * The run id alphabet every job id must satisfy. A platform that pushes jobs may use the job id
+ * as its own run's id (Cloudflare Workflows names each instance by it), and such platforms
+ * restrict the alphabet; keeping every id inside it means a job never needs a second id, a
+ * mapping table, or a lookup that could disagree with the id's version prefix.
+ */
+export const RUN_ID_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9-_]*$/;
 export const MAX_JOB_ID_LENGTH = 64;
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';

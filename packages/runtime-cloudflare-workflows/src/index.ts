@@ -5,6 +5,11 @@
 // gateway that is itself a Worker (`workflowsOnWorkers`) is `./workers`; neither carries anything
 // of Node. Re-exports only.
 export { cloudflareWorkflows, CloudflareWorkflowsOptions } from './runtime.js';
-export { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES } from '@sluice/contracts';
+export {
+  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+  CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
+} from './capabilities.js';
+// The signed wire a Workflow run and this gateway half share (paths, headers, schemas, signing).
+export * from './wire/index.js';
 export * from './gateway/index.js';
 export { workflowsRunStatus } from './workflows-run-status.js';

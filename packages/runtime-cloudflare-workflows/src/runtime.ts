@@ -11,9 +11,10 @@
 //
 // This module stays light (the `./runtime` subpath): the gateway half imports the dispatcher and
 // the callback routes when a gateway starts.
-import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES, defineRuntime } from '@sluice/contracts';
+import { defineRuntime } from '@sluice/contracts';
 import type { GatewayRuntimeHalf, RuntimeResources } from '@sluice/gateway';
 import { z } from 'zod';
+import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES } from './capabilities.js';
 
 export const CloudflareWorkflowsOptions = z
   .object({

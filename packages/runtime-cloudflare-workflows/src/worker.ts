@@ -6,7 +6,7 @@
 // built here on `@sluice/worker/platform` (the attempt, guard and write model a push platform
 // drives); its core is re-exported so a Worker needs one import. Runs inside workerd: no Node
 // built-in, no database driver (worker-bundle.test.ts).
-export { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
+export { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from './capabilities.js';
 export { createSluiceWorkflow } from './worker/create-workflow.js';
 export type { SluiceWorkflowClass, SluiceWorkflowOptions } from './worker/create-workflow.js';
 export { createWorkflowRouter } from './worker/router.js';
@@ -19,7 +19,7 @@ export type { DeadLetterMessage } from './worker/dead-letter.js';
 export { STEP_RESULT_LIMIT_BYTES } from './worker/engine-protocol.js';
 export { createStateReporter } from './worker/state-reporter.js';
 export type { StateReporter, StateReporterOptions } from './worker/state-reporter.js';
-export type * from './worker/platform.js';
+export type * from './platform.js';
 export { d1JobStore } from './worker/job-store.js';
 export type { RunJobStore } from './worker/job-store.js';
 export { gatewayJobStore, gatewayStoreFromEnv } from './worker/gateway-job-store.js';

@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:workers';
 import type { MessagePointer } from '@sluice/contracts';
 import type { D1Like, R2BucketLike } from '@sluice/storage/d1';
-import type { QueueLike, WorkflowBindingLike } from '../src/worker/platform.js';
+import type { QueueLike, WorkflowBindingLike } from '../src/platform.js';
 import type { DeadLetterMessage } from '../src/worker/dead-letter.js';
 
 export interface TestEnv {

@@ -2,7 +2,7 @@
 // `run()` invocations in D1, so a replay is visible from outside the engine) and the DLQ
 // consumer, which records every dead letter in D1.
 import { createSluiceWorkflow } from '../src/worker.js';
-import type { WorkflowEventLike, WorkflowStepLike } from '../src/worker/platform.js';
+import type { WorkflowEventLike, WorkflowStepLike } from '../src/platform.js';
 import type { WorkflowRunResult } from '../src/worker/workflow-run.js';
 import { bindings } from './bindings.js';
 import { testHandler, testJob } from './test-job.js';

@@ -3,11 +3,12 @@
 // Real passes over a real job database: a quiet queued job whose run is gone is what recovery
 // would act on; every statement the passes send is recorded, so a recovery pass that was
 // scheduled shows (its lock) even when it had nothing to do.
-import { CLOUDFLARE_WORKFLOWS_CAPABILITIES, type RunInspector } from '@sluice/contracts';
+import type { RunInspector } from '@sluice/contracts';
 import { migrate, openDatabase, type SluiceDatabase } from '@sluice/storage';
 import { queuedTestJob } from '@sluice/storage/testing';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { resolveRetention } from '../retention/run-retention-pass.js';
+import { PUSH_RUNTIME_CAPABILITIES } from '../testing/capabilities.js';
 import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 import { startCronPasses, type CronSettings } from './cron.js';
 import { RUN_RECOVERY_LOCK } from './run-recovery-pass.js';
@@ -42,7 +43,7 @@ function dispatcher(name: string, withRuns: boolean) {
   };
   const d: GatewayDispatcher = {
     name,
-    capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+    capabilities: PUSH_RUNTIME_CAPABILITIES,
     async dispatch(pointers) {
       for (const p of pointers) created.push(p.jobId);
     },
@@ -82,7 +83,7 @@ it('a runtime with `runs`, whatever its name, gets its lost runs recovered', asy
   expect(r.created).toEqual([job]);
 });
 
-it('a runtime without `runs` gets no run recovery scheduled, even under a Workflows name', async () => {
+it('a runtime without `runs` gets no run recovery scheduled, even under a known push runtime name', async () => {
   const r = dispatcher('cloudflare-workflows', false);
   expect(await cron(r.d, settings())).toBe(0);
   expect(r.created).toEqual([]);

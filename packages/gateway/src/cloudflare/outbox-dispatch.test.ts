@@ -1,8 +1,9 @@
 // The Workers dispatch path: an accepted job's outbox row stays until the runtime has it, and the
 // cron reconcile hands over what a failed (or never finished) post-accept dispatch still owes.
-import { CLOUDFLARE_WORKFLOWS_CAPABILITIES, formatJobId } from '@sluice/contracts';
+import { formatJobId } from '@sluice/contracts';
 import { acceptJobs, addToOutbox, migrate, openDatabase, outboxDepth } from '@sluice/storage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PUSH_RUNTIME_CAPABILITIES } from '../testing/capabilities.js';
 import type { GatewayDispatcher } from '../wire/gateway-dispatcher.js';
 import { createOutboxDispatchPath, reconcileOutbox } from './outbox-dispatch.js';
 
@@ -15,7 +16,7 @@ function pushRuntime(failing: { on: boolean }) {
   const created = new Set<string>();
   const dispatcher: GatewayDispatcher = {
     name: 'push',
-    capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+    capabilities: PUSH_RUNTIME_CAPABILITIES,
     async dispatch(pointers) {
       if (failing.on) throw new Error('runtime unavailable');
       for (const p of pointers) created.add(p.jobId);

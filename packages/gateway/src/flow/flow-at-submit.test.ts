@@ -4,12 +4,12 @@
 // stored rows say after a fold (one job, the last input, a due time that never passes the window's
 // bound) and after a held singleton (scheduled, no due time, waiting for its key); a job that
 // `cancel-older` replaced is cancelled like any other (its attached children with it).
-import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '@sluice/contracts';
 import { getJobById, startChild } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { waitFor } from '@sluice/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEmbeddedDispatcher } from '../runtimes/embedded.js';
+import { PUSH_RUNTIME_CAPABILITIES } from '../testing/capabilities.js';
 import { startJob } from '../testing/drive.js';
 import { errorOf, startGateway, type GatewayFixture } from '../testing/fixture.js';
 
@@ -51,7 +51,7 @@ describeEachDialect('flow control at submit', (ctx) => {
   it('a runtime without the capability refuses the option, writing nothing', async () => {
     const runtime = {
       ...createEmbeddedDispatcher(ctx().database),
-      capabilities: CLOUDFLARE_WORKFLOWS_CAPABILITIES,
+      capabilities: PUSH_RUNTIME_CAPABILITIES,
     };
     const g = await startGateway(ctx(), { runtime });
     try {

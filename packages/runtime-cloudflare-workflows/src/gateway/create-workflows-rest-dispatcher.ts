@@ -19,13 +19,13 @@
 // instance status by GET, and a restart by `PATCH …/status { status: 'restart' }`.
 
 import {
-  CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES,
   SluiceError,
   type MessagePointer,
   type RunInspector,
   type RunStatus,
   type RuntimeDispatcher,
 } from '@sluice/contracts';
+import { CLOUDFLARE_WORKFLOWS_VIA_GATEWAY_CAPABILITIES } from '../capabilities.js';
 import { workflowsRunStatus } from '../workflows-run-status.js';
 import { getJobById, transitionJob, type Db, type SluiceDatabase } from '@sluice/storage';
 import { createTokenBucket, type Clock, type TokenBucket } from './token-bucket.js';

@@ -1,17 +1,17 @@
-// The gateway's end of a Workflow run's job store (contracts `runtime-store.ts`): a run this
+// The gateway's end of a Workflow run's job store (`wire/runtime-store.ts`): a run this
 // gateway dispatched reads its job row and writes its provider ledger here, signed like the state
 // callback. Every operation is applied by the repository function the Node runtimes call
 // (`loadSnapshots`, `callsForUnit`, `recordCallIntent`, `recordCallOutcome`, `recordExternalId`,
 // `transitionJob`): the fence is theirs, not a copy. A ledger row of a stale attempt is
 // LEASE_LOST (409) and nothing is written; a job of another tenant is NOT_FOUND.
 
+import { type ErrorCode } from '@sluice/contracts';
 import {
   RuntimeStoreRequest,
   RUNTIME_STORE_PATH,
-  type ErrorCode,
   type JobSnapshotWire,
   type SameKeys,
-} from '@sluice/contracts';
+} from '../wire/index.js';
 import {
   callsForUnit,
   loadSnapshots,

@@ -1,4 +1,4 @@
-// A Workflow run's job store on a real gateway, both dialects (contracts `runtime-store.ts`): the
+// A Workflow run's job store on a real gateway, both dialects (`wire/runtime-store.ts`): the
 // run reads its job row and writes its provider ledger over signed requests, applied by the same
 // repository functions a Node runtime calls. A stale attempt's ledger row is fenced (409, no
 // row); another tenant's job, a bad signature or a bad body are refused and write nothing.
@@ -8,7 +8,7 @@ import {
   STATE_CALLBACK_PATH,
   type RuntimeStoreRequest,
   type StateReport,
-} from '@sluice/contracts';
+} from '../wire/index.js';
 import { callsForJob, dueOutbox, getJobById } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';

@@ -3,12 +3,8 @@
 // header, before reading the body), timestamp window and HMAC signature (before parsing
 // anything), then JSON. One copy, so the two routes cannot drift apart.
 
-import {
-  SluiceError,
-  STATE_CALLBACK_HEADERS,
-  verifyStateReport,
-  type ErrorCode,
-} from '@sluice/contracts';
+import { SluiceError, type ErrorCode } from '@sluice/contracts';
+import { STATE_CALLBACK_HEADERS, verifyStateReport } from '../wire/index.js';
 import type { Context } from 'hono';
 
 export interface SignedRouteOptions {

@@ -1,4 +1,4 @@
-// The gateway's end of the authenticated state callback (contracts `state-callback.ts`): a
+// The gateway's end of the authenticated state callback (`wire/state-callback.ts`): a
 // Worker running a job on Cloudflare Workflows reports its attempt writes here, and they land in
 // the gateway's database under the same epoch fence as every other attempt write. The run's reads
 // and ledger rows go to its sibling, the store route (runtime-store-route.ts), registered with it.
@@ -8,7 +8,8 @@
 // schema, the job exists with the reported tenant and kind, then the fenced write itself (a stale
 // attempt, or a replayed report whose fence has moved on, is LEASE_LOST: 409).
 
-import { STATE_CALLBACK_PATH, StateReport, type ErrorCode } from '@sluice/contracts';
+import { type ErrorCode } from '@sluice/contracts';
+import { STATE_CALLBACK_PATH, StateReport } from '../wire/index.js';
 import { getJobById, writeAttempts, type SluiceDatabase, type StoredEvent } from '@sluice/storage';
 import type { Hono } from 'hono';
 import type { RuntimeRoutes } from '@sluice/gateway';

@@ -1,12 +1,8 @@
 // The authenticated state callback on a real gateway, both dialects: a Worker's signed attempt
 // writes land fenced by epoch; a bad signature, a timestamp outside the window, an invalid body,
 // another tenant's job or a stale attempt write nothing (rows and files counted before/after).
-import {
-  signStateReport,
-  STATE_CALLBACK_PATH,
-  type JobEvent,
-  type StateReport,
-} from '@sluice/contracts';
+import { type JobEvent } from '@sluice/contracts';
+import { signStateReport, STATE_CALLBACK_PATH, type StateReport } from '../wire/index.js';
 import { dueOutbox, getJobById, listEvents } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';
 import { expect, it } from 'vitest';

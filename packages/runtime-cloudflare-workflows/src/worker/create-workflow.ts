@@ -8,13 +8,8 @@
 
 import { WorkflowEntrypoint } from 'cloudflare:workers';
 import { NonRetryableError } from 'cloudflare:workflows';
-import {
-  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
-  isVersion,
-  SluiceError,
-  type JobRegistry,
-  type SluiceLogger,
-} from '@sluice/contracts';
+import { isVersion, SluiceError, type JobRegistry, type SluiceLogger } from '@sluice/contracts';
+import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '../capabilities.js';
 import {
   createR2BlobStore,
   openD1Database,
@@ -37,7 +32,7 @@ import type {
   WorkflowEventLike,
   WorkflowStepConfig,
   WorkflowStepLike,
-} from './platform.js';
+} from '../platform.js';
 import type { DeadLetterMessage } from './dead-letter.js';
 import { d1JobStore, type RunJobStore } from './job-store.js';
 import { runWorkflowJob, type WorkflowRunResult } from './workflow-run.js';

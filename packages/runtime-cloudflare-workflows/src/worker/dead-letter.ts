@@ -6,7 +6,7 @@
 
 import { SluiceError, type MessagePointer } from '@sluice/contracts';
 import type { RunJobStore } from './job-store.js';
-import type { QueueLike } from './platform.js';
+import type { QueueLike } from '../platform.js';
 
 /** What a dead-lettered job's message on the DLQ queue says. */
 export interface DeadLetterMessage {

@@ -1,21 +1,20 @@
 // The run's job store when a Node gateway dispatched the job (REST dispatcher): the job row, its
 // ledger and its writes live in that gateway's database, reached over `fetch` (this runs in
 // workerd: no Node built-in). Attempt writes go through the state callback (state-reporter.ts);
-// reads, ledger rows and a dead letter through the store route (contracts `runtime-store.ts`),
+// reads, ledger rows and a dead letter through the store route (`wire/runtime-store.ts`),
 // both signed with the shared secret. The gateway applies each with the fenced repository
 // function a Node runtime would call: 409 means the attempt no longer holds the job, and nothing
 // was written. No answer or a 5xx is UNAVAILABLE (the step is retried); other refusals are final.
 
+import { NonRetriableError, SluiceError } from '@sluice/contracts';
 import {
-  NonRetriableError,
   RuntimeStoreAnswer,
   RUNTIME_STORE_PATH,
   signStateReport,
-  SluiceError,
   type RuntimeStoreRequest,
   type SameKeys,
   type StateReport,
-} from '@sluice/contracts';
+} from '../wire/index.js';
 import type { AttemptWrite, JobSnapshot, LedgerRow } from '@sluice/storage/d1';
 import type { CallLedger } from '@sluice/worker/platform';
 import type { RunJobStore } from './job-store.js';

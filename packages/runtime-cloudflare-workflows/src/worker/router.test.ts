@@ -5,7 +5,7 @@
 import { formatJobId, type MessagePointer } from '@sluice/contracts';
 import { openDatabase } from '@sluice/storage';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WorkflowBindingLike } from './platform.js';
+import type { WorkflowBindingLike } from '../platform.js';
 import { createWorkflowRouter } from './router.js';
 
 /** Like production: one instance per id; a duplicate create throws; get of an unknown id throws. */
@@ -21,7 +21,7 @@ function productionBinding() {
     },
     async get(id) {
       if (!instances.has(id)) throw new Error('instance.not_found');
-      return { id, status: async () => ({ status: 'running' }) };
+      return { id, status: async () => ({ status: 'running' }), terminate: async () => {} };
     },
   };
   return { binding, instances, creates: () => creates };

@@ -5,7 +5,7 @@
 
 import { MessagePointer, SluiceError } from '@sluice/contracts';
 import type { SluiceDatabase } from '@sluice/storage/d1';
-import type { QueueLike, WorkflowBindingLike } from './platform.js';
+import type { QueueLike, WorkflowBindingLike } from '../platform.js';
 import { deadLetter, type DeadLetterMessage } from './dead-letter.js';
 import { d1JobStore } from './job-store.js';
 

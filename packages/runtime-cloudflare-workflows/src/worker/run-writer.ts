@@ -14,7 +14,7 @@ import {
 } from '@sluice/worker/platform';
 import { pointerFields, type DeadLetterMessage } from './dead-letter.js';
 import type { RunJobStore } from './job-store.js';
-import type { QueueLike } from './platform.js';
+import type { QueueLike } from '../platform.js';
 import { writeOrFence } from './write-attempt.js';
 
 export interface RunWriter {

@@ -1,9 +1,9 @@
 // The Worker's state reporter against a real HTTP server that checks signatures the way the
-// gateway does (contracts `verifyStateReport`): signed reports arrive intact, the gateway's
+// gateway does (`wire/state-callback.ts` `verifyStateReport`): signed reports arrive intact, the gateway's
 // answers map to 'applied' / 'fenced' / typed errors.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { STATE_CALLBACK_PATH, verifyStateReport, type StateReport } from '@sluice/contracts';
+import { STATE_CALLBACK_PATH, verifyStateReport, type StateReport } from '../wire/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStateReporter } from './state-reporter.js';
 

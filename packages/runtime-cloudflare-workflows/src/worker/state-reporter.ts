@@ -1,9 +1,10 @@
-// The Worker's end of the authenticated state callback (contracts `state-callback.ts`): sends
+// The Worker's end of the authenticated state callback (`wire/state-callback.ts`): sends
 // one attempt write of a job to the Node gateway that dispatched it, signed with the shared
 // secret, over `fetch` (no Node built-in: this runs in workerd). The gateway applies it under
 // the epoch fence; its answer says whether it landed.
 
-import { SluiceError, signStateReport, StateReport, STATE_CALLBACK_PATH } from '@sluice/contracts';
+import { SluiceError } from '@sluice/contracts';
+import { signStateReport, StateReport, STATE_CALLBACK_PATH } from '../wire/index.js';
 
 export interface StateReporterOptions {
   /** The gateway's base URL (`https://gateway.example.com`). */

@@ -44,7 +44,7 @@ import type {
   WorkflowEventLike,
   WorkflowStepConfig,
   WorkflowStepLike,
-} from './platform.js';
+} from '../platform.js';
 import { deadLetter, type DeadLetterMessage } from './dead-letter.js';
 import { assertStepResultFits, engineAbortIn, isEngineAbort } from './engine-protocol.js';
 import type { RunJobStore } from './job-store.js';

@@ -8,4 +8,4 @@ export { workflowsOnWorkers, WorkflowsOnWorkersOptions } from './workflows-on-wo
 export { createWorkflowsDispatcher, CREATE_BATCH_LIMIT } from './workflows-dispatcher.js';
 export type { WorkflowsDispatcher, WorkflowsDispatcherOptions } from './workflows-dispatcher.js';
 export { workflowsRunStatus } from '../workflows-run-status.js';
-export type * from './platform.js';
+export type * from '../platform.js';

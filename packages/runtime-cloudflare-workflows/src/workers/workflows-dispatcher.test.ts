@@ -6,7 +6,7 @@ import { formatJobId, type MessagePointer } from '@sluice/contracts';
 import { acceptJobs, getJobById, migrate, openDatabase } from '@sluice/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflowsDispatcher } from './workflows-dispatcher.js';
-import type { WorkflowBindingLike } from './platform.js';
+import type { WorkflowBindingLike } from '../platform.js';
 
 /** What a production binding does with ids: it refuses a duplicate (the local one accepts it). */
 function productionLikeBinding() {

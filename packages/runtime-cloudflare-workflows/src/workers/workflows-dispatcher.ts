@@ -9,16 +9,16 @@
 // for the run recovery of the gateway's cron pass (gateway recover-lost-runs.ts).
 
 import {
-  CLOUDFLARE_WORKFLOWS_CAPABILITIES,
   SluiceError,
   type MessagePointer,
   type RunInspector,
   type RunStatus,
 } from '@sluice/contracts';
+import { CLOUDFLARE_WORKFLOWS_CAPABILITIES } from '../capabilities.js';
 import type { DeadLetterNotice, GatewayDispatcher } from '@sluice/gateway/cloudflare';
 import { transitionJob, type SluiceDatabase } from '@sluice/storage/portable';
 import { workflowsRunStatus } from '../workflows-run-status.js';
-import type { QueueLike, WorkflowBindingLike } from './platform.js';
+import type { QueueLike, WorkflowBindingLike } from '../platform.js';
 
 /** Instances per `createBatch` call (the platform's limit). */
 export const CREATE_BATCH_LIMIT = 100;

@@ -4,7 +4,7 @@
 import { formatJobId, type SluiceError, type MessagePointer } from '@sluice/contracts';
 import { acceptJobs, getJobById, migrate, openDatabase } from '@sluice/storage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { WorkflowBindingLike } from './platform.js';
+import type { WorkflowBindingLike } from '../platform.js';
 import { workflowsOnWorkers } from './workflows-on-workers.js';
 
 const database = openDatabase({ url: ':memory:' });

@@ -12,7 +12,7 @@
 import { SluiceError, type MessagePointer } from '@sluice/contracts';
 import type { WorkersRuntime } from '@sluice/gateway/cloudflare';
 import { z } from 'zod';
-import type { QueueLike, WorkflowBindingLike } from './platform.js';
+import type { QueueLike, WorkflowBindingLike } from '../platform.js';
 import { createWorkflowsDispatcher } from './workflows-dispatcher.js';
 
 export const WorkflowsOnWorkersOptions = z

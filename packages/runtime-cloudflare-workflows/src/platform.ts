@@ -1,5 +1,7 @@
 // The parts of the Workers platform the Cloudflare runtime touches, typed structurally: the
 // package type-checks without the Workers globals, and tests hand in workerd's real objects.
+// One module for every half (the Workflow run in `worker/`, the Workers gateway's dispatcher in
+// `workers/`): both hold the same bindings, so they must agree on one shape of each.
 
 /** `step.do` config (the pinned runtime's shape). */
 export interface WorkflowStepConfig {
@@ -33,10 +35,21 @@ export interface WorkflowEventLike<P = unknown> {
   readonly instanceId: string;
 }
 
+/** A Workflow instance handle (`await env.WF_V1.get(id)`). */
+export interface WorkflowInstanceLike {
+  readonly id: string;
+  status(): Promise<{ status: string }>;
+  terminate(): Promise<void>;
+  /** Runs the instance again from its first step (its step results discarded). */
+  restart?(): Promise<void>;
+}
+
 /** A Workflow binding (`env.WF_V1`). */
 export interface WorkflowBindingLike<P = unknown> {
   create(options: { id: string; params: P }): Promise<{ id: string }>;
-  get(id: string): Promise<{ id: string; status(): Promise<{ status: string }> }>;
+  /** Up to 100 per call; production skips ids that already exist. */
+  createBatch?(batch: { id: string; params: P }[]): Promise<unknown>;
+  get(id: string): Promise<WorkflowInstanceLike>;
 }
 
 /** A Queue producer binding (the dead-letter queue). */

@@ -10,9 +10,7 @@
 // Worker (workerd) and the gateway (Node) sign with the same code.
 
 import { z } from 'zod';
-import { JobErrorSchema, JobEvent } from './events.js';
-import { JOB_STATES } from './state-machine.js';
-import { JobWaiting } from './limits.js';
+import { JOB_STATES, JobErrorSchema, JobEvent, JobWaiting } from '@sluice/contracts';
 
 export const STATE_CALLBACK_HEADERS = {
   timestamp: 'x-sluice-timestamp',

@@ -7,9 +7,7 @@
 // a ledger row of a stale attempt is refused (409) and nothing is written.
 
 import { z } from 'zod';
-import { JOB_STATES } from './state-machine.js';
-import { JobWaiting } from './limits.js';
-import { CALL_OUTCOMES } from './call-outcomes.js';
+import { CALL_OUTCOMES, JOB_STATES, JobWaiting } from '@sluice/contracts';
 
 /** Default path of the store route on the gateway. */
 export const RUNTIME_STORE_PATH = '/v1/runtime/store';
