@@ -11,6 +11,9 @@ import { runBench } from '../run-bench.js';
 import { FULL } from '../scenarios.js';
 import { sluiceStreams } from '../sluice/streams.js';
 
+// Ctrl-C must still run the exit hooks that stop redis-server and drop the database (as main.ts).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
 const [roundsArg = '3', concurrencyArg = '64'] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const concurrency = Number(concurrencyArg);

@@ -74,7 +74,12 @@ async function fill(database: SluiceDatabase, url: string, terminal: number, c: 
   return Date.now() - t0;
 }
 
-async function measure(name: string, terminal: number, cluster: Awaited<ReturnType<typeof startPrivatePostgres>>, redisUrl: string) {
+async function measure(
+  name: string,
+  terminal: number,
+  cluster: Awaited<ReturnType<typeof startPrivatePostgres>>,
+  redisUrl: string,
+) {
   const url = await cluster.createDatabase(name);
   const database = openDatabase({ url, poolSize: 4 });
   await migrate(database);
@@ -100,7 +105,12 @@ async function measure(name: string, terminal: number, cluster: Awaited<ReturnTy
     forgottenJobsPage(db, isoNow(now - 5 * 60_000), isoNow(now - 2 * 60_000), '', PAGE),
   );
   // The middle of the id range too: a later page starts from an id the previous page ended at.
-  const mid = (await c.query('select id from jobs where state = $1 order by id offset $2 limit 1', ['queued', Math.floor(OPEN / 2)])).rows[0]?.id as string;
+  const mid = (
+    await c.query('select id from jobs where state = $1 order by id offset $2 limit 1', [
+      'queued',
+      Math.floor(OPEN / 2),
+    ])
+  ).rows[0]?.id as string;
   const lossMidQ = await compiled(pool, (db) => nonTerminalJobsPage(db, mid, PAGE));
   const plans = {
     lossFirstPage: await explain(c, lossQ),
@@ -169,13 +179,17 @@ async function measure(name: string, terminal: number, cluster: Awaited<ReturnTy
     indexes,
     lossScanMs: { median: median(scans), all: scans },
     passesMs: Object.fromEntries(
-      Object.entries(passes).map(([k, v]) => [k, { median: median(v.ms), all: v.ms, stats: v.stats }]),
+      Object.entries(passes).map(([k, v]) => [
+        k,
+        { median: median(v.ms), all: v.ms, stats: v.stats },
+      ]),
     ),
     queries: { loss: lossQ.sql, sweep: sweepQ.sql },
     plans,
   };
   log({ name, lossScanMs: result.lossScanMs, passesMs: result.passesMs });
-  for (const [k, lines] of Object.entries(plans)) console.log(`-- ${name} ${k}\n${lines.join('\n')}`);
+  for (const [k, lines] of Object.entries(plans))
+    console.log(`-- ${name} ${k}\n${lines.join('\n')}`);
   return result;
 }
 

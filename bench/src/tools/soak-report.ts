@@ -153,8 +153,15 @@ export function markdown(o: {
         `${sum('gateway')}, ${sum('worker')}, ${sum('postgres')}, ${sum('valkey')} |`,
     );
   }
-  lines.push('', `## Flatness after ${o.afterS} s (target: every value within ±10 % of the median)`);
-  lines.push('', '| metric | min | median | max | worst | within ±10 % |', '|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    `## Flatness after ${o.afterS} s (target: every value within ±10 % of the median)`,
+  );
+  lines.push(
+    '',
+    '| metric | min | median | max | worst | within ±10 % |',
+    '|---|---|---|---|---|---|',
+  );
   for (const f of o.flat)
     lines.push(
       `| ${f.metric} | ${f.min.toFixed(1)} | ${f.median.toFixed(1)} | ${f.max.toFixed(1)} | ` +

@@ -3,7 +3,7 @@
 // `pg_stat_statements_reset()`, so each row's statement figures cover that row's window alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Redis } from 'iovalkey';
-import pg from 'pg';
+import type pg from 'pg';
 import { CLK_TCK } from '../harness/cpu.js';
 
 export interface TableSample {

@@ -20,10 +20,8 @@
 // settled any other way, no job left unfinished in the database, the billing ledger empty (no-op
 // jobs call no provider). Output: stdout, bench/results/<date>-soak-scale.{json,md}.
 // SIGINT/SIGTERM or --max-seconds stop the producer, take a last row and write what was measured.
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'iovalkey';
 import pg from 'pg';
 import { z } from 'zod';
@@ -31,6 +29,8 @@ import { createApiKey, migrate, openDatabase } from '@sluice/storage';
 import { startRedisServer } from '@sluice/testkit';
 import { BENCH_TENANT } from '../sluice/bench-job.js';
 import { startPrivatePostgres } from './private-postgres.js';
+import { ACCEPTED, auditRun } from './soak-audit.js';
+import { soakChildren } from './soak-processes.js';
 import { createOpenLoopProducer } from './soak-producer.js';
 import { flatness, markdown, rowLine, type SoakRow } from './soak-report.js';
 import * as S from './soak-sample.js';
@@ -46,7 +46,10 @@ const Args = z.object({
   concurrency: z.coerce.number().int().min(1).default(16),
   'max-seconds': z.coerce.number().positive().default(Infinity),
   'drain-wait-s': z.coerce.number().positive().default(120),
-  label: z.string().regex(/^[\w.-]+$/).default('soak-scale'),
+  label: z
+    .string()
+    .regex(/^[\w.-]+$/)
+    .default('soak-scale'),
 });
 const raw: Record<string, string> = {};
 for (let a = process.argv.slice(2), i = 0; i < a.length; i += 2) {
@@ -65,49 +68,20 @@ const log = (text: string) => console.error(`[${new Date().toISOString().slice(1
 
 const cluster = await startPrivatePostgres({ shared_preload_libraries: 'pg_stat_statements' });
 const redisServer = await startRedisServer();
-const children: ChildProcess[] = [];
+const children = soakChildren();
 let admin: pg.Client | undefined;
 let redis: Redis | undefined;
 async function cleanup(): Promise<void> {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(
-    children.map((c) =>
-      c.exitCode === null
-        ? Promise.race([
-            new Promise((r) => c.once('exit', r)),
-            new Promise((r) => setTimeout(() => r(c.kill('SIGKILL')), 10_000)),
-          ])
-        : undefined,
-    ),
-  );
+  await children.stopAll();
   await admin?.end().catch(() => {});
   redis?.disconnect();
   await redisServer.stop().catch(() => {});
   await cluster.stop();
 }
 
-function spawnChild(module: string, env: Record<string, string>): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = fork(fileURLToPath(new URL(module, import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    // LOG_LEVEL=warn: at info a worker writes two JSON lines per job (queued→running→succeeded),
-    // gigabytes over a million jobs; a high-volume deployment runs at warn. Warnings and errors
-    // still reach this process's stderr.
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${module} exited ${code} before ready`)));
-    child.on('message', (m: Record<string, unknown>) => {
-      if (m.type === 'ready') resolve({ child, ready: m });
-    });
-  });
-}
-
 const rows: SoakRow[] = [];
 // id → times settled as succeeded, plus ACCEPTED once the producer saw the gateway accept it (a
 // worker may settle a job before its submit's answer is read).
-const ACCEPTED = 1_000_000;
 const seen = new Map<string, number>();
 const audit = { settledOther: [] as string[], starts: 0 };
 let settledCount = 0;
@@ -135,14 +109,14 @@ try {
   };
   const gateways = await Promise.all(
     Array.from({ length: opt.gateways }, (_, index) =>
-      spawnChild('../services/soak-gateway.ts', {
+      children.spawn(new URL('../services/soak-gateway.ts', import.meta.url), {
         SOAK_GATEWAY: JSON.stringify({ redisUrl: redisServer.url, pgUrl, index, retention }),
       }),
     ),
   );
   const workers = await Promise.all(
     Array.from({ length: opt.workers }, (_, index) =>
-      spawnChild('../workers/soak-worker.ts', {
+      children.spawn(new URL('../workers/soak-worker.ts', import.meta.url), {
         SOAK_WORKER: JSON.stringify({
           redisUrl: redisServer.url,
           pgUrl,
@@ -165,7 +139,9 @@ try {
       d2s.push(...(m.dispatchToStart as number[]));
       s2s.push(...(m.submitToStart as number[]));
     });
-  log(`${opt.gateways} gateways, ${opt.workers} workers up; producing ${opt.jobs} at ${opt.rate}/s`);
+  log(
+    `${opt.gateways} gateways, ${opt.workers} workers up; producing ${opt.jobs} at ${opt.rate}/s`,
+  );
 
   const pmPid = S.postmasterPid(cluster.dataDir);
   const pids: Record<string, { pid: number; cluster?: boolean }> = {
@@ -203,7 +179,9 @@ try {
       const text = res?.ok ? await res.text() : '';
       for (const m of text.matchAll(/^(sluice_retention_[a-z_]+)(?:\{[^}]*\})? ([\d.e+-]+)$/gm)) {
         const [name, value] = [m[1]!, Number(m[2])];
-        out[name] = name.endsWith('_total') ? (out[name] ?? 0) + value : Math.max(out[name] ?? 0, value);
+        out[name] = name.endsWith('_total')
+          ? (out[name] ?? 0) + value
+          : Math.max(out[name] ?? 0, value);
       }
     }
     return out;
@@ -223,7 +201,7 @@ try {
       cpu[k] = s.cpuMs;
       const used = s.cpuMs - (last.cpu[k] ?? s.cpuMs);
       procs[k] = {
-        cpuPct: (used / 10 / seconds) || 0,
+        cpuPct: used / 10 / seconds || 0,
         cpuMsPer1k: window > 0 ? (used * 1000) / window : NaN,
         rssMiB: s.rssMiB,
       };
@@ -290,28 +268,14 @@ try {
   await producer.stop();
   log(`producer stopped at ${producer.stats.accepted} accepted; waiting for the backlog`);
   const drainUntil = Date.now() + opt['drain-wait-s'] * 1000;
-  while (settledCount + audit.settledOther.length < producer.stats.accepted && Date.now() < drainUntil)
+  while (
+    settledCount + audit.settledOther.length < producer.stats.accepted &&
+    Date.now() < drainUntil
+  )
     await new Promise((r) => setTimeout(r, 500));
   await new Promise((r) => setTimeout(r, 1500)); // the workers' last progress messages
   const final = await takeRow();
 
-  let lost = 0;
-  let doubleSettled = 0;
-  let settledUnknown = 0;
-  for (const n of seen.values()) {
-    if (n === ACCEPTED) lost++;
-    if (n % ACCEPTED > 1) doubleSettled++;
-    if (n < ACCEPTED) settledUnknown++;
-  }
-  const ledger = await admin.query<{ t: string }>(
-    `select relname as t from pg_stat_user_tables where relname like '%ledger%'`,
-  );
-  const ledgerRows: Record<string, number> = {};
-  for (const { t } of ledger.rows)
-    ledgerRows[t] = Number((await admin.query(`select count(*) as n from ${t}`)).rows[0].n);
-  const unfinished = Object.entries(final.states)
-    .filter(([s]) => s !== 'succeeded')
-    .reduce((a, [, n]) => a + n, 0);
   const afterS = (retentionMs + opt['sweep-every-s'] * 1000) / 1000;
   const flat = flatness(rows, afterS);
   const result = {
@@ -320,15 +284,13 @@ try {
     refusedSamples: producer.stats.errorSamples,
     settled: settledCount,
     handlerStarts: audit.starts,
-    lost,
-    doubleSettled,
-    settledUnknownIds: settledUnknown,
-    settledOtherwise: audit.settledOther.length,
-    unfinishedInDatabase: unfinished,
-    statesAtEnd: final.states,
-    ledgerRows,
-    stoppedEarly: stopAsked,
-    ok: lost === 0 && doubleSettled === 0 && audit.settledOther.length === 0 && unfinished === 0,
+    ...(await auditRun({
+      admin,
+      seen,
+      states: final.states,
+      settledOtherwise: audit.settledOther.length,
+      stoppedEarly: stopAsked,
+    })),
   };
   console.log(JSON.stringify(result));
   for (const f of flat)
@@ -348,7 +310,11 @@ try {
   ];
   writeFileSync(
     new URL(`${date}-${opt.label}.json`, dir),
-    JSON.stringify({ options: opt, setup, rows, flatness: flat, flatAfterS: afterS, audit: result }, null, 1),
+    JSON.stringify(
+      { options: opt, setup, rows, flatness: flat, flatAfterS: afterS, audit: result },
+      null,
+      1,
+    ),
   );
   writeFileSync(
     new URL(`${date}-${opt.label}.md`, dir),
