@@ -13,6 +13,8 @@ const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export interface PrivatePostgres {
   url(database: string): string;
+  /** The data directory (its `postmaster.pid` names the server's pid). */
+  readonly dataDir: string;
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -66,6 +68,7 @@ export async function startPrivatePostgres(settings: Record<string, string> = {}
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
     url,
+    dataDir: data,
     async createDatabase(name: string) {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
