@@ -1,6 +1,6 @@
 // What the provider ledger records of one guarded call. `pending` is written before the request
 // leaves (ledger before send); `authorised` is an operator's go-ahead for a call left in doubt.
-// Storage's column, the Workflows store wire and the guard's decisions all read this one list.
+// Storage's column, a push runtime's store wire and the guard's decisions all read this one list.
 export const CALL_OUTCOMES = [
   'pending',
   'succeeded',
