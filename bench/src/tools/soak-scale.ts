@@ -41,6 +41,9 @@ const Args = z.object({
   every: z.coerce.number().int().positive().default(50_000),
   'retention-min': z.coerce.number().positive().default(10),
   'sweep-every-s': z.coerce.number().int().min(1).default(60),
+  // The sweep's size per round trip and its pause between batches (absent: the product defaults).
+  'sweep-batch': z.coerce.number().int().min(1).optional(),
+  'sweep-pause-ms': z.coerce.number().int().min(0).optional(),
   workers: z.coerce.number().int().min(1).max(16).default(4),
   gateways: z.coerce.number().int().min(1).max(8).default(2),
   concurrency: z.coerce.number().int().min(1).default(16),
@@ -106,6 +109,8 @@ try {
   const retention = {
     default: { succeeded: retentionMs },
     everyMs: opt['sweep-every-s'] * 1000,
+    ...(opt['sweep-batch'] === undefined ? {} : { batchSize: opt['sweep-batch'] }),
+    ...(opt['sweep-pause-ms'] === undefined ? {} : { pauseMs: opt['sweep-pause-ms'] }),
   };
   const gateways = await Promise.all(
     Array.from({ length: opt.gateways }, (_, index) =>
