@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { SluiceError } from './errors.js';
+import { utf8LengthWithin } from './utf8-length.js';
 import { PRIORITY_MAX, PRIORITY_MIN } from './define-job.js';
 import { JOB_ID_PATTERN, VERSION_PATTERN, parseJobId } from './job-id.js';
 import { JOB_KIND_PATTERN, MAX_JOB_KIND_LENGTH, TENANT_ID_PATTERN } from './names.js';
@@ -54,18 +55,8 @@ export const MessagePointer = z
   });
 export type MessagePointer = z.infer<typeof MessagePointer>;
 
-const encoder = new TextEncoder();
-
-function byteSize(values: readonly string[]): number {
-  // UTF-8 takes at most 3 bytes per UTF-16 unit: well under the limit, nothing to encode (the
-  // common case, on the worker's hot path).
-  let units = 0;
-  for (const v of values) units += v.length;
-  if (units * 3 <= MAX_POINTER_BYTES) return units;
-  let total = 0;
-  for (const v of values) total += encoder.encode(v).byteLength;
-  return total;
-}
+/** Within the bound unless proven over it (utf8-length.ts: no encoding in the common case). */
+const byteSize = (values: readonly string[]): number => utf8LengthWithin(values, MAX_POINTER_BYTES);
 
 function tooLarge(bytes: number): SluiceError {
   return new SluiceError(

@@ -27,7 +27,10 @@ const row = {
 
 describe('pointer format 2: the accepted row travels with the pointer', () => {
   it('round-trips the snapshot and its input through stream fields and records', () => {
-    const p = { ...identity(), snapshot: snapshotWithInput(row, { text: 'hé', n: [1, 2] }) };
+    const p = {
+      ...identity(),
+      snapshot: snapshotWithInput(row, JSON.stringify({ text: 'hé', n: [1, 2] })),
+    };
     const flat = encodePointer(p);
     expect(flat.slice(8, 10)).toEqual(['format', '2']);
     expect(decodePointer(flat)).toEqual(p);
@@ -49,22 +52,28 @@ describe('pointer format 2: the accepted row travels with the pointer', () => {
 
   it('an input over 8 KiB stays in the row: the pointer carries the rest and fits its bound', () => {
     const big = { text: 'x'.repeat(MAX_POINTER_INPUT_BYTES) };
-    const snapshot = snapshotWithInput(row, big);
+    const snapshot = snapshotWithInput(row, JSON.stringify(big));
     expect(snapshot.inputJson).toBeUndefined();
     const flat = encodePointer({ ...identity(), snapshot });
     expect(decodePointer(flat).snapshot).toEqual(snapshot);
     // Exactly at the bound it is carried (bytes, not characters: 'é' is two).
     const fits = 'é'.repeat((MAX_POINTER_INPUT_BYTES - 2) / 2);
-    expect(snapshotWithInput(row, fits).inputJson).toBe(JSON.stringify(fits));
-    expect(snapshotWithInput(row, `${fits}x`).inputJson).toBeUndefined();
+    expect(snapshotWithInput(row, JSON.stringify(fits)).inputJson).toBe(JSON.stringify(fits));
+    expect(snapshotWithInput(row, JSON.stringify(`${fits}x`)).inputJson).toBeUndefined();
     const longest = { ...identity(), kind: `a.${'b'.repeat(98)}`, tenantId: 't'.repeat(64) };
-    const full = encodePointer({ ...longest, snapshot: snapshotWithInput(row, fits) });
+    const full = encodePointer({
+      ...longest,
+      snapshot: snapshotWithInput(row, JSON.stringify(fits)),
+    });
     expect(full.join('').length * 3).toBeGreaterThan(MAX_POINTER_BYTES); // counted in bytes
     expect(decodePointer(full).snapshot?.inputJson).toBe(JSON.stringify(fits));
   });
 
   it('refuses a malformed snapshot the way it refuses any malformed pointer', () => {
-    const flat = encodePointer({ ...identity(), snapshot: snapshotWithInput(row, 1) });
+    const flat = encodePointer({
+      ...identity(),
+      snapshot: snapshotWithInput(row, JSON.stringify(1)),
+    });
     const at = (name: string) => flat.indexOf(name) + 1;
     const mutate = (name: string, value: string) => {
       const copy = [...flat];
@@ -97,7 +106,7 @@ describe('pointer format 2: the accepted row travels with the pointer', () => {
 
   it('a put-back entry carries no snapshot (its next delivery reads the row)', () => {
     const id = identity();
-    const p = { ...id, snapshot: snapshotWithInput(row, 1) };
+    const p = { ...id, snapshot: snapshotWithInput(row, JSON.stringify(1)) };
     expect(withoutSnapshot(p)).toEqual(id);
     expect(encodePointer(withoutSnapshot(p))).toEqual(encodePointer(id));
   });

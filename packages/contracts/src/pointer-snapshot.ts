@@ -14,6 +14,7 @@
 
 import { z } from 'zod';
 import { SluiceError } from './errors.js';
+import { utf8LengthWithin } from './utf8-length.js';
 
 /** The largest input (its JSON text, UTF-8 bytes) a pointer carries; larger ones stay in the row. */
 export const MAX_POINTER_INPUT_BYTES = 8 * 1024;
@@ -42,27 +43,25 @@ export const PointerSnapshot = z
     inputJson: z.string().optional(),
   })
   .strict()
-  .refine((s) => s.inputJson === undefined || utf8Bytes(s.inputJson) <= MAX_POINTER_INPUT_BYTES, {
+  .refine((s) => s.inputJson === undefined || fitsInPointer(s.inputJson), {
     message: `the input must be at most ${MAX_POINTER_INPUT_BYTES} bytes`,
     path: ['inputJson'],
   });
 export type PointerSnapshot = z.infer<typeof PointerSnapshot>;
 
-const encoder = new TextEncoder();
-
-export function utf8Bytes(text: string): number {
-  // At most 3 bytes per UTF-16 unit: short text needs no encoding (the common case).
-  if (text.length * 3 <= MAX_POINTER_INPUT_BYTES) return text.length;
-  return encoder.encode(text).byteLength;
+function fitsInPointer(inputJson: string): boolean {
+  return utf8LengthWithin([inputJson], MAX_POINTER_INPUT_BYTES) <= MAX_POINTER_INPUT_BYTES;
 }
 
-/** The snapshot of a job the accept wrote, with its input when it is small enough to carry. */
+/**
+ * The snapshot of a job the accept wrote, with its input when it is small enough to carry. The
+ * input comes as the JSON text the row was written with, so an accept serializes it once.
+ */
 export function snapshotWithInput(
   row: Omit<PointerSnapshot, 'inputJson'>,
-  input: unknown,
+  inputJson: string,
 ): PointerSnapshot {
-  const inputJson = JSON.stringify(input === undefined ? null : input);
-  return utf8Bytes(inputJson) <= MAX_POINTER_INPUT_BYTES ? { ...row, inputJson } : { ...row };
+  return fitsInPointer(inputJson) ? { ...row, inputJson } : { ...row };
 }
 
 const NUMBERS = ['epoch', 'lastSeq', 'attempts', 'maxAttempts'] as const;

@@ -17,7 +17,11 @@ import { EMBEDDED_CAPABILITIES, type RuntimeCapabilities } from '@sluice/contrac
  * dispatches it when due, so the stream only sees the final due time), durable waits and child
  * jobs (a resume writes the outbox row and dispatches after commit, like a due delayed job).
  */
-export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
+export function valkeyStreamsCapabilities(
+  fair: boolean,
+  /** Submit pointers carry the accepted row (the `pointerSnapshots` option; default on). */
+  pointerSnapshots = true,
+): RuntimeCapabilities {
   return Object.freeze({
     ...EMBEDDED_CAPABILITIES,
     // The stream is outside the database: dispatched after commit, not inside it.
@@ -28,7 +32,8 @@ export function valkeyStreamsCapabilities(fair: boolean): RuntimeCapabilities {
     startsOnClaim: false,
     acksWithOutcome: false,
     fairAcrossTenants: fair,
-    // A `>` read marks its deliveries `fresh`; the gateway's submit pointers carry the row.
-    startsFromPointer: true,
+    // A `>` read marks its deliveries `fresh`; the gateway's submit pointers carry the row
+    // (unless turned off for workers that predate pointer format 2).
+    startsFromPointer: pointerSnapshots,
   });
 }

@@ -49,6 +49,12 @@ export const ValkeyStreamsOptions = z
      * concurrency. `false`: unbounded, arrival order (and `fairAcrossTenants` false).
      */
     fairness: z.union([z.literal(false), Fairness]).optional(),
+    /**
+     * Submit pointers carry the accepted row so a first delivery starts without reading it
+     * (pointer format 2, default true). Set `false` on the gateways during a rolling upgrade from
+     * workers that predate it (they refuse the extra fields), and back once every worker is new.
+     */
+    pointerSnapshots: z.boolean().optional(),
   })
   .strict();
 export type ValkeyStreamsOptions = z.input<typeof ValkeyStreamsOptions>;
@@ -63,7 +69,8 @@ export const valkeyStreams = defineRuntime({
       description: 'Valkey/Redis for the valkey-streams runtime',
     },
   },
-  capabilities: (o) => valkeyStreamsCapabilities(o.fairness !== false),
+  capabilities: (o) =>
+    valkeyStreamsCapabilities(o.fairness !== false, o.pointerSnapshots !== false),
   check: (o) => (o.url ? undefined : 'needs REDIS_URL (--redis-url, or url)'),
   // Each attempt is bounded on its own; the starting process retries within its connect window.
   services: (o) => [redisProbe(firstNodeUrl(o.url as string), 5_000)],
@@ -74,6 +81,7 @@ export const valkeyStreams = defineRuntime({
       redisUrl: o.url as string,
       database,
       ...(o.fairness !== undefined && { fairness: o.fairness }),
+      ...(o.pointerSnapshots !== undefined && { pointerSnapshots: o.pointerSnapshots }),
     });
     return {
       dispatcher: rt.dispatcher,

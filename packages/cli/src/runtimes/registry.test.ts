@@ -73,6 +73,17 @@ describe('valkeyStreams()', () => {
     expect(valkeyStreams({ fairness: false }).capabilities.fairAcrossTenants).toBe(false);
   });
 
+  it('pointer snapshots are on unless turned off, and the option is a boolean', () => {
+    expect(valkeyStreams({ url: 'redis://x' }).capabilities.startsFromPointer).toBe(true);
+    expect(valkeyStreams({ pointerSnapshots: false }).capabilities.startsFromPointer).toBe(false);
+    expect(() => valkeyStreams({ pointerSnapshots: 'no' } as never)).toThrowError(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringMatching(/pointerSnapshots/),
+      }),
+    );
+  });
+
   it('needs a url, from the options or REDIS_URL', async () => {
     expect(() => resolveSettings({ jobs, runtime: valkeyStreams() }, {})).toThrowError(
       /the valkey-streams runtime needs REDIS_URL/,

@@ -36,6 +36,12 @@ export interface StreamsDispatcherOptions {
   hold?: (jobIds: readonly string[]) => Promise<void>;
   /** Reports registry reads that failed (then nothing is dead-lettered at dispatch). */
   onError?: (error: unknown) => void;
+  /**
+   * Pointers carry the accepted row (pointer format 2) so a first delivery starts without reading
+   * it (default true). `false` sends the identity-only pointer every worker release reads: for a
+   * rolling upgrade while workers that predate format 2 (they refuse its extra fields) still run.
+   */
+  pointerSnapshots?: boolean;
 }
 
 export interface StreamsDispatcher extends RuntimeDispatcher<Db> {
@@ -63,6 +69,7 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
   if (bound !== undefined && (!Number.isInteger(bound) || bound < 1 || !opts.hold)) {
     throw new Error('maxUndelivered must be a positive integer, with a hold function');
   }
+  const snapshots = opts.pointerSnapshots !== false;
   const known = new Set<string>();
   const grouped = new Set<string>();
   const trim = opts.maxLen === undefined ? [] : ['MAXLEN', '~', String(opts.maxLen)];
@@ -76,7 +83,7 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
     const adds = pointers.map((p) => ({
       // Each priority band has its own stream; workers read the higher bands first.
       stream: keys.jobs(p.kind, p.version, priorityBand(p.priority)),
-      fields: encodePointer(p),
+      fields: encodePointer(snapshots || !p.snapshot ? p : withoutSnapshot(p)),
     }));
     const creating = [...new Set(adds.map((a) => a.stream))].filter((s) => !grouped.has(s));
     const pipe = redis.pipeline();
@@ -145,7 +152,7 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
   return {
     name: 'valkey-streams',
     // Fair across tenants only when the depth is bounded (the fair feeder picks the order).
-    capabilities: valkeyStreamsCapabilities(bound !== undefined),
+    capabilities: valkeyStreamsCapabilities(bound !== undefined, snapshots),
     keys,
     maxUndelivered: bound,
     stats,
@@ -179,4 +186,9 @@ export function createStreamsDispatcher(opts: StreamsDispatcherOptions): Streams
     // The connection belongs to whoever made it (createStreamsGatewayRuntime closes it).
     close: async () => {},
   };
+}
+
+function withoutSnapshot(p: MessagePointer): MessagePointer {
+  const { snapshot: _snapshot, ...identity } = p;
+  return identity;
 }

@@ -55,6 +55,11 @@ export interface StreamsGatewayRuntimeOptions {
    * Keep `maxUndelivered` above the workers' total concurrency. `false`: unbounded, arrival order.
    */
   fairness?: { maxUndelivered?: number; feedEveryMs?: number } | false;
+  /**
+   * Submit pointers carry the accepted row (pointer format 2; default true). Turn off while
+   * workers from before format 2 still run (a rolling upgrade): they refuse its extra fields.
+   */
+  pointerSnapshots?: boolean;
   /** Reconciler timings, or `false` to run none in this replica. */
   reconciler?: ReconcilerTuning | false;
   /** Tailer timings. */
@@ -96,6 +101,7 @@ export function createStreamsGatewayRuntime(
     keys,
     maxLen: opts.maxLen,
     onError: report('served versions'),
+    ...(opts.pointerSnapshots !== undefined && { pointerSnapshots: opts.pointerSnapshots }),
     ...(fairness && {
       maxUndelivered: fairness.maxUndelivered ?? DEFAULT_MAX_UNDELIVERED,
       hold: (jobIds) => holdInOutbox(opts.database.db, jobIds),

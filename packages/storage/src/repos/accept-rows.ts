@@ -22,6 +22,18 @@ export function acceptedRunAfter(outcome: AcceptedOutcome): string | null {
   return outcome.to === 'scheduled' ? outcome.runAt : null;
 }
 
+/**
+ * The input's JSON text as the accept writes it, serialized once per job: the insert and the
+ * pointer's snapshot (which carries the same text) both read it. Keyed by the job object, which
+ * the accept path passes to both unchanged.
+ */
+const inputTexts = new WeakMap<object, string>();
+export function acceptedInputJson(job: AcceptedJob): string {
+  let text = inputTexts.get(job);
+  if (text === undefined) inputTexts.set(job, (text = toJson(job.input)));
+  return text;
+}
+
 export interface AcceptedJob extends NewJob {
   outcome: AcceptedOutcome;
 }
@@ -106,7 +118,7 @@ export function acceptedSnapshot(job: AcceptedJob, createdAt: string): PointerSn
       ...(job.traceContext ? { traceContext: job.traceContext } : {}),
       ...(job.apiKeyId ? { apiKeyId: job.apiKeyId } : {}),
     },
-    job.input,
+    acceptedInputJson(job),
   );
 }
 
@@ -118,7 +130,7 @@ export function jobsInsert(q: AcceptStatement, jobs: readonly AcceptedJob[], at:
     // No accepted state is final (a dead letter can be requeued): no finished_at.
     return (
       `(${q.p(job.id)}, ${q.p(job.tenantId)}, ${q.p(job.kind)}, ${q.p(job.version)}, ` +
-      `${q.p(o.to satisfies JobState)}, ${q.p(toJson(job.input))}, null, null, ` +
+      `${q.p(o.to satisfies JobState)}, ${q.p(acceptedInputJson(job))}, null, null, ` +
       `${q.p(o.to === 'dead_lettered' ? o.reason : null)}, ${q.p(job.idempotencyKey ?? null)}, ` +
       `${q.p(job.inputHash)}, ${q.p(toJson(job.fileIds ?? []))}, 0, ${q.p(job.maxAttempts)}, ` +
       `0, null, ${ACCEPTED_LAST_SEQ}, ${q.p(acceptedRunAfter(o))}, null, ${t()}, ${t()}, null, ` +

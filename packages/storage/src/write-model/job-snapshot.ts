@@ -3,6 +3,7 @@
 
 import { snapshotWithInput, type PointerSnapshot } from '@sluice/contracts';
 import type { SluiceDatabase } from '../database.js';
+import { toJson } from '../json.js';
 import { toSnapshot, type JobSnapshot } from './snapshot-row.js';
 
 export {
@@ -41,6 +42,6 @@ export function pointerSnapshotOf(row: JobSnapshot): PointerSnapshot | undefined
       ...(row.traceContext ? { traceContext: row.traceContext } : {}),
       ...(row.apiKeyId ? { apiKeyId: row.apiKeyId } : {}),
     },
-    row.input,
+    toJson(row.input),
   );
 }

@@ -10,6 +10,7 @@
 import { toJson } from '../../json.js';
 import {
   acceptEventRows,
+  acceptedInputJson,
   acceptedRunAfter,
   storedAcceptEvents,
   type AcceptedJob,
@@ -64,7 +65,7 @@ export async function insertAcceptedJobsD1(
       kind: job.kind,
       version: job.version,
       state: job.outcome.to,
-      input: toJson(job.input),
+      input: acceptedInputJson(job),
       reason: job.outcome.to === 'dead_lettered' ? job.outcome.reason : null,
       key: job.idempotencyKey ?? null,
       hash: job.inputHash,
