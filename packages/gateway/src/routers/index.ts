@@ -21,7 +21,8 @@ export function createAppRouter<R extends JobRegistry>(
   maxInputDepth: number,
   refuse?: RefuseProcedure,
 ) {
-  const p = createProcedures(gate, maxInputDepth, refuse);
+  const { dialect } = deps.database;
+  const p = createProcedures(gate, maxInputDepth, refuse, (e) => dialect.isUnavailable(e));
   return p.router({
     jobs: createJobsRouter(p, deps),
     files: createFilesRouter(p, deps),

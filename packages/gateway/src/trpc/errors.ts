@@ -93,9 +93,24 @@ function rootCause(error: unknown): unknown {
   return current;
 }
 
-/** Any thrown value as the TRPCError a client should get. */
-export function toTRPCError(error: unknown): TRPCError {
+/**
+ * The answer to a request the job database could not serve right now (its dialect's
+ * `isUnavailable`): retryable, and honest that a failure at commit may have applied it.
+ */
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'the job database is unavailable right now; retry (with the same idempotency key, if the ' +
+  'request may already have been applied)';
+
+/**
+ * Any thrown value as the TRPCError a client should get. `unavailable` tells a driver error of a
+ * database that cannot answer right now (UNAVAILABLE, 503) from an internal one.
+ */
+export function toTRPCError(error: unknown, unavailable?: (error: unknown) => boolean): TRPCError {
   const root = rootCause(error);
+  if (!isSluiceError(root) && !(root instanceof TRPCError) && unavailable?.(root))
+    return toTRPCError(
+      new SluiceError('UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE, { cause: root }),
+    );
   const source = isSluiceError(root) ? root : error;
   if (isSluiceError(source)) {
     return new TRPCError({

@@ -48,11 +48,13 @@ export function createProcedures(
   gate: Gatekeeper,
   maxInputDepth: number,
   refuse?: RefuseProcedure,
+  /** A driver error of a database that cannot answer now: UNAVAILABLE, not internal. */
+  unavailable?: (error: unknown) => boolean,
 ) {
   const publicProcedure = t.procedure
     .use(async function mapErrors({ next }) {
       const result = await next();
-      if (!result.ok) throw toTRPCError(result.error);
+      if (!result.ok) throw toTRPCError(result.error, unavailable);
       return result;
     })
     .use(async function inputHygiene({ getRawInput, next }) {

@@ -29,6 +29,7 @@ import type { Limits } from '../limits/limits.js';
 import type { GatewayLogger } from '../observability/logger.js';
 import type { RouterDeps } from '../routers/deps.js';
 import { createAppRouter, type AppRouter } from '../routers/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../trpc/errors.js';
 import { createServedVersionCheck } from '../dispatch/served-versions.js';
 import { requestLimit } from '../http/request-limit.js';
 import type { RefuseProcedure } from '../trpc/procedures.js';
@@ -169,6 +170,12 @@ export function wireGateway<R extends JobRegistry>(p: GatewayParts<R>): GatewayC
       );
       app.onError((error, c) => {
         logger.error('request failed', { path: c.req.path, error });
+        // A database that cannot answer right now is a retryable 503, as on /trpc.
+        if (database.dialect.isUnavailable(error))
+          return c.json(
+            { error: { code: 'UNAVAILABLE', message: DATABASE_UNAVAILABLE_MESSAGE } },
+            503,
+          );
         return c.json({ error: { code: 'INTERNAL', message: 'Internal server error' } }, 500);
       });
     },

@@ -93,6 +93,11 @@ export interface GuardedTable {
 export interface SqlDialect {
   readonly name: StorageDialectName;
   readonly capabilities: StorageCapabilities;
+  /**
+   * The driver could not answer right now (connection refused, dropped or timed out, server
+   * shutting down, file locked): a retryable UNAVAILABLE, not an internal error (unavailable.ts).
+   */
+  isUnavailable(error: unknown): boolean;
   /** Column type of stored JSON documents (`jsonb` checks them; SQLite keeps text). */
   readonly jsonType: string;
   /** Column type of epoch-millisecond numbers that are computed on (the limit buckets). */

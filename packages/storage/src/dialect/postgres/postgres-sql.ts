@@ -1,5 +1,6 @@
 // PostgreSQL's SQL as the repositories and migrations need it.
 
+import { pgUnavailable } from '../unavailable.js';
 import { sql } from 'kysely';
 import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
 import { insertAcceptedPg } from './accept-insert.js';
@@ -19,6 +20,7 @@ const CAPABILITIES: StorageCapabilities = {
 export const POSTGRES_SQL: SqlDialect = {
   name: 'postgres',
   capabilities: CAPABILITIES,
+  isUnavailable: pgUnavailable,
   jsonType: 'jsonb',
   floatType: 'double precision',
   identity: (column) => column.primaryKey().generatedAlwaysAsIdentity(),

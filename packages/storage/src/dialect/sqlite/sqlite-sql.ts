@@ -1,6 +1,7 @@
 // SQLite's SQL as the repositories and migrations need it, and the statement texts D1 shares
 // (D1 is SQLite behind a binding: dialect/d1/ builds on this). Pure: no driver is imported here.
 
+import { sqliteUnavailable } from '../unavailable.js';
 import { sql } from 'kysely';
 import type { SqlDialect, StorageCapabilities } from '../storage-dialect.js';
 import { SNAPSHOT_COLUMNS } from '../../write-model/snapshot-row.js';
@@ -26,6 +27,7 @@ const CAPABILITIES: StorageCapabilities = {
 export const SQLITE_SQL: SqlDialect = {
   name: 'sqlite',
   capabilities: CAPABILITIES,
+  isUnavailable: sqliteUnavailable,
   jsonType: 'text',
   floatType: 'real',
   identity: (column) => column.primaryKey().autoIncrement(),
