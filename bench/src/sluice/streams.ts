@@ -46,7 +46,7 @@ async function dispatchPointers(redis: Redis, ids: readonly string[], at: string
         tenantId: BENCH_TENANT,
         snapshot: snapshotWithInput(
           { ...row, maxAttempts: benchJob.maxAttempts },
-          { i: from + k, t: 0 },
+          JSON.stringify({ i: from + k, t: 0 }),
         ),
       });
       pipeline.xadd(BENCH_STREAM, '*', ...fields);

@@ -24,48 +24,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Redis } from 'iovalkey';
 import pg from 'pg';
-import { z } from 'zod';
 import { createApiKey, migrate, openDatabase } from '@sluice/storage';
 import { startRedisServer } from '@sluice/testkit';
 import { BENCH_TENANT } from '../sluice/bench-job.js';
 import { startPrivatePostgres } from './private-postgres.js';
 import { ACCEPTED, auditRun } from './soak-audit.js';
+import { parseSoakOptions } from './soak-options.js';
 import { soakChildren } from './soak-processes.js';
 import { createOpenLoopProducer } from './soak-producer.js';
 import { flatness, markdown, rowLine, type SoakRow } from './soak-report.js';
 import * as S from './soak-sample.js';
 
-const Args = z.object({
-  rate: z.coerce.number().positive().default(800),
-  jobs: z.coerce.number().int().positive().default(1_000_000),
-  every: z.coerce.number().int().positive().default(50_000),
-  'retention-min': z.coerce.number().positive().default(10),
-  'sweep-every-s': z.coerce.number().int().min(1).default(60),
-  // The sweep's size per round trip and its pause between batches (absent: the product defaults).
-  'sweep-batch': z.coerce.number().int().min(1).optional(),
-  'sweep-pause-ms': z.coerce.number().int().min(0).optional(),
-  workers: z.coerce.number().int().min(1).max(16).default(4),
-  gateways: z.coerce.number().int().min(1).max(8).default(2),
-  concurrency: z.coerce.number().int().min(1).default(16),
-  'max-seconds': z.coerce.number().positive().default(Infinity),
-  'drain-wait-s': z.coerce.number().positive().default(120),
-  label: z
-    .string()
-    .regex(/^[\w.-]+$/)
-    .default('soak-scale'),
-});
-const raw: Record<string, string> = {};
-for (let a = process.argv.slice(2), i = 0; i < a.length; i += 2) {
-  if (!a[i]!.startsWith('--') || a[i + 1] === undefined) throw new Error(`bad argument ${a[i]}`);
-  raw[a[i]!.slice(2)] = a[i + 1]!;
-}
-const parsed = Args.strict().safeParse(raw);
-if (!parsed.success) {
-  const issue = parsed.error.issues[0]!;
-  console.error(`--${issue.path.join('.') || '?'}: ${issue.message}`);
-  process.exit(2);
-}
-const opt = parsed.data;
+const opt = parseSoakOptions(process.argv.slice(2));
 const retentionMs = Math.round(opt['retention-min'] * 60_000);
 const log = (text: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${text}`);
 
