@@ -162,19 +162,21 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
     children,
   } as unknown as HandlerWaits;
 
-  const inUnit = refusingWaits(
-    'waits and child jobs are not allowed in execute (a unit runs beside others): use prepare, apply or finalize',
-  );
-  return { forStage: (stage) => (stage === 'execute' ? inUnit : live) };
+  return { forStage: (stage) => (stage === 'execute' ? IN_UNIT : live) };
 }
+
+/** The same for every attempt: stateless and frozen, so built once rather than per attempt. */
+const IN_UNIT = refusingWaits(
+  'waits and child jobs are not allowed in execute (a unit runs beside others): use prepare, apply or finalize',
+);
 
 /** Waits that refuse with a typed, non-retriable error (a unit, or a run without waits). */
 export function refusingWaits(message: string): HandlerWaits {
   const refuse = (): Promise<never> => Promise.reject(new NonRetriableError(message));
-  return {
+  return Object.freeze({
     waitForEvent: refuse,
     sleep: refuse,
     createToken: refuse,
-    children: { start: refuse, wait: refuse },
-  } as unknown as HandlerWaits;
+    children: Object.freeze({ start: refuse, wait: refuse }),
+  }) as unknown as HandlerWaits;
 }
