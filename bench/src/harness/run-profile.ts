@@ -69,7 +69,6 @@ export async function startRunProfile(label: string): Promise<RunProfile | undef
             `${gcPauses} pauses; ${((100 * top.gcMs) / top.busyMs).toFixed(1)} % of profiled busy)`,
           `[profile] top ${TOP} self time (share of profiled busy ${top.busyMs.toFixed(0)} ms):`,
           ...top.lines.map((line) => `[profile] ${line}`),
-          `[profile] top ${TOP} allocation sites (bytes per job, share of sampled):`,
           ...topAllocations(heap.profile.head, jobs, TOP).map((line) => `[profile] ${line}`),
           '',
         ].join('\n'),
@@ -102,13 +101,14 @@ function topAllocations(head: HeapNode, jobs: number, n: number): string[] {
     for (const child of node.children) visit(child);
   };
   visit(head);
-  return [...bytes]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(
-      ([key, b]) =>
-        `${(b / Math.max(1, jobs)).toFixed(0).padStart(7)} B  ${((100 * b) / total).toFixed(1).padStart(5)} %  ${key}`,
-    );
+  const perJob = (b: number) => (b / Math.max(1, jobs)).toFixed(0).padStart(7);
+  return [
+    `allocated ${perJob(total).trim()} B per job (sampled); top ${n} sites, bytes per job and share:`,
+    ...[...bytes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, b]) => `${perJob(b)} B  ${((100 * b) / total).toFixed(1).padStart(5)} %  ${key}`),
+  ];
 }
 
 /** `sluice-streams c64 noop #0`: the module, the run's concurrency and handler, the process. */
