@@ -20,6 +20,7 @@ import type {
   RunInit,
   RunReport,
 } from './protocol.js';
+import { profileLabel, startRunProfile } from './run-profile.js';
 import type { CreateService } from './service.js';
 
 /** How often a consumer reports its completion count (the report carries the exact last time). */
@@ -54,7 +55,12 @@ interface RunState {
   openLoop?(loop: OpenLoopSpec): void;
 }
 
-async function startConsumerRun(create: CreateConsumer, index: number, run: RunInit) {
+async function startConsumerRun(
+  create: CreateConsumer,
+  spec: ChildSpec,
+  run: RunInit,
+): Promise<RunState> {
+  const index = spec.index;
   const series: Record<string, number[]> = {};
   const push = (name: string, ms: number) => (series[name] ??= []).push(ms);
   const sleepMs = run.handler.kind === 'sleep' ? run.handler.ms : 0;
@@ -81,6 +87,10 @@ async function startConsumerRun(create: CreateConsumer, index: number, run: RunI
   };
   const init: ChildInit = { config: run.config, concurrency: run.concurrency, index };
   const consumer = await create(init, hooks);
+  // BENCH_PROFILE=1: from here to the close (the worker idles until `go`).
+  const profile = await startRunProfile(
+    profileLabel(spec.module, run.concurrency, run.handler.kind, index),
+  );
   // Only while a run is live: an idle pooled process must not wake up every 5 ms.
   let progress: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -101,6 +111,7 @@ async function startConsumerRun(create: CreateConsumer, index: number, run: RunI
     async close() {
       clearInterval(progress);
       await consumer.close();
+      await profile?.stop(done);
       return { jobs: done, statements: countsSince(since, readStatements()) };
     },
   } satisfies RunState;
@@ -176,7 +187,7 @@ function serveRuns(spec: ChildSpec): void {
         await end();
         if (spec.role === 'consumer') {
           if (!mod.createConsumer) throw new Error(`${spec.module} exports no createConsumer`);
-          current = await startConsumerRun(mod.createConsumer, spec.index, message.run);
+          current = await startConsumerRun(mod.createConsumer, spec, message.run);
         } else {
           if (!mod.createProducer) throw new Error(`${spec.module} exports no createProducer`);
           current = await startProducerRun(mod.createProducer, spec.index, message.run);

@@ -4,12 +4,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -45,14 +45,45 @@ function top(map: Map<string, number>, total: number, n: number): string[] {
     );
 }
 
-export function summarize(profile: Profile, n = 25): string {
+/** Self time per sampled node, in µs. */
+function selfTimes(profile: Profile): {
+  byId: Map<number, ProfileNode>;
+  self: Map<number, number>;
+} {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) =>
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
   );
+  return { byId, self };
+}
+
+/** The busy time, the garbage collector's share of it, and the top `n` functions by self time. */
+export function topSelf(
+  profile: Profile,
+  n: number,
+): { busyMs: number; gcMs: number; lines: string[] } {
+  const { byId, self } = selfTimes(profile);
+  const byFn = new Map<string, number>();
+  let busy = 0;
+  let gc = 0;
+  for (const [id, us] of self) {
+    const node = byId.get(id) as ProfileNode;
+    const name = node.callFrame.functionName;
+    // The inspector's own `Profiler.stop` (serialising the profile) is not the child's work.
+    if (name === '(idle)' || node.callFrame.url === 'node:inspector') continue;
+    busy += us;
+    if (name === '(garbage collector)') gc += us;
+    const key = `[${packageOf(node.callFrame.url, name)}] ${frameName(node)}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + us);
+  }
+  return { busyMs: busy / 1000, gcMs: gc / 1000, lines: top(byFn, busy, n) };
+}
+
+export function summarize(profile: Profile, n = 25): string {
+  const { byId, self } = selfTimes(profile);
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...self].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)');
   const idleUs = idle.reduce((a, [, v]) => a + v, 0);

@@ -12,6 +12,7 @@ import { JOB_KIND_PATTERN, MAX_JOB_KIND_LENGTH, TENANT_ID_PATTERN } from './name
 import {
   MAX_POINTER_INPUT_BYTES,
   PointerSnapshot,
+  checkedSnapshot,
   nestSnapshot,
   snapshotFields,
 } from './pointer-snapshot.js';
@@ -101,16 +102,22 @@ export function decodePointer(
 
 /**
  * The schema's checks written out, for the worker's hot path (every delivery is decoded): the
- * pointer when the value is exactly a valid old-format one, else `undefined` and the schema
- * decides (and words the error; a pointer with a snapshot always goes to the schema). Accepts
- * nothing the schema refuses (message-pointer.test.ts compares them).
+ * pointer when the value is plainly a valid one (identity, and a snapshot that `checkedSnapshot`
+ * passes), else `undefined` and the schema decides (and words the error). Accepts nothing the
+ * schema refuses (message-pointer.test.ts and pointer-format.test.ts compare them).
  */
 function checkedPointer(value: unknown): MessagePointer | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
   let keys = 0;
+  let snapshot: PointerSnapshot | undefined;
   for (const key in v) {
     if (!Object.hasOwn(v, key)) continue;
+    if (key === 'snapshot') {
+      snapshot = checkedSnapshot(v.snapshot);
+      if (!snapshot) return undefined;
+      continue;
+    }
     if (key !== 'jobId' && key !== 'kind' && key !== 'version' && key !== 'tenantId')
       return undefined;
     keys++;
@@ -130,7 +137,9 @@ function checkedPointer(value: unknown): MessagePointer | undefined {
     parseJobId(jobId)?.version !== version
   )
     return undefined;
-  return { jobId, kind, version, tenantId };
+  return snapshot
+    ? { jobId, kind, version, tenantId, snapshot }
+    : { jobId, kind, version, tenantId };
 }
 
 export function parsePointer(value: unknown): MessagePointer {

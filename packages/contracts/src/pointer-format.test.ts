@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { formatJobId } from './job-id.js';
 import {
   MAX_POINTER_BYTES,
+  MessagePointer,
   decodePointer,
   encodePointer,
   parsePointer,
   withoutSnapshot,
 } from './message-pointer.js';
-import { MAX_POINTER_INPUT_BYTES, snapshotWithInput } from './pointer-snapshot.js';
+import { MAX_POINTER_INPUT_BYTES, checkedSnapshot, snapshotWithInput } from './pointer-snapshot.js';
 
 const identity = () => ({
   jobId: formatJobId('v1'),
@@ -109,5 +110,66 @@ describe('pointer format 2: the accepted row travels with the pointer', () => {
     const p = { ...id, snapshot: snapshotWithInput(row, JSON.stringify(1)) };
     expect(withoutSnapshot(p)).toEqual(id);
     expect(encodePointer(withoutSnapshot(p))).toEqual(encodePointer(id));
+  });
+});
+
+describe('pointer format 2: the fast snapshot check accepts exactly what the schema accepts', () => {
+  it('agrees with the zod schema on a valid snapshot and on every single-field mutation', () => {
+    const base = { ...row, inputJson: '{"text":"hé"}' };
+    const values: unknown[] = [
+      0,
+      1,
+      -1,
+      1.5,
+      2 ** 31 - 1,
+      2 ** 31,
+      Number.NaN,
+      '3',
+      '2026-12-06T01:00:00.000Z',
+      '2026-12-06T01:00:00Z',
+      '2026-12-06T01:00:00+02:00',
+      '2026-12-06T01:00:00.123456+02:00',
+      '2026-12-06T01:00Z',
+      '2026-12-06 01:00:00Z',
+      '2026-02-30T01:00:00Z',
+      '2026-12-06T01:00:00.000',
+      'x'.repeat(100),
+      'x'.repeat(101),
+      'x'.repeat(200),
+      'x'.repeat(201),
+      'é'.repeat(MAX_POINTER_INPUT_BYTES / 2),
+      'é'.repeat(MAX_POINTER_INPUT_BYTES / 2 + 1),
+      '',
+      null,
+      undefined,
+      {},
+    ];
+    const snapshots: unknown[] = [
+      base,
+      row,
+      { ...base, extra: 'x' },
+      { ...base, traceContext: undefined },
+      [],
+      null,
+      'snapshot',
+    ];
+    // The common case takes the fast path (else it would only be the schema again).
+    expect(checkedSnapshot(base)).toEqual(base);
+    expect(checkedSnapshot(row)).toEqual(row);
+    for (const key of Object.keys(base))
+      for (const value of values) snapshots.push({ ...base, [key]: value });
+    for (const snapshot of snapshots) {
+      const candidate = { ...identity(), snapshot };
+      const schema = MessagePointer.safeParse(candidate);
+      let fast: unknown;
+      try {
+        fast = parsePointer(candidate);
+      } catch {
+        fast = undefined;
+      }
+      expect(fast, JSON.stringify(candidate)).toEqual(schema.success ? schema.data : undefined);
+      // The fast check itself never accepts what the schema refuses.
+      if (checkedSnapshot(snapshot)) expect(schema.success, JSON.stringify(snapshot)).toBe(true);
+    }
   });
 });

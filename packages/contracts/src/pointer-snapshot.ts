@@ -86,24 +86,84 @@ const DIGITS = /^(0|[1-9][0-9]{0,9})$/;
 /**
  * Moves a decoded record's snapshot fields into `snapshot` (numbers from their text), leaving an
  * old pointer (no `format`) as it is. A format this code does not know is refused: its fields
- * cannot be told apart from garbage.
+ * cannot be told apart from garbage. One pass into two fresh objects: the rest-spread and
+ * `delete`s it replaced turned the record into a dictionary, ~5 % of a Streams worker's profile.
  */
 export function nestSnapshot(record: Record<string, unknown>): Record<string, unknown> {
   if (!('format' in record)) return record;
-  const { format, ...rest } = record;
+  const format = record.format;
   if (String(format) !== POINTER_FORMAT)
     throw new SluiceError('BAD_REQUEST', `invalid message pointer: format ${String(format)}`);
+  const rest: Record<string, unknown> = {};
   const snapshot: Record<string, unknown> = {};
-  for (const f of NUMBERS) {
-    const v = rest[f];
-    snapshot[f] = typeof v === 'string' && DIGITS.test(v) ? Number(v) : v;
-    delete rest[f];
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const v = record[key];
+    switch (key) {
+      case 'format':
+        break;
+      case 'epoch':
+      case 'lastSeq':
+      case 'attempts':
+      case 'maxAttempts':
+        snapshot[key] = typeof v === 'string' && DIGITS.test(v) ? Number(v) : v;
+        break;
+      case 'createdAt':
+      case 'traceContext':
+      case 'apiKeyId':
+        snapshot[key] = v;
+        break;
+      case INPUT_FIELD:
+        snapshot.inputJson = v;
+        break;
+      default:
+        rest[key] = v;
+    }
   }
-  for (const f of TEXTS) {
-    if (f in rest) snapshot[f] = rest[f];
-    delete rest[f];
+  rest.snapshot = snapshot;
+  return rest;
+}
+
+const MAX_COUNT = 2 ** 31 - 1;
+const SNAPSHOT_KEYS = new Set<string>([...NUMBERS, ...TEXTS, 'inputJson']);
+/** The pattern `z.string().datetime({ offset: true })` checks, from zod itself. */
+const DATETIME = z.core.regexes.datetime({ offset: true, local: false, precision: null });
+
+function isCount(v: unknown, min: number): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= MAX_COUNT;
+}
+
+/**
+ * The snapshot schema's checks written out, for the worker's hot path (every first delivery
+ * carries one; the zod parse was ~4.6 KB of garbage per job): the snapshot when the value is a
+ * plainly valid one, else `undefined` and the schema decides (and words the error). Accepts
+ * nothing the schema refuses (pointer-format.test.ts compares them).
+ */
+export function checkedSnapshot(value: unknown): PointerSnapshot | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  for (const key in v) {
+    if (!Object.hasOwn(v, key)) continue;
+    if (!SNAPSHOT_KEYS.has(key) || v[key] === undefined) return undefined;
   }
-  if (INPUT_FIELD in rest) snapshot.inputJson = rest[INPUT_FIELD];
-  delete rest[INPUT_FIELD];
-  return { ...rest, snapshot };
+  const { epoch, lastSeq, attempts, maxAttempts, createdAt, traceContext, apiKeyId, inputJson } = v;
+  if (
+    !isCount(epoch, 0) ||
+    !isCount(lastSeq, 0) ||
+    !isCount(attempts, 0) ||
+    !isCount(maxAttempts, 1) ||
+    typeof createdAt !== 'string' ||
+    !DATETIME.test(createdAt) ||
+    (traceContext !== undefined &&
+      (typeof traceContext !== 'string' || traceContext.length > 200)) ||
+    (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 100)) ||
+    (inputJson !== undefined &&
+      (typeof inputJson !== 'string' || utf8Bytes(inputJson) > MAX_POINTER_INPUT_BYTES))
+  )
+    return undefined;
+  const snapshot: PointerSnapshot = { epoch, lastSeq, attempts, maxAttempts, createdAt };
+  if (traceContext !== undefined) snapshot.traceContext = traceContext;
+  if (apiKeyId !== undefined) snapshot.apiKeyId = apiKeyId;
+  if (inputJson !== undefined) snapshot.inputJson = inputJson;
+  return snapshot;
 }

@@ -44,14 +44,21 @@ describeEachDialect('worker metrics', (ctx) => {
       sample(text, `sluice_worker_provider_call_seconds_count{class="${cls}",outcome="succeeded"}`);
     expect((calls('ambiguous') ?? 0) + (calls('retry_safe') ?? 0)).toBe(3);
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
-    // One log line per stored state change, with id, kind, version and attempt.
+    // One debug line per stored state change, with id, kind, version and attempt…
     for (const id of ids) {
-      const states = h.logs.filter((l) => l.message === 'job state' && l.fields?.jobId === id);
+      const states = h.logs.filter(
+        (l) => l.level === 'debug' && l.message === 'job state' && l.fields?.jobId === id,
+      );
       expect(states.map((l) => l.fields)).toEqual([
         expect.objectContaining({ kind: 'xp.paid', version: 'v1', attempt: 1, to: 'running' }),
         expect.objectContaining({ kind: 'xp.paid', version: 'v1', attempt: 1, to: 'succeeded' }),
       ]);
     }
+    // …and at info the summary of them, written at the latest when the worker stops.
+    const summaries = h.logs.filter((l) => l.level === 'info' && l.message === 'job states');
+    const count = (state: string) =>
+      summaries.reduce((n, l) => n + Number(l.fields?.[state] ?? 0), 0);
+    expect([count('running'), count('succeeded')]).toEqual([2, 2]);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 });

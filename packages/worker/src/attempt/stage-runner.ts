@@ -80,6 +80,9 @@ export const STAGE_STEPS = {
 
 export const DEFAULT_UNIT_CONCURRENCY = 4;
 
+/** Stateless and frozen: one for every run without waits, not one per run. */
+const NO_WAITS = refusingWaits('this run has no durable waits (the runtime lacks durableWaits)');
+
 function describeIssues(error: z.core.$ZodError): string {
   return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 }
@@ -137,8 +140,7 @@ export async function runStages(run: RunStagesInput): Promise<unknown> {
   };
   // One literal of a fixed shape per stage and unit (an object spread here was ~3 % of a busy
   // worker's CPU).
-  const noWaits = refusingWaits('this run has no durable waits (the runtime lacks durableWaits)');
-  const waitsFor = (stage: GuardStage): HandlerWaits => run.waits?.forStage(stage) ?? noWaits;
+  const waitsFor = (stage: GuardStage): HandlerWaits => run.waits?.forStage(stage) ?? NO_WAITS;
   const contextWith = (
     providers: HandlerContext['providers'],
     stageAssets: HandlerContext['assets'],

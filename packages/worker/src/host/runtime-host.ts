@@ -33,7 +33,7 @@ import { DeliveryFinisher } from './delivery-finisher.js';
 import { drainHeld } from './drain-held.js';
 import { Holdings } from './holdings.js';
 import { startRounds } from './host-rounds.js';
-import { createJobStateLog } from './log-job-states.js';
+import { createJobStateLog, type JobStateLog } from './log-job-states.js';
 import {
   DEFAULT_DEAD_AFTER_MS,
   DEFAULT_LIVENESS_EVERY_MS,
@@ -83,6 +83,8 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
+  /** Period of the `info` summary of job state changes (default 10 s; log-job-states.ts). */
+  stateSummaryEveryMs?: number | undefined;
   /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
   observe?: WorkerObservations | undefined;
   /** Shared provider limits (guard/provider-limiter.ts; none: calls are not limited). */
@@ -105,6 +107,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
   private readonly runner: AttemptRunner<D>;
   private readonly reads: ReadLoop<D>;
   private readonly publish: PublishEvents;
+  private readonly stateLog: JobStateLog;
   private readonly leaseMs: number;
   private timers: Periodic[] | undefined;
   private liveness: Liveness | undefined;
@@ -125,9 +128,10 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     });
     this.holdings = holdings;
     const toOthers = createEventPublisher(consumer, logger);
-    const logStates = createJobStateLog(logger, holdings);
+    const stateLog = createJobStateLog(logger, holdings, opts.stateSummaryEveryMs);
+    this.stateLog = stateLog;
     const publish: PublishEvents = (events) => {
-      logStates(events);
+      stateLog.log(events);
       toOthers(events);
     };
     this.publish = publish;
@@ -287,5 +291,7 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     await this.liveness?.withdraw();
     this.writer.close();
     await consumer.close();
+    // The changes since the last summary line, so a stopped worker's log counts every one.
+    this.stateLog.close();
   }
 }

@@ -22,7 +22,7 @@ import { paidHandler, paidJob, submitPaidJobs } from './paid-job.js';
 import { hooksFromEnv } from './seeded-bugs.js';
 
 export interface LogLine {
-  level: 'info' | 'warn' | 'error';
+  level: 'debug' | 'info' | 'warn' | 'error';
   message: string;
   fields: LogFields | undefined;
 }
@@ -58,6 +58,7 @@ export function usePaidHarness(db: () => TestDatabase): () => PaidHarness {
     const logs: LogLine[] = [];
     const lines: string[] = [];
     const logger: WorkerLogger = {
+      debug: (message, fields) => logs.push({ level: 'debug', message, fields }),
       info: (message, fields) => logs.push({ level: 'info', message, fields }),
       warn: (message, fields) => logs.push({ level: 'warn', message, fields }),
       error: (message, fields) => logs.push({ level: 'error', message, fields }),

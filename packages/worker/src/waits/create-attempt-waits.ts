@@ -67,6 +67,32 @@ function lost(): SluiceError {
 }
 
 export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
+  // Built on the first call: most attempts never wait, and building them (a key counter, the
+  // token and child-job helpers, a dozen closures) was ~1.6 KB of garbage per no-op job.
+  let built: HandlerWaits | undefined;
+  const live = (): LooseWaits => (built ??= buildWaits(deps)) as unknown as LooseWaits;
+  const waits = {
+    waitForEvent: (...args: unknown[]) => live().waitForEvent(...args),
+    sleep: (...args: unknown[]) => live().sleep(...args),
+    createToken: (...args: unknown[]) => live().createToken(...args),
+    children: {
+      start: (...args: unknown[]) => live().children.start(...args),
+      wait: (...args: unknown[]) => live().children.wait(...args),
+    },
+  } as unknown as HandlerWaits;
+  return { forStage: (stage) => (stage === 'execute' ? IN_UNIT : waits) };
+}
+
+type LooseCall = (...args: unknown[]) => Promise<unknown>;
+/** `HandlerWaits` without its generics, for forwarding calls as they come. */
+interface LooseWaits {
+  waitForEvent: LooseCall;
+  sleep: LooseCall;
+  createToken: LooseCall;
+  children: { start: LooseCall; wait: LooseCall };
+}
+
+function buildWaits(deps: AttemptWaitsDeps): HandlerWaits {
   const now = deps.now ?? Date.now;
   const counts = new Map<string, number>();
   const keyOf = (base: string, key: string | undefined): string => {
@@ -155,26 +181,26 @@ export function createAttemptWaits(deps: AttemptWaitsDeps): AttemptWaits {
     keyOf,
     wait,
   });
-  const live = {
+  return {
     waitForEvent,
     sleep,
     createToken: tokens.create,
     children,
   } as unknown as HandlerWaits;
-
-  const inUnit = refusingWaits(
-    'waits and child jobs are not allowed in execute (a unit runs beside others): use prepare, apply or finalize',
-  );
-  return { forStage: (stage) => (stage === 'execute' ? inUnit : live) };
 }
+
+/** The same for every attempt: stateless and frozen, so built once rather than per attempt. */
+const IN_UNIT = refusingWaits(
+  'waits and child jobs are not allowed in execute (a unit runs beside others): use prepare, apply or finalize',
+);
 
 /** Waits that refuse with a typed, non-retriable error (a unit, or a run without waits). */
 export function refusingWaits(message: string): HandlerWaits {
   const refuse = (): Promise<never> => Promise.reject(new NonRetriableError(message));
-  return {
+  return Object.freeze({
     waitForEvent: refuse,
     sleep: refuse,
     createToken: refuse,
-    children: { start: refuse, wait: refuse },
-  } as unknown as HandlerWaits;
+    children: Object.freeze({ start: refuse, wait: refuse }),
+  }) as unknown as HandlerWaits;
 }
