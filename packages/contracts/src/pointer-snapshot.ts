@@ -157,8 +157,7 @@ export function checkedSnapshot(value: unknown): PointerSnapshot | undefined {
     (traceContext !== undefined &&
       (typeof traceContext !== 'string' || traceContext.length > 200)) ||
     (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 100)) ||
-    (inputJson !== undefined &&
-      (typeof inputJson !== 'string' || utf8Bytes(inputJson) > MAX_POINTER_INPUT_BYTES))
+    (inputJson !== undefined && (typeof inputJson !== 'string' || !fitsInPointer(inputJson)))
   )
     return undefined;
   const snapshot: PointerSnapshot = { epoch, lastSeq, attempts, maxAttempts, createdAt };
