@@ -37,7 +37,6 @@ export interface ReadLoopOptions<D extends Delivery> {
 const MAX_ADMISSIONS = 4;
 // Capped at 2 s: a transport back from an outage is read again within about that long (a
 // transport read that hangs is torn down by its own watchdog, so this only spaces fast failures).
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
 
 export class ReadLoop<D extends Delivery> {
@@ -126,13 +125,7 @@ export class ReadLoop<D extends Delivery> {
         let deliveries: D[];
         this.lastReadAt = Date.now();
         try {
-          // The read goes out first, then the loop yields one turn while it is under way: with a
-          // synchronous driver (better-sqlite3) every await here resolves as a microtask, and a
-          // busy loop would starve renewals and outcome writes. Yielding before asking instead
-          // (after the batch) kept every entry that arrived meanwhile waiting for the next ask:
-          // p50 1.1–1.6 ms of dispatch→start at 1,000 jobs/s on Streams (docs/performance.md).
-          const reading = consumer.read(n, signal);
-          deliveries = (await Promise.all([reading, nextTurn()]))[0];
+          deliveries = await consumer.read(n, signal);
         } catch (error) {
           holdings.notComing(n);
           if (signal.aborted) break;
@@ -157,6 +150,9 @@ export class ReadLoop<D extends Delivery> {
         const admission = this.admit(deliveries).finally(() => this.admissions.delete(admission));
         this.admissions.add(admission);
         if (this.admissions.size >= MAX_ADMISSIONS) await Promise.race(this.admissions);
+        // Let timers and I/O in: with a synchronous driver (better-sqlite3) every await above
+        // resolves as a microtask, and a busy loop would starve renewals and outcome writes.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       await Promise.allSettled(this.admissions);
