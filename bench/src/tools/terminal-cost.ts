@@ -14,11 +14,20 @@
 // (without them: what the product sends for a round that has neither), and the slim statement on
 // a changed schema: `ff70` (`jobs` at fillfactor 70), `no-finished` (without `jobs_finished`),
 // `no-event-tenant` (without `job_events_tenant`), `no-event-trigger` (without the events NOTIFY
-// trigger). PERF=1 prints each backend's pid and waits 2 s before the drain (for `perf record -p`).
+// trigger); and `accept`: the accept group commit's statement instead (`acceptJobs`, 64 new
+// queued jobs a transaction, through the product's pool of one connection). PERF=1 prints each backend's pid and waits 2 s before the drain (for `perf record -p`).
 // Not a test; the numbers go into docs/performance.md.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { migrate, openDatabase, isoNow, transitionEvent, type AttemptWrite } from '@sluice/storage';
+import { formatJobId } from '@sluice/contracts';
+import {
+  acceptJobs,
+  migrate,
+  openDatabase,
+  isoNow,
+  transitionEvent,
+  type AttemptWrite,
+} from '@sluice/storage';
 import {
   rowOf,
   WRITE_ATTEMPTS_SQL,
@@ -33,6 +42,7 @@ const BATCH = 64;
 const SLIM = writeAttemptsSql({ outbox: false, units: false });
 
 const VARIANTS: Record<string, { sql: string; before?: string; after?: string }> = {
+  accept: { sql: '' },
   full: { sql: WRITE_ATTEMPTS_SQL },
   slim: { sql: SLIM },
   ff70: { sql: SLIM, before: 'alter table jobs set (fillfactor = 70)' },
@@ -97,7 +107,40 @@ try {
       )
     ).rows;
     const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    runs.push({ name, database, sql: v.sql, c, rows, pid, cpu: 0, jobs: 0 });
+    let round = async (s: number): Promise<number> => {
+      const at = isoNow();
+      const batch = rows.slice(s, s + BATCH).map((r, i) => rowOf(terminal(r, s + i, at)));
+      batch.sort((a, b) => (a.id < b.id ? -1 : 1));
+      const r = await c.query({ name: 'w', text: v.sql, values: [JSON.stringify(batch), at] });
+      if (r.rowCount !== batch.length) throw new Error(`${name}: a write did not apply`);
+      return batch.length;
+    };
+    let backend = pid;
+    let close: () => Promise<void> = async () => {};
+    if (name === 'accept') {
+      await c.query('truncate jobs, job_events');
+      const accept = openDatabase({ url, poolSize: 1, notifyEvents: false });
+      const q = await accept.pgPool!.query<{ pid: number }>('select pg_backend_pid() as pid');
+      backend = q.rows[0]!.pid;
+      close = () => accept.close();
+      round = async (s) => {
+        const n = Math.min(BATCH, JOBS - s);
+        const jobs = Array.from({ length: n }, (_, i) => ({
+          id: formatJobId('v1'),
+          tenantId: 'bench',
+          kind: 'bench.noop',
+          version: 'v1',
+          input: { i: s + i, t: 0 },
+          inputHash: 'h',
+          maxAttempts: 3,
+          outcome: { to: 'queued' as const },
+        }));
+        const r = await acceptJobs(accept, jobs);
+        if (r.inserted.size !== n) throw new Error('accept: a job was not inserted');
+        return n;
+      };
+    }
+    runs.push({ name, database, c, round, close, pid: backend, cpu: 0, jobs: 0 });
   }
   const first = runs[0]!.c;
   await first.query('checkpoint');
@@ -108,18 +151,9 @@ try {
   }
   for (let s = 0; s < JOBS; s += BATCH) {
     for (const run of runs) {
-      const at = isoNow();
-      const batch = run.rows.slice(s, s + BATCH).map((r, i) => rowOf(terminal(r, s + i, at)));
-      batch.sort((a, b) => (a.id < b.id ? -1 : 1));
       const t0 = cpuNs(run.pid);
-      const r = await run.c.query({
-        name: 'w',
-        text: run.sql,
-        values: [JSON.stringify(batch), at],
-      });
+      run.jobs += await run.round(s);
       run.cpu += cpuNs(run.pid) - t0;
-      run.jobs += batch.length;
-      if (r.rowCount !== batch.length) throw new Error(`${run.name}: a write did not apply`);
     }
   }
   const stats = await first.query<Record<string, string>>(
@@ -127,7 +161,7 @@ try {
        sum(wal_bytes)::bigint as wal_bytes, sum(wal_records) as wal_records,
        sum(shared_blks_hit + shared_blks_read) as blocks
      from pg_stat_statements s join pg_database d on d.oid = s.dbid
-     where s.query like '%json_to_recordset%' group by d.datname`,
+     where s.query not like '%pg_stat%' group by d.datname`,
   );
   for (const run of runs) {
     await run.c.query('select pg_stat_force_next_flush()');
@@ -154,6 +188,7 @@ try {
         jobsHeapMiB: Math.round(Number(t.heap) / 104857.6) / 10,
       }),
     );
+    await run.close();
     await run.c.end();
   }
 } catch (e) {
