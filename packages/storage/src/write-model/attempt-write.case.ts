@@ -253,6 +253,46 @@ export function attemptWriteCases(
     for (const job of jobs) expect((await counts(test.database, job.id)).events).toBe(3);
   });
 
+  it('a round of plain finishes, and a round mixing them with units and an outbox row: every part lands, JSON values as sent', async () => {
+    const { database } = ctx();
+    // A plain finish (no units, no outbox row): what a Streams drain's rounds carry.
+    const plain = async (output: unknown) => {
+      const w = { ...startAndSucceed(await queued(database)), output, units: undefined };
+      return w;
+    };
+    const output = {
+      s: 'é ✓ \\ "q"',
+      n: 1234567890.125,
+      big: 2 ** 60,
+      deep: [{ a: null }, true, 1.5],
+    };
+    const first = [await plain(output), await plain(null)];
+    expect((await writeAttempts(database, first)).applied).toEqual([true, true]);
+    const withUnits = startAndSucceed(await queued(database));
+    const retry = {
+      ...startWrite(await queued(database), 0),
+      state: 'queued' as const,
+      leaseUntil: null,
+      leaseOwner: null,
+      error: { kind: 'retry_after' as const, message: 'boom \u00e9', retryAfterMs: 5_000 },
+      outboxDueAt: isoIn(5_000),
+    };
+    const mixed = [await plain({ i: 7 }), withUnits, retry];
+    expect((await writeAttempts(database, mixed)).applied).toEqual([true, true, true]);
+    for (const w of [...first, ...mixed]) {
+      const row = await getJobById(database.db, w.id);
+      expect(row?.state).toBe(w.state);
+      expect(row?.output ?? null).toEqual(w.output ?? null);
+      expect(await listEvents(database.db, w.id, 2)).toEqual(w.events);
+    }
+    expect((await getJobById(database.db, retry.id))?.error).toEqual(retry.error);
+    expect(await counts(database, first[0]!.id)).toEqual({ events: 3, units: 0, outbox: 0 });
+    expect(await counts(database, mixed[0]!.id)).toEqual({ events: 3, units: 0, outbox: 0 });
+    expect(await counts(database, withUnits.id)).toEqual({ events: 3, units: 1, outbox: 0 });
+    expect(await counts(database, retry.id)).toEqual({ events: 3, units: 0, outbox: 1 });
+    expect((await getUnits(database.db, withUnits.id)).get('unit:a')?.result).toEqual({ value: 1 });
+  });
+
   it('refuses events whose sequence numbers do not follow the fence', async () => {
     const { database } = ctx();
     const job = await queued(database);
