@@ -16,6 +16,7 @@ import { CompiledQuery } from 'kysely';
 import type { Db } from '../../database.js';
 import {
   ACCEPTED_LAST_SEQ,
+  acceptedInputJson,
   acceptedRunAfter,
   EVENT_COLUMNS,
   JOB_COLUMNS,
@@ -64,7 +65,7 @@ export async function insertAcceptedPg(
       kind: job.kind,
       version: job.version,
       state: o.to,
-      input: toJson(job.input),
+      input: acceptedInputJson(job),
       reason: o.to === 'dead_lettered' ? o.reason : null,
       idempotency_key: job.idempotencyKey ?? null,
       input_hash: job.inputHash,
