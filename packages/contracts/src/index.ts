@@ -29,6 +29,7 @@ export * from './runtime-capabilities.js';
 export * from './define-runtime.js';
 export * from './sleep.js';
 export * from './logging.js';
+export * from './job-state-log.js';
 export * from './trace-context.js';
 export * from './scopes.js';
 export * from './call-outcomes.js';

@@ -25,6 +25,7 @@ import { createDatabaseTailer } from './events/database-tailer.js';
 import { createEventHub } from './events/event-hub.js';
 import { createMetricsApp, registerHealth } from './observability/health.js';
 import { createLogger } from './observability/logger.js';
+import { flushJobStates } from './observability/log-job-states.js';
 import { registerDatabaseMetrics } from './observability/database-metrics.js';
 import { createMetrics, readHistograms } from './observability/metrics.js';
 import { createOrphanSweeper } from './uploads/orphan-sweeper.js';
@@ -232,6 +233,8 @@ export function createGateway<R extends JobRegistry>(options: GatewayOptions<R>)
       await accept.flush();
       await dispatch.flush();
       await hub.close();
+      // The job state changes since the last summary line, so the log counts every one.
+      flushJobStates(logger);
     },
   };
 }

@@ -13,7 +13,12 @@
 
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import type { StartGate } from './start-gate.js';
-import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
+import {
+  createJobStateLog,
+  type Delivery,
+  type JobStateLog,
+  type RuntimeConsumer,
+} from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
 import type { BlobStore, SluiceDatabase } from '@sluice/storage';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
@@ -33,7 +38,6 @@ import { DeliveryFinisher } from './delivery-finisher.js';
 import { drainHeld } from './drain-held.js';
 import { Holdings } from './holdings.js';
 import { startRounds } from './host-rounds.js';
-import { createJobStateLog, type JobStateLog } from './log-job-states.js';
 import {
   DEFAULT_DEAD_AFTER_MS,
   DEFAULT_LIVENESS_EVERY_MS,
@@ -83,7 +87,7 @@ export interface RuntimeHostOptions<D extends Delivery> {
   /** Retry backoff of ordinary errors (contracts `backoffMs`; default base 1 s, cap 60 s). */
   retryBackoff?: { baseMs?: number; maxMs?: number } | undefined;
   logger: WorkerLogger;
-  /** Period of the `info` summary of job state changes (default 10 s; log-job-states.ts). */
+  /** Period of the `info` summary of job state changes (default 10 s; contracts job-state-log.ts). */
   stateSummaryEveryMs?: number | undefined;
   /** Timing histograms (dispatch→start, job duration, provider calls); none by default. */
   observe?: WorkerObservations | undefined;
@@ -128,10 +132,11 @@ export class RuntimeHost<D extends Delivery = Delivery> {
     });
     this.holdings = holdings;
     const toOthers = createEventPublisher(consumer, logger);
-    const stateLog = createJobStateLog(logger, holdings, opts.stateSummaryEveryMs);
+    const stateLog = createJobStateLog(logger, opts.stateSummaryEveryMs);
     this.stateLog = stateLog;
+    const jobOf = (id: string) => holdings.jobOf(id);
     const publish: PublishEvents = (events) => {
-      stateLog.log(events);
+      stateLog.log(events, jobOf);
       toOthers(events);
     };
     this.publish = publish;

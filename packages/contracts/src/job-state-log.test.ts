@@ -1,11 +1,10 @@
-// The worker's job state log: every stored change is a `debug` line, and `info` gets one summary
-// line per period counting the changes by state entered (none while idle, the rest on close).
+// The job state log of gateways and workers: every stored change is a `debug` line, and `info`
+// gets one summary line per period counting the changes by state entered (none while idle, the
+// rest on close; a change that finds the period over writes it first where no timer runs).
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LogLevel } from '@sluice/contracts';
-import type { StoredEvent } from '@sluice/storage';
 import { describe, expect, it } from 'vitest';
-import type { LogFields, WorkerLogger } from '../logger.js';
-import { createJobStateLog } from './log-job-states.js';
+import { createJobStateLog, type LoggedEvent } from './job-state-log.js';
+import type { LogFields, LogLevel, SluiceLogger } from './logging.js';
 
 interface Line {
   level: 'debug' | 'info';
@@ -13,7 +12,7 @@ interface Line {
   fields: LogFields | undefined;
 }
 
-function spyLogger(level: 'debug' | 'info' | 'warn'): { logger: WorkerLogger; lines: Line[] } {
+function spyLogger(level: 'debug' | 'info' | 'warn'): { logger: SluiceLogger; lines: Line[] } {
   const lines: Line[] = [];
   const order: LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
   return {
@@ -29,28 +28,23 @@ function spyLogger(level: 'debug' | 'info' | 'warn'): { logger: WorkerLogger; li
 }
 
 let seq = 0;
-function state(jobId: string, from: string | null, to: string): StoredEvent {
+function state(jobId: string, from: string | null, to: string): LoggedEvent {
   seq++;
   return {
-    id: seq,
-    tenantId: 't',
     kind: 'k.noop',
     event: { type: 'state', jobId, seq, at: new Date().toISOString(), from, to, attempt: 1 },
-  } as StoredEvent;
+  } as LoggedEvent;
 }
 
-const noJobs = { jobOf: () => undefined };
 const progress = {
-  id: 0,
-  tenantId: 't',
   kind: 'k.noop',
   event: { type: 'progress', jobId: 'v1-a', seq: 3, at: '2026-12-06T00:00:00.000Z', data: 1 },
-} as StoredEvent;
+} as LoggedEvent;
 
 describe('job state log', () => {
   it('writes every stored change at debug, with id, kind and states', () => {
     const { logger, lines } = spyLogger('debug');
-    const log = createJobStateLog(logger, noJobs, 60_000);
+    const log = createJobStateLog(logger, 60_000);
     log.log([state('v1-a', 'queued', 'running'), progress, state('v1-a', 'running', 'succeeded')]);
     expect(lines).toEqual([
       {
@@ -79,7 +73,7 @@ describe('job state log', () => {
 
   it('at info: no line per change, one summary per period counting by state entered', async () => {
     const { logger, lines } = spyLogger('info');
-    const log = createJobStateLog(logger, noJobs, 40);
+    const log = createJobStateLog(logger, 40);
     log.log([state('v1-a', 'queued', 'running'), state('v1-b', 'queued', 'running')]);
     log.log([state('v1-a', 'running', 'succeeded'), state('v1-b', 'running', 'queued')]);
     expect(lines).toEqual([]);
@@ -105,10 +99,29 @@ describe('job state log', () => {
 
   it('writes nothing when info is off', async () => {
     const { logger, lines } = spyLogger('warn');
-    const log = createJobStateLog(logger, noJobs, 10);
+    const log = createJobStateLog(logger, 10);
     log.log([state('v1-a', 'queued', 'running')]);
     await sleep(40);
     log.close();
     expect(lines).toEqual([]);
+  });
+
+  it('a change that finds the period over writes the summary first (no timer needed)', () => {
+    const { logger, lines } = spyLogger('info');
+    const log = createJobStateLog(logger, 20);
+    log.log([state('v1-a', 'queued', 'running')]);
+    // Synchronous: the period's timer cannot fire before the next change.
+    const until = Date.now() + 30;
+    while (Date.now() < until);
+    log.log([state('v1-a', 'running', 'succeeded')]);
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        message: 'job states',
+        fields: expect.objectContaining({ changes: 1, running: 1 }),
+      },
+    ]);
+    log.close();
+    expect(lines[1]?.fields).toEqual(expect.objectContaining({ changes: 1, succeeded: 1 }));
   });
 });
