@@ -25,6 +25,7 @@ export async function* subscribe(
   path: string,
   input: unknown,
   signal: AbortSignal,
+  onStarted?: () => void,
 ): AsyncGenerator<unknown, void, undefined> {
   const queue: Item[] = [];
   let wake: (() => void) | undefined;
@@ -39,6 +40,8 @@ export async function* subscribe(
     onData: (value) => push({ value: unwrapTracked(value) }),
     onError: (error) => push({ error }),
     onComplete: () => push({ done: true }),
+    // The gateway sends `started` once the procedure's iterator runs, i.e. its listener is on.
+    onStarted: () => onStarted?.(),
     onConnectionStateChange: (state) => {
       if (state.error && FATAL_CONNECTION_CODES.has(toApiError(state.error).code)) {
         push({ error: state.error });

@@ -186,6 +186,13 @@ export interface WatchAllOptions<K extends string> {
   kinds?: K[] | undefined;
   states?: JobState[] | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Called each time the gateway has the feed's subscription in place: when iteration starts and
+   * again whenever it is opened anew (a dropped socket, a gateway restart). Every event committed
+   * after this call reaches the feed, so a list read from here on misses nothing; events committed
+   * just before it may still arrive, to be ignored by sequence number (`JobView.lastSeq`).
+   */
+  onStarted?: (() => void) | undefined;
 }
 
 /** Anything `upload` can send: a `File`/`Blob` in browsers, a stream in Node. */

@@ -33,6 +33,7 @@ async function* resubscribing<T>(
   input: () => unknown,
   callerSignal: AbortSignal | undefined,
   accept: (value: unknown) => { yield: T | undefined; last: boolean },
+  onStarted?: () => void,
 ): AsyncGenerator<T, void, undefined> {
   deps.transport.assertWebSocket();
   const { signal, dispose } = linkSignals([callerSignal, deps.closed]);
@@ -40,7 +41,13 @@ async function* resubscribing<T>(
   try {
     while (!signal.aborted) {
       try {
-        for await (const value of subscribe(deps.transport.trpc, path, input(), signal)) {
+        for await (const value of subscribe(
+          deps.transport.trpc,
+          path,
+          input(),
+          signal,
+          onStarted,
+        )) {
           failures = 0;
           const step = accept(value);
           if (step.yield !== undefined) yield step.yield;
@@ -88,7 +95,11 @@ export interface FeedItemLike {
 /** The tenant-wide live feed; after a reconnect it continues live (it is a feed, not a log). */
 export function watchFeed(
   deps: StreamDeps,
-  filter: { kinds?: string[] | undefined; states?: JobState[] | undefined },
+  filter: {
+    kinds?: string[] | undefined;
+    states?: JobState[] | undefined;
+    onStarted?: (() => void) | undefined;
+  },
   signal: AbortSignal | undefined,
 ): AsyncGenerator<FeedItemLike, void, undefined> {
   const input = {
@@ -104,5 +115,6 @@ export function watchFeed(
       yield: value as FeedItemLike,
       last: false,
     }),
+    filter.onStarted,
   );
 }

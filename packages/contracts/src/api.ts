@@ -40,6 +40,11 @@ export const JobView = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
+  /**
+   * The sequence number of the job's newest event when this view was read: an event at or below
+   * it (a live feed's late delivery) is already in the view. Absent from gateways before it.
+   */
+  lastSeq: z.number().int().nonnegative().optional(),
 });
 export type JobView = z.infer<typeof JobView>;
 

@@ -26,6 +26,7 @@ export function toJobView(job: JobRow): JobView {
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     finishedAt: job.finishedAt,
+    lastSeq: job.lastSeq,
   };
 }
 

@@ -1,7 +1,9 @@
 // useJobs(filter): the tenant's jobs of a kind (or all), newest first, kept live by the tenant
 // feed over the client's WebSocket: state changes and progress reports of listed jobs, and new
-// jobs as their first event arrives. No polling: the list is read once when the hook starts and
-// once after every reconnect (the feed carries on live after a reconnect, it does not replay).
+// jobs as their first event arrives. No polling: the list is read each time the feed's
+// subscription is in place on the gateway (its start and every re-start after a dropped socket),
+// never before, so an event committed after the read cannot fall between the read and the feed;
+// events the read already reflects are skipped by sequence number (jobs-list.ts).
 
 import { useEffect, useState } from 'react';
 import type { FeedEvent, SluiceClient } from '@sluice/client';
@@ -13,20 +15,23 @@ import type {
   inferJobProgress,
 } from '@sluice/contracts/wire';
 import { useSluiceClient } from './context.js';
+import {
+  applyFeedEvent,
+  catchUp,
+  insertItem,
+  matches,
+  mergeList,
+  type Item,
+  type JobsFilter,
+} from './jobs-list.js';
 
-export interface JobsFilter<K extends string = string> {
-  kind?: K | undefined;
-  /** Only jobs in these states (a job that leaves them leaves the list). */
-  states?: readonly JobState[] | undefined;
-  /** How many of the newest jobs are listed (default 50, at most 100). */
-  limit?: number | undefined;
-}
+export type { JobsFilter } from './jobs-list.js';
 
 export interface JobListItem<R extends JobRegistry, K extends inferJobKind<R>> {
   readonly view: JobView;
   /** The newest progress report seen live (undefined until one arrives). */
   readonly progress: inferJobProgress<R[K]> | undefined;
-  /** The highest event sequence number seen live. */
+  /** The highest event sequence number the view reflects (read or seen live). */
   readonly lastSeq: number;
 }
 
@@ -36,54 +41,6 @@ export interface JobsSnapshot<R extends JobRegistry, K extends inferJobKind<R>> 
   readonly loading: boolean;
   /** The last failure of the list or the feed (a revoked key, a gateway that refused). */
   readonly error: Error | undefined;
-}
-
-type Item = JobListItem<JobRegistry, string>;
-
-function matches(view: JobView, filter: JobsFilter): boolean {
-  return (
-    (filter.kind === undefined || view.kind === filter.kind) &&
-    (filter.states === undefined || filter.states.includes(view.state))
-  );
-}
-
-function sortNewestFirst(items: Item[]): Item[] {
-  return items.sort((a, b) =>
-    a.view.createdAt === b.view.createdAt
-      ? b.view.id.localeCompare(a.view.id)
-      : b.view.createdAt.localeCompare(a.view.createdAt),
-  );
-}
-
-/** A fresh list replaces the views but keeps the live progress already seen. */
-function mergeList(previous: readonly Item[], views: readonly JobView[]): Item[] {
-  const known = new Map(previous.map((item) => [item.view.id, item]));
-  return sortNewestFirst(
-    views.map((view) => {
-      const old = known.get(view.id);
-      return { view, progress: old?.progress, lastSeq: old?.lastSeq ?? 0 };
-    }),
-  );
-}
-
-function applyFeedEvent(items: readonly Item[], feed: FeedEvent<JobRegistry>, filter: JobsFilter) {
-  const { event } = feed;
-  const i = items.findIndex((item) => item.view.id === event.jobId);
-  const item = items[i];
-  if (!item || event.seq <= item.lastSeq) return items;
-  const view: JobView =
-    'to' in event
-      ? { ...item.view, state: event.to, updatedAt: event.at, reason: event.reason ?? null }
-      : item.view;
-  const next: Item = {
-    view,
-    progress: event.type === 'progress' ? event.data : item.progress,
-    lastSeq: event.seq,
-  };
-  const out = [...items];
-  if (matches(view, filter)) out[i] = next;
-  else out.splice(i, 1);
-  return out;
 }
 
 async function listViews(client: SluiceClient<JobRegistry>, filter: JobsFilter) {
@@ -115,54 +72,98 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
     const stop = new AbortController();
     const fail = (e: unknown) =>
       !stop.signal.aborted && setError(e instanceof Error ? e : new Error(String(e)));
-    // Ids the list holds or is fetching: a feed event of any other job adds that job.
-    const known = new Set<string>();
+    // The jobs the list holds, by the sequence number each one's item reflects: a feed event at
+    // or below it is a late copy (the same rule as the items, kept here so the loop below can
+    // decide without waiting for React's state).
+    const known = new Map<string, number>();
+    // Jobs being read after their first feed event, with the events that arrived meanwhile.
+    const pending = new Map<string, FeedEvent<JobRegistry>[]>();
+    // A feed event of a listed job: applied unless the item already reflects it.
+    const apply = (feed: FeedEvent<JobRegistry>, seen: number) => {
+      const { event } = feed;
+      if (event.seq <= seen) return;
+      const to = 'to' in event ? event.to : undefined;
+      // Leaving the states: forget it, so a later move back in adds it again.
+      const states = filterNow.states;
+      if (states && to !== undefined && !states.includes(to)) known.delete(event.jobId);
+      else known.set(event.jobId, event.seq);
+      setItems((prev) => applyFeedEvent(prev, feed, filterNow));
+    };
+    // Events of a job being read that the list brought meanwhile: they go to its item now.
+    const flushPending = (id: string) => {
+      const waiting = pending.get(id);
+      for (const feed of waiting?.splice(0) ?? []) {
+        const seen = known.get(id);
+        if (seen !== undefined) apply(feed, seen);
+      }
+    };
     const reload = () =>
       listViews(client, filterNow).then((views) => {
         if (stop.signal.aborted) return;
-        for (const view of views) known.add(view.id);
+        const listed = new Set(views.map((view) => view.id));
+        for (const id of known.keys()) if (!listed.has(id)) known.delete(id);
+        for (const view of views) {
+          known.set(view.id, Math.max(known.get(view.id) ?? 0, view.lastSeq ?? 0));
+        }
         setItems((prev) => mergeList(prev, views));
+        for (const view of views) flushPending(view.id);
         setLoading(false);
         setError(undefined);
       }, fail);
-    // A job the list does not hold yet: read its view once, then the feed keeps it current.
-    const add = (id: string) => {
-      known.add(id);
-      client.jobs.get(id).then((view) => {
-        if (stop.signal.aborted) return;
-        if (!matches(view, filterNow)) return void known.delete(id);
-        setItems((prev) =>
-          prev.some((item) => item.view.id === id)
-            ? prev
-            : sortNewestFirst([...prev, { view, progress: undefined, lastSeq: 0 }]),
-        );
-      }, fail);
+    // A job the list does not hold: read its view once; the feed keeps it current after that.
+    const add = (feed: FeedEvent<JobRegistry>) => {
+      const id = feed.event.jobId;
+      const meanwhile = [feed];
+      pending.set(id, meanwhile);
+      client.jobs.get(id).then(
+        (view) => {
+          if (stop.signal.aborted) return;
+          if (known.has(id)) {
+            // A list read brought the job while this one was under way: it holds the item.
+            flushPending(id);
+            pending.delete(id);
+            return;
+          }
+          pending.delete(id);
+          const item: Item = catchUp(view, meanwhile);
+          if (!matches(item.view, filterNow)) return;
+          known.set(id, item.lastSeq);
+          setItems((prev) => insertItem(prev, item));
+        },
+        (e: unknown) => {
+          pending.delete(id);
+          fail(e);
+        },
+      );
     };
-    const offReconnect = client.onReconnect(() => void reload());
     void (async () => {
       try {
-        const kinds = filterNow.kind ? [filterNow.kind] : undefined;
         const states = filterNow.states;
-        for await (const feed of client.watchAll({ kinds, signal: stop.signal })) {
+        const feedEvents = client.watchAll({
+          kinds: filterNow.kind ? [filterNow.kind] : undefined,
+          signal: stop.signal,
+          // Read the list only once the feed is live, and again after every re-start of it
+          // (the feed does not replay what a dropped socket missed).
+          onStarted: () => void reload(),
+        });
+        for await (const feed of feedEvents) {
           const { event } = feed;
-          const to = 'to' in event ? event.to : undefined;
-          if (!known.has(event.jobId)) {
-            // With a states filter only a move into one of them can add a job: other events
-            // of jobs outside the list cost nothing.
-            if (!states || (to !== undefined && states.includes(to))) add(event.jobId);
+          const seen = known.get(event.jobId);
+          if (seen !== undefined) {
+            apply(feed, seen);
             continue;
           }
-          // Leaving the states: forget it, so a later move back in adds it again.
-          if (states && to !== undefined && !states.includes(to)) known.delete(event.jobId);
-          setItems((prev) => applyFeedEvent(prev, feed, filterNow));
+          const waiting = pending.get(event.jobId);
+          if (waiting) waiting.push(feed);
+          // With a states filter only a move into one of them can add a job: other events
+          // of jobs outside the list cost nothing.
+          else if (!states || ('to' in event && states.includes(event.to))) add(feed);
         }
       } catch (e) {
         fail(e);
       }
     })();
-    void reload();
     return () => {
-      offReconnect();
       stop.abort();
     };
   }, [client, key]);

@@ -13,6 +13,7 @@ const JOB_VIEW_KEYS = [
   'hold',
   'id',
   'kind',
+  'lastSeq',
   'maxAttempts',
   'parentId',
   'priority',
@@ -56,6 +57,9 @@ describeEachDialect('jobs router', (ctx) => {
       state: 'queued',
       maxAttempts: 3,
     });
+    // The view says which events it already holds: a feed's late delivery of one is ignored.
+    const stored = await listEvents(ctx().database.db, ids[0]!);
+    expect(job.lastSeq).toBe(Math.max(...stored.map((e) => e.seq)));
     const first = await c.jobs.list.query({ limit: 2 });
     expect(first.items).toHaveLength(2);
     expect(first.nextCursor).not.toBeNull();
