@@ -25,6 +25,8 @@ import { tenantJobs } from './fair-claim.case.js';
 type PlanNode = {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   'Shared Hit Blocks'?: number;
   'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
@@ -34,6 +36,11 @@ type PlanNode = {
 function seqScans(node: PlanNode): string[] {
   const own = node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : [];
   return [...own, ...(node.Plans ?? []).flatMap(seqScans)];
+}
+
+/** Every node of the plan, depth first. */
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
 
 /** The top node of `explain (<options>, format json) <sql>`. */
@@ -122,6 +129,37 @@ describeEachDialect('the PostgreSQL claim on stale statistics', (ctx) => {
       expect(buffers).toBeLessThan(BUFFER_BOUND);
     } finally {
       await client.query('rollback');
+      client.release();
+    }
+  });
+});
+
+describeEachDialect('the admission read on a custom plan', (ctx) => {
+  it('probes jobs by primary key with the ids as one parameter, not a constant array of them', async (t) => {
+    const test = ctx();
+    const pool = test.database.pgPool;
+    if (!pool) return t.skip('plan shape: PostgreSQL only');
+    const ids = await tenantJobs(test.database, 'plan.read', 't-a', 2_000);
+    await pool.query('vacuum analyze jobs');
+    const client = await pool.connect();
+    try {
+      // The pool's own setting, planned per run as the product's named statement is.
+      await client.query(`prepare sluice_test_read_ids as ${PG_SNAPSHOTS_SQL}`);
+      const batch = ids.slice(0, 64);
+      const arg = `array[${batch.map((id) => client.escapeLiteral(id)).join(', ')}]::text[]`;
+      const plan = await planOf(client, `execute sluice_test_read_ids(${arg})`);
+      // An index scan of the key, or a bitmap of it (at this size); never a scan of the table.
+      expect(seqScans(plan)).toEqual([]);
+      const nodes = nodesOf(plan);
+      const probes = nodes.filter((n) => n['Index Name'] !== undefined);
+      expect(probes.map((n) => n['Index Name'])).toEqual(['jobs_pkey']);
+      // A constant array of the 64 ids is what the planner expanded id by id.
+      const cond = probes[0]?.['Index Cond'] ?? '';
+      expect(batch.filter((id) => cond.includes(id))).toEqual([]);
+      const rows = await client.query(`execute sluice_test_read_ids(${arg})`);
+      expect(rows.rowCount).toBe(64);
+    } finally {
+      await client.query('deallocate all');
       client.release();
     }
   });
