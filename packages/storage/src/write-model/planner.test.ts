@@ -11,8 +11,9 @@
 // 64-job terminal write read all of it (~100 ms; auto_explain in the bench's fairness row, where
 // B's dispatch→start went from ~13 ms to 350-670 ms p50 in such rounds) until autovacuum's next
 // ANALYZE. Sluice's connections plan every run with its parameters and the table's current size
-// (`plan_cache_mode = force_custom_plan`, dialect/postgres/open-postgres.ts). The claim does not depend on that setting
-// (its walk already probes by key); it is planned here too so that a regression of either shows.
+// (`plan_cache_mode = force_custom_plan`, dialect/postgres/open-postgres.ts). The claim depends on
+// that setting too: its walk probes by key, but a generic plan made at 50 jobs scanned `jobs` three
+// times once it held 20,000 (this test with `force_generic_plan` set on its connection).
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
