@@ -11,8 +11,9 @@
 // 64-job terminal write read all of it (~100 ms; auto_explain in the bench's fairness row, where
 // B's dispatch→start went from ~13 ms to 350-670 ms p50 in such rounds) until autovacuum's next
 // ANALYZE. Sluice's connections plan every run with its parameters and the table's current size
-// (`plan_cache_mode = force_custom_plan`, dialect/postgres/open-postgres.ts). The claim does not depend on that setting
-// (its walk already probes by key); it is planned here too so that a regression of either shows.
+// (`plan_cache_mode = force_custom_plan`, dialect/postgres/open-postgres.ts). The claim depends on
+// that setting too: its walk probes by key, but a generic plan made at 50 jobs scanned `jobs` three
+// times once it held 20,000 (this test with `force_generic_plan` set on its connection).
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../testing/dialects.js';
@@ -25,6 +26,8 @@ import { tenantJobs } from './fair-claim.case.js';
 type PlanNode = {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   'Shared Hit Blocks'?: number;
   'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
@@ -34,6 +37,11 @@ type PlanNode = {
 function seqScans(node: PlanNode): string[] {
   const own = node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : [];
   return [...own, ...(node.Plans ?? []).flatMap(seqScans)];
+}
+
+/** Every node of the plan, depth first. */
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 }
 
 /** The top node of `explain (<options>, format json) <sql>`. */
@@ -122,6 +130,37 @@ describeEachDialect('the PostgreSQL claim on stale statistics', (ctx) => {
       expect(buffers).toBeLessThan(BUFFER_BOUND);
     } finally {
       await client.query('rollback');
+      client.release();
+    }
+  });
+});
+
+describeEachDialect('the admission read on a custom plan', (ctx) => {
+  it('probes jobs by primary key with the ids as one parameter, not a constant array of them', async (t) => {
+    const test = ctx();
+    const pool = test.database.pgPool;
+    if (!pool) return t.skip('plan shape: PostgreSQL only');
+    const ids = await tenantJobs(test.database, 'plan.read', 't-a', 2_000);
+    await pool.query('vacuum analyze jobs');
+    const client = await pool.connect();
+    try {
+      // The pool's own setting, planned per run as the product's named statement is.
+      await client.query(`prepare sluice_test_read_ids as ${PG_SNAPSHOTS_SQL}`);
+      const batch = ids.slice(0, 64);
+      const arg = `array[${batch.map((id) => client.escapeLiteral(id)).join(', ')}]::text[]`;
+      const plan = await planOf(client, `execute sluice_test_read_ids(${arg})`);
+      // An index scan of the key, or a bitmap of it (at this size); never a scan of the table.
+      expect(seqScans(plan)).toEqual([]);
+      const nodes = nodesOf(plan);
+      const probes = nodes.filter((n) => n['Index Name'] !== undefined);
+      expect(probes.map((n) => n['Index Name'])).toEqual(['jobs_pkey']);
+      // A constant array of the 64 ids is what the planner expanded id by id.
+      const cond = probes[0]?.['Index Cond'] ?? '';
+      expect(batch.filter((id) => cond.includes(id))).toEqual([]);
+      const rows = await client.query(`execute sluice_test_read_ids(${arg})`);
+      expect(rows.rowCount).toBe(64);
+    } finally {
+      await client.query('deallocate all');
       client.release();
     }
   });
