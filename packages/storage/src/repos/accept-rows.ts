@@ -60,23 +60,22 @@ export const EVENT_COLUMNS = 'job_id, tenant_id, kind, seq, seq_end, type, paylo
 
 /**
  * Statement text and its parameters, written out rather than built with the query builder: on
- * the submit hot path the builder's per-value nodes cost more than the insert itself.
- * `numbered`: `$n` parameters (a value used in every row is sent once, `$n` repeats); else `?`.
+ * the submit hot path the builder's per-value nodes cost more than the insert itself. `?`
+ * parameters (SQLite): a value used in every row is sent once per use. PostgreSQL sends a
+ * chunk's rows as JSON parameters instead (dialect/postgres/accept-insert.ts).
  */
-export function acceptStatement(numbered: boolean) {
+export function acceptStatement() {
   const params: unknown[] = [];
   const p = (value: unknown): string => {
     params.push(value);
-    return numbered ? `$${params.length}` : '?';
+    return '?';
   };
   return {
     params,
     p,
-    /** A value used in every row: sent once where parameters are numbered, per use elsewhere. */
+    /** A value used in every row. */
     shared(value: unknown): () => string {
-      if (!numbered) return () => p(value);
-      const mark = p(value);
-      return () => mark;
+      return () => p(value);
     },
   };
 }

@@ -19,7 +19,7 @@ export async function insertAcceptedSqlite(
   events: readonly AcceptEventRow[],
   at: string,
 ): Promise<EventIdRow[]> {
-  const q = acceptStatement(false);
+  const q = acceptStatement();
   const text = `${jobsInsert(q, jobs, at)} on conflict do nothing returning id`;
   const ids = await tx.executeQuery<{ id: string }>(CompiledQuery.raw(text, q.params));
   const rows: EventIdRow[] = ids.rows.map((r) => ({ job_id: r.id, event_id: null, seq: null }));
@@ -40,7 +40,7 @@ async function insertEventRows(
   at: string,
 ): Promise<EventIdRow[]> {
   if (events.length === 0) return [];
-  const q = acceptStatement(false);
+  const q = acceptStatement();
   const t = q.shared(at);
   const rows = events.map(
     (r) =>
