@@ -45,7 +45,41 @@ export async function acquireSlot(database: SluiceDatabase, r: SlotRequest): Pro
   });
 }
 
-/** Gives a slot back (a lapsed or unknown one is a no-op). */
+/**
+ * A key's waiting list: `reason` and `name` are what a held job's `waiting` names (the start
+ * gate's key `<reason>:<name>`), `max` the key's `maxRunning`.
+ */
+export interface WaitingList {
+  key: string;
+  reason: string;
+  name: string;
+  max: number;
+}
+
+/**
+ * Gives `holder`'s slot of the list's key back (none: gives nothing back) and makes due now as
+ * many of the key's waiters (priority, then age) as it has free slots, less waiters woken and not
+ * yet claimed, in one atomic step; then wakes idle embedded claimers (work-signal.ts) when any
+ * job was made due. How many were. A lost wake (a crash right after the release) costs the
+ * waiters their hold's backstop delay, never their start.
+ */
+export async function wakeWaiters(
+  database: SluiceDatabase,
+  list: WaitingList,
+  holder: string | null = null,
+  now = Date.now(),
+): Promise<number> {
+  const woken = await database.dialect.wakeWaiters({
+    ...list,
+    holder,
+    now,
+    at: new Date(now).toISOString(),
+  });
+  if (woken > 0) await database.dialect.notifyWork();
+  return woken;
+}
+
+/** Gives a slot back (a lapsed or unknown one is a no-op); wakes nobody (`wakeWaiters` does). */
 export async function releaseSlot(
   database: SluiceDatabase,
   key: string,

@@ -3,8 +3,18 @@
 // until the attempt ends, renewed while it runs) and a token of each `startsPerSecond` bucket —
 // in the job database, so every worker of every runtime shares the same counters (storage
 // repos/limits.ts, the provider guard's machinery). With no room the attempt does not run: the
-// host stores a limit hold (the attempt refunded, the job `queued` again after a short delay,
-// `waiting` naming the limit). Order: every slot first, then the tokens, so a held job burns no
+// host stores a limit hold (the attempt refunded, the job `queued` again after a delay, `waiting`
+// naming the limit).
+//
+// Waiting lists: where the job table is the queue (`startsOnClaim`), a job held for a slot is due
+// only at a long backstop (`START_WAIT_BACKSTOP_MS`): the claim passes it by instead of claiming
+// and holding it again every hold delay while the slot stays taken. Giving a slot back makes the
+// key's next waiters due at once (storage `wakeWaiters`: as many as it has free slots, priority
+// then age, in the release's own transaction), and a hold, once stored, re-checks the count: a
+// slot freed between the refusal and the stored hold found no waiter, so the holder wakes the
+// list itself. Elsewhere (a transport brings a held job back through its own delayed path) the
+// hold keeps its back-off delay. A rate hold always keeps its timed delay: its room returns with
+// time, not with a release. Order: every slot first, then the tokens, so a held job burns no
 // rate; a token taken before a later scope's bucket refused is spent (the rate of that scope
 // then runs below its cap, never above).
 //
@@ -27,7 +37,9 @@ import {
   releaseSlot,
   renewSlots,
   takeToken,
+  wakeWaiters,
   type SluiceDatabase,
+  type WaitingList,
 } from '@sluice/storage/d1';
 import type { AttemptJob } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
@@ -37,6 +49,12 @@ import type { LimitObserver } from '../guard/provider-limiter.js';
 export const START_HOLD_MS = 1_000;
 /** The longest a job held by a `maxRunning` limit waits before it is due again (default). */
 export const START_HOLD_MAX_MS = 5_000;
+/**
+ * When a job on a waiting list is due without a wake (default): what a lost wake costs (a crash
+ * between a release and its wake, a slot that lapsed with its holder), and how often a job whose
+ * slot stays taken is claimed and held again.
+ */
+export const START_WAIT_BACKSTOP_MS = 60_000;
 
 /**
  * The delay of a `maxRunning` hold: as long as the job has waited already (since the first hold
@@ -59,10 +77,24 @@ export interface GateEntry {
 }
 
 export type GateAnswer =
-  { ok: true; entry: GateEntry } | { ok: false; waiting: JobWaiting; retryAfterMs: number };
+  | { ok: true; entry: GateEntry }
+  | {
+      ok: false;
+      waiting: JobWaiting;
+      retryAfterMs: number;
+      /** The waiting list the hold puts the job on: re-check it once the hold is stored. */
+      list?: WaitingList | undefined;
+    };
 
 export interface StartGate {
-  enter(job: AttemptJob, now?: number): Promise<GateAnswer>;
+  /**
+   * Takes the job's room, or answers the hold. `lists`: a slot hold waits on the key's waiting
+   * list (backstop delay, woken by a release), for a runtime whose claim reads the job row's due
+   * time; without it, the back-off delay.
+   */
+  enter(job: AttemptJob, now?: number, lists?: boolean): Promise<GateAnswer>;
+  /** After a list hold is stored: wakes the list if a slot freed meanwhile. */
+  waited(list: WaitingList): Promise<void>;
   /** Pushes the expiry of every slot held by a running attempt (the host calls it on a timer). */
   renew(now?: number): Promise<void>;
 }
@@ -152,6 +184,8 @@ export function createStartGate(deps: {
   holdMs?: number | undefined;
   /** The longest delay of a `maxRunning` hold as the wait grows (default `START_HOLD_MAX_MS`). */
   holdMaxMs?: number | undefined;
+  /** The due delay of a hold on a waiting list (default `START_WAIT_BACKSTOP_MS`). */
+  waitBackstopMs?: number | undefined;
   observer?: LimitObserver | undefined;
 }): StartGate {
   const { database } = deps;
@@ -159,7 +193,17 @@ export function createStartGate(deps: {
   const held = new Set<string>();
   const noop: GateEntry = { release: async () => {} };
 
-  function hold(job: AttemptJob, scope: Scope, by: JobWaiting['by'], now: number): GateAnswer {
+  function listOf(scope: Scope, max: number): WaitingList {
+    return { key: scope.key, reason: scope.reason, name: scope.name, max };
+  }
+
+  function hold(
+    job: AttemptJob,
+    scope: Scope,
+    by: JobWaiting['by'],
+    now: number,
+    list?: WaitingList,
+  ): GateAnswer {
     deps.observer?.waited(scope.label);
     const prior = job.waiting;
     const since =
@@ -171,30 +215,39 @@ export function createStartGate(deps: {
     const retryAfterMs =
       by === 'rate' && rate !== undefined
         ? Math.max(20, Math.ceil(1000 / rate))
-        : holdDelayMs(
-            since,
-            now,
-            deps.holdMs ?? START_HOLD_MS,
-            deps.holdMaxMs ?? START_HOLD_MAX_MS,
-          );
+        : list
+          ? (deps.waitBackstopMs ?? START_WAIT_BACKSTOP_MS)
+          : holdDelayMs(
+              since,
+              now,
+              deps.holdMs ?? START_HOLD_MS,
+              deps.holdMaxMs ?? START_HOLD_MAX_MS,
+            );
     return {
       ok: false,
       waiting: { reason: scope.reason, name: scope.name, by, since },
       retryAfterMs,
+      list,
     };
   }
 
   return {
-    async enter(job, now = Date.now()) {
+    async enter(job, now = Date.now(), lists = false) {
       const limits = deps.limits.get(job.kind);
       if (!limits) return { ok: true, entry: noop };
       const scopes = scopesOf(job, limits);
       // One holder per job: a second attempt of the same job (a reclaim) re-takes its own slot.
       const holder = `job:${job.id}`;
-      const taken: string[] = [];
+      const taken: WaitingList[] = [];
+      // With lists, every slot given back wakes its key's waiters, a refused later scope's too:
+      // a job may have been held by the slot this job took for a moment.
       const giveBack = async () => {
         held.delete(holder);
-        await Promise.all(taken.map((key) => releaseSlot(database, key, holder)));
+        await Promise.all(
+          taken.map((list) =>
+            lists ? wakeWaiters(database, list, holder) : releaseSlot(database, list.key, holder),
+          ),
+        );
       };
       for (const scope of scopes) {
         const max = scope.limit.maxRunning;
@@ -208,9 +261,9 @@ export function createStartGate(deps: {
         });
         if (!ok) {
           await giveBack();
-          return hold(job, scope, 'concurrency', now);
+          return hold(job, scope, 'concurrency', now, lists ? listOf(scope, max) : undefined);
         }
-        taken.push(scope.key);
+        taken.push(listOf(scope, max));
       }
       for (const scope of scopes) {
         const perSecond = scope.limit.startsPerSecond;
@@ -233,6 +286,9 @@ export function createStartGate(deps: {
           },
         },
       };
+    },
+    async waited(list) {
+      await wakeWaiters(database, list);
     },
     async renew(now = Date.now()) {
       await renewSlots(database, [...held], now + deps.slotTtlMs);

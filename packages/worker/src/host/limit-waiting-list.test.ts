@@ -1,0 +1,165 @@
+// On the embedded runtime a job held by a `maxRunning` slot waits on the key's waiting list
+// (host/start-gate.ts): it is not claimed again while the slot stays taken, a slot given back
+// starts the next waiter at once in priority-then-age order, a cancelled holder's slot wakes it
+// too, and a wake that never came (a crash right after the release) costs the backstop delay,
+// never the job. Claims are counted by the jobs' epochs (each claim raises it by one).
+import { defineJob, formatJobId } from '@sluice/contracts';
+import { acceptJobs, getJobsByIds, transitionJob, type SluiceDatabase } from '@sluice/storage';
+import { describeEachDialect } from '@sluice/storage/testing';
+import { waitFor } from '@sluice/testkit';
+import { expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineHandler } from '../attempt/define-handler.js';
+import type { CreateWorkerOptions } from '../create-worker.js';
+import { startLimitWorkers } from '../testing/limit-workers.js';
+
+const job = defineJob({
+  kind: 'wait.list',
+  versions: { current: 'v1' },
+  input: z.object({ n: z.number().int() }),
+  output: z.object({ ok: z.boolean() }),
+  maxAttempts: 1,
+  limits: { maxRunning: 1 },
+});
+
+const row = (n: number, priority = 0) => ({
+  id: formatJobId('v1'),
+  tenantId: 't',
+  kind: job.kind,
+  version: 'v1',
+  input: { n },
+  inputHash: `h${n}`,
+  maxAttempts: 1,
+  priority,
+  outcome: { to: 'queued' as const },
+});
+
+/** Job 0 runs until `release` (or its cancel); the others run briefly. Starts are recorded. */
+function blockingHandler() {
+  let release: () => void = () => undefined;
+  const blocked = new Promise<void>((r) => (release = r));
+  const starts: { n: number; at: number }[] = [];
+  const handler = defineHandler(job, {
+    prepare: () => [{ key: 'u', input: 0 }],
+    execute: async (_u, c) => {
+      starts.push({ n: c.input.n, at: performance.now() });
+      if (c.input.n === 0)
+        await Promise.race([
+          blocked,
+          new Promise((r) => c.signal.addEventListener('abort', r, { once: true })),
+        ]);
+      else await new Promise((r) => setTimeout(r, 30));
+      return 1;
+    },
+    finalize: () => ({ ok: true }),
+  });
+  return { handler, starts, release: () => release() };
+}
+
+async function epochs(database: SluiceDatabase, ids: string[]): Promise<number[]> {
+  const rows = await getJobsByIds(database.db, ids);
+  return ids.map((id) => rows.get(id)?.epoch ?? -1);
+}
+
+async function heldWaiting(database: SluiceDatabase, ids: string[]) {
+  await waitFor(
+    async () =>
+      [...(await getJobsByIds(database.db, ids)).values()].every(
+        (r) => r.state === 'queued' && r.waiting?.by === 'concurrency',
+      ),
+    { timeoutMs: 10_000, message: 'jobs held on the waiting list' },
+  );
+}
+
+describeEachDialect('maxRunning waiting lists on the embedded runtime', (ctx) => {
+  async function start(handler: unknown, overrides: Partial<CreateWorkerOptions> = {}) {
+    const test = ctx();
+    return startLimitWorkers({
+      count: 1,
+      job,
+      handler,
+      runtime: 'embedded',
+      database: test.database,
+      open: test.open,
+      concurrency: 4,
+      overrides: { limitWaitBackstopMs: 30_000, ...overrides },
+    });
+  }
+
+  it('held jobs are not claimed again while the slot stays taken; a release starts them at once, priority then age', async () => {
+    const { database } = ctx();
+    const h = blockingHandler();
+    const blocker = row(0);
+    const waiters = [row(1), row(2), row(3, 5)];
+    await acceptJobs(database, [blocker]);
+    const workers = await start(h.handler);
+    try {
+      await waitFor(() => h.starts.length === 1, { timeoutMs: 10_000, message: 'blocker' });
+      for (const w of waiters) await acceptJobs(database, [w]);
+      const ids = waiters.map((w) => w.id);
+      await heldWaiting(database, ids);
+      const first = await epochs(database, ids);
+      // With the default hold delays (1 s, growing) each would be claimed again in this time.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await epochs(database, ids)).toEqual(first);
+      const released = performance.now();
+      h.release();
+      await waitFor(() => h.starts.length === 4, { timeoutMs: 10_000, message: 'waiters ran' });
+      expect(h.starts.slice(1).map((s) => s.n)).toEqual([3, 1, 2]);
+      // The next waiter starts well within the old 1 s first hold delay (30 s backstop here).
+      expect(h.starts[1]!.at - released).toBeLessThan(700);
+    } finally {
+      h.release();
+      await Promise.all(workers.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  }, 30_000);
+
+  it('a cancelled holder gives its slot back to the next waiter at once', async () => {
+    const { database } = ctx();
+    const h = blockingHandler();
+    const blocker = row(0);
+    const waiter = row(11);
+    await acceptJobs(database, [blocker]);
+    const workers = await start(h.handler, { renewEveryMs: 100 });
+    try {
+      await waitFor(() => h.starts.length === 1, { timeoutMs: 10_000, message: 'blocker' });
+      await acceptJobs(database, [waiter]);
+      await heldWaiting(database, [waiter.id]);
+      await database.db
+        .transaction()
+        .execute((tx) => transitionJob(tx, { id: blocker.id, event: 'cancel' }));
+      const cancelled = performance.now();
+      await waitFor(() => h.starts.length === 2, { timeoutMs: 10_000, message: 'waiter ran' });
+      // The cancel is seen at the next renewal (100 ms), then the release wakes the waiter.
+      expect(h.starts[1]!.at - cancelled).toBeLessThan(1_000);
+    } finally {
+      h.release();
+      await Promise.all(workers.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  }, 30_000);
+
+  it('a lost wake (the slot gone, nobody woken) costs the backstop delay, not the job', async () => {
+    const { database } = ctx();
+    const h = blockingHandler();
+    const blocker = row(0);
+    const waiter = row(21);
+    await acceptJobs(database, [blocker]);
+    const workers = await start(h.handler, { limitWaitBackstopMs: 1_500 });
+    try {
+      await waitFor(() => h.starts.length === 1, { timeoutMs: 10_000, message: 'blocker' });
+      await acceptJobs(database, [waiter]);
+      await heldWaiting(database, [waiter.id]);
+      // The release as a crash leaves it: the slot row gone, its wake never made.
+      await database.db
+        .deleteFrom('limit_slots' as never)
+        .where('key' as never, '=', `kind:${job.kind}` as never)
+        .execute();
+      await waitFor(() => h.starts.length === 2, { timeoutMs: 10_000, message: 'waiter ran' });
+      const rows = await getJobsByIds(database.db, [waiter.id]);
+      expect(rows.get(waiter.id)?.epoch).toBe(2);
+    } finally {
+      h.release();
+      await Promise.all(workers.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  }, 30_000);
+});
