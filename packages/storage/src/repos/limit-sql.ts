@@ -27,12 +27,17 @@ export const takeTokenSql = (p: (n: string) => string, least: string, greatest: 
  * The waiting list of a `maxRunning` key: queued jobs whose `waiting` names the key's scope
  * (`<reason>:<name>` is the start gate's counter key) and a slot (`by` = concurrency). The hold
  * stored them with a long backstop due time, so the claim passes them by until a wake makes them
- * due. `field(f)` is the dialect's text of `waiting`'s member `f` (the index's expression and the
- * statements' must be the same text for the index to serve them).
+ * due. `field(f)` is the dialect's text of `waiting`'s member `f` (the indexes' expressions and the
+ * statements' must be the same text for the indexes to serve them).
  */
-export const waitersIndexSql = (field: (f: string) => string) =>
+export const waitersIndexSql = (field: (f: string) => string) => [
   `create index jobs_limit_waiters on jobs (${field('reason')}, ${field('name')}, priority desc,
-    created_at) where state = 'queued' and waiting is not null`;
+    created_at) where state = 'queued' and waiting is not null`,
+  // The wake's count of waiters already due reads a range of this one, at most `max` rows: in
+  // the other it would read every waiter of the key (0.7 ms per release at 1,000 waiters).
+  `create index jobs_limit_waiters_due on jobs (${field('reason')}, ${field('name')}, run_after)
+    where state = 'queued' and waiting is not null`,
+];
 
 /** The parameters of `wakeWaitersSql`, in order (for positional binding). */
 export const WAKE_ARGS = ['key', 'holder', 'reason', 'name', 'max', 'now', 'at'] as const;

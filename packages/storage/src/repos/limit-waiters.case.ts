@@ -10,7 +10,7 @@ import { acquireSlot, slotsHeld, wakeWaiters, type WaitingList } from './limits.
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const BACKSTOP = new Date(T0 + 60_000).toISOString();
 
-/** The suite, for every database (limit-waiters.test.ts: Node). */
+/** The suite, for every database (limit-waiters.test.ts: Node; workerd/storage-d1.test.ts: D1). */
 export function limitWaitersCases(
   label: string,
   ctx: () => SuiteDatabase,
