@@ -10,8 +10,11 @@ import { waitFor } from '@sluice/testkit';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineHandler } from '../attempt/define-handler.js';
-import type { CreateWorkerOptions } from '../create-worker.js';
+import type { AttemptJob } from '../attempt/attempt.js';
+import { createEmbeddedRuntime } from '../backends/create-embedded-runtime.js';
+import { createWorker, type CreateWorkerOptions } from '../create-worker.js';
 import { startLimitWorkers } from '../testing/limit-workers.js';
+import { createStartGate, resolveKindLimits } from './start-gate.js';
 
 const job = defineJob({
   kind: 'wait.list',
@@ -162,4 +165,57 @@ describeEachDialect('maxRunning waiting lists on the embedded runtime', (ctx) =>
       await Promise.all(workers.map((w) => w.stop({ deadlineMs: 2_000 })));
     }
   }, 30_000);
+
+  it('a slot given back before the hold was stored: the holder’s re-check wakes its job', async () => {
+    const { database } = ctx();
+    const gate = createStartGate({
+      database,
+      limits: resolveKindLimits({ [job.kind]: job }),
+      slotTtlMs: 60_000,
+    });
+    const [a, b] = [row(30), row(31)];
+    await acceptJobs(database, [a, b]);
+    const attempt = (j: typeof a): AttemptJob => ({
+      ...j,
+      fileIds: [],
+      epoch: 1,
+      attempts: 1,
+      attemptId: 'x',
+    });
+    const entered = await gate.enter(attempt(a), undefined, true);
+    const refused = await gate.enter(attempt(b), undefined, true);
+    if (!entered.ok || refused.ok || !refused.list) throw new Error('expected a slot, then a hold');
+    expect(refused.retryAfterMs).toBe(60_000);
+    // A's slot goes back while B's hold is still being written: nobody waits yet.
+    await entered.entry.release();
+    const backstop = new Date(Date.now() + refused.retryAfterMs).toISOString();
+    await database.db
+      .updateTable('jobs')
+      .set({ waiting: JSON.stringify(refused.waiting), run_after: backstop })
+      .where('id', '=', b.id)
+      .execute();
+    await gate.waited(refused.list);
+    const rows = await getJobsByIds(database.db, [b.id]);
+    expect(Date.parse(rows.get(b.id)?.runAfter ?? backstop)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('limitWaitBackstopMs that is not a positive whole number is INVALID_CONFIG naming it', () => {
+    const { database } = ctx();
+    const make = (ms: number) => () =>
+      createWorker({
+        jobs: { [job.kind]: job },
+        handlers: { [job.kind]: { v1: blockingHandler().handler } },
+        database,
+        concurrency: 1,
+        runtime: (c) => createEmbeddedRuntime({ database, ...c }),
+        limitWaitBackstopMs: ms,
+      } as CreateWorkerOptions);
+    expect(make(0)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringMatching(/limitWaitBackstopMs/),
+      }),
+    );
+    expect(make(1.5)).toThrow(/limitWaitBackstopMs/);
+  });
 });
