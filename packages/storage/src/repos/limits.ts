@@ -109,6 +109,28 @@ export async function renewSlots(
     .execute();
 }
 
+/**
+ * Drops the slots of the start limits' keys (`kind:`, `tenant:`, `key:`) that lapsed with their
+ * holder (a crashed worker, an attempt whose lease expired and was never reclaimed) and returns
+ * their keys, one per key: nobody released them, so nobody woke their waiting lists. Provider
+ * slots are left to their next acquisition, which drops them.
+ */
+export async function dropLapsedSlots(database: SluiceDatabase, now: number): Promise<string[]> {
+  const rows = await database.db
+    .deleteFrom('limit_slots' as never)
+    .where('expires_at' as never, '<=', now as never)
+    .where((eb) =>
+      eb.or([
+        eb('key' as never, 'like', 'kind:%' as never),
+        eb('key' as never, 'like', 'tenant:%' as never),
+        eb('key' as never, 'like', 'key:%' as never),
+      ]),
+    )
+    .returning('key' as never)
+    .execute();
+  return [...new Set((rows as { key: string }[]).map((r) => r.key))];
+}
+
 /** Slots of `key` held now (for tests and metrics). */
 export async function slotsHeld(database: SluiceDatabase, key: string, now = Date.now()) {
   const row = await database.db

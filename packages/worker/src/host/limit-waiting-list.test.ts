@@ -166,6 +166,32 @@ describeEachDialect('maxRunning waiting lists on the embedded runtime', (ctx) =>
     }
   }, 30_000);
 
+  it('a slot that lapsed with its holder (a crashed worker) wakes its waiter at the next renewal round', async () => {
+    const { database } = ctx();
+    const h = blockingHandler();
+    const waiter = row(41);
+    // The dead holder's slot, renewed last just now: it lapses in 500 ms and nobody releases it.
+    await database.db
+      .insertInto('limit_slots' as never)
+      .values({
+        key: `kind:${job.kind}`,
+        holder: 'job:dead',
+        expires_at: Date.now() + 500,
+      } as never)
+      .execute();
+    const workers = await start(h.handler, { renewEveryMs: 100 });
+    try {
+      const accepted = performance.now();
+      await acceptJobs(database, [waiter]);
+      await waitFor(() => h.starts.length === 1, { timeoutMs: 10_000, message: 'waiter ran' });
+      // The backstop is 30 s here: the renewal's sweep of lapsed slots woke it.
+      expect(h.starts[0]!.at - accepted).toBeLessThan(5_000);
+    } finally {
+      h.release();
+      await Promise.all(workers.map((w) => w.stop({ deadlineMs: 2_000 })));
+    }
+  }, 30_000);
+
   it('a slot given back before the hold was stored: the holder’s re-check wakes its job', async () => {
     const { database } = ctx();
     const gate = createStartGate({

@@ -4,7 +4,9 @@
 // in the job database, so every worker of every runtime shares the same counters (storage
 // repos/limits.ts, the provider guard's machinery). With no room the attempt does not run: the
 // host stores a limit hold (the attempt refunded, the job `queued` again after a delay, `waiting`
-// naming the limit).
+// naming the limit). Order: every slot first, then the tokens, so a held job burns no rate; a
+// token taken before a later scope's bucket refused is spent (the rate of that scope then runs
+// below its cap, never above).
 //
 // Waiting lists: where the job table is the queue (`startsOnClaim`), a job held for a slot is due
 // only at a long backstop (`START_WAIT_BACKSTOP_MS`): the claim passes it by instead of claiming
@@ -12,15 +14,13 @@
 // key's next waiters due at once (storage `wakeWaiters`: as many as it has free slots, priority
 // then age, in the release's own transaction), and a hold, once stored, re-checks the count: a
 // slot freed between the refusal and the stored hold found no waiter, so the holder wakes the
-// list itself. Elsewhere (a transport brings a held job back through its own delayed path) the
+// list itself; a slot that lapsed with its holder is dropped, and its list woken, by the next
+// renewal round. Elsewhere (a transport brings a held job back through its own delayed path) the
 // hold keeps its back-off delay. A rate hold always keeps its timed delay: its room returns with
-// time, not with a release. Order: every slot first, then the tokens, so a held job burns no
-// rate; a token taken before a later scope's bucket refused is spent (the rate of that scope
-// then runs below its cap, never above).
+// time, not with a release.
 //
-// Scopes and their counter keys: the kind (`kind:<kind>`), each tenant's jobs of the kind
-// (`tenant:<kind>/<tenant>`), each submitting API key's jobs of the kind (`key:<kind>/<key>`).
-// Limits are the deployment's config (`limits.kinds`) where it names the kind, else declared.
+// Scopes and their counter keys: start-scopes.ts. Limits are the deployment's config
+// (`limits.kinds`) where it names the kind, else declared.
 
 import {
   LimitHeldError,
@@ -30,10 +30,10 @@ import {
   type JobRegistry,
   type JobWaiting,
   type KindLimits,
-  type StartLimit,
 } from '@sluice/contracts';
 import {
   acquireSlot,
+  dropLapsedSlots,
   releaseSlot,
   renewSlots,
   takeToken,
@@ -42,6 +42,7 @@ import {
   type WaitingList,
 } from '@sluice/storage/d1';
 import type { AttemptJob } from '../attempt/attempt.js';
+import { listOfKey, scopesOf, type Scope } from './start-scopes.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { LimitObserver } from '../guard/provider-limiter.js';
 
@@ -95,7 +96,10 @@ export interface StartGate {
   enter(job: AttemptJob, now?: number, lists?: boolean): Promise<GateAnswer>;
   /** After a list hold is stored: wakes the list if a slot freed meanwhile. */
   waited(list: WaitingList): Promise<void>;
-  /** Pushes the expiry of every slot held by a running attempt (the host calls it on a timer). */
+  /**
+   * Pushes the expiry of every slot held by a running attempt (the host calls it on a timer);
+   * with waiting lists, also drops lapsed slots and wakes their keys' lists.
+   */
   renew(now?: number): Promise<void>;
 }
 
@@ -131,50 +135,6 @@ export function resolveKindLimits(
   return out;
 }
 
-interface Scope {
-  reason: JobWaiting['reason'];
-  name: string;
-  key: string;
-  /** The metrics label: scope and kind only (no tenant or key ids). */
-  label: string;
-  limit: StartLimit;
-}
-
-function scopesOf(job: AttemptJob, limits: JobLimits): Scope[] {
-  const out: Scope[] = [];
-  const { kind } = job;
-  if (limits.maxRunning !== undefined || limits.startsPerSecond !== undefined)
-    out.push({
-      reason: 'kind',
-      name: kind,
-      key: `kind:${kind}`,
-      label: `kind:${kind}`,
-      limit: limits,
-    });
-  if (limits.perTenant) {
-    const name = `${kind}/${job.tenantId}`;
-    out.push({
-      reason: 'tenant',
-      name,
-      key: `tenant:${name}`,
-      label: `tenant:${kind}`,
-      limit: limits.perTenant,
-    });
-  }
-  // A job submitted without a key (a schedule's tick, an internal caller) has no key to count.
-  if (limits.perKey && job.apiKeyId) {
-    const name = `${kind}/${job.apiKeyId}`;
-    out.push({
-      reason: 'key',
-      name,
-      key: `key:${name}`,
-      label: `key:${kind}`,
-      limit: limits.perKey,
-    });
-  }
-  return out;
-}
-
 export function createStartGate(deps: {
   database: SluiceDatabase;
   limits: ReadonlyMap<string, JobLimits>;
@@ -192,6 +152,8 @@ export function createStartGate(deps: {
   // Holder ids of the slots running attempts hold (renewed together).
   const held = new Set<string>();
   const noop: GateEntry = { release: async () => {} };
+  // Set by the first `enter` with lists: one gate serves one worker, so one runtime.
+  let usesLists = false;
 
   function listOf(scope: Scope, max: number): WaitingList {
     return { key: scope.key, reason: scope.reason, name: scope.name, max };
@@ -233,6 +195,7 @@ export function createStartGate(deps: {
 
   return {
     async enter(job, now = Date.now(), lists = false) {
+      usesLists ||= lists;
       const limits = deps.limits.get(job.kind);
       if (!limits) return { ok: true, entry: noop };
       const scopes = scopesOf(job, limits);
@@ -292,6 +255,13 @@ export function createStartGate(deps: {
     },
     async renew(now = Date.now()) {
       await renewSlots(database, [...held], now + deps.slotTtlMs);
+      if (!usesLists) return;
+      // A slot that lapsed was never released, so its waiters were never woken: without this
+      // they would wait for the backstop.
+      for (const key of await dropLapsedSlots(database, now)) {
+        const list = listOfKey(key, deps.limits);
+        if (list) await wakeWaiters(database, list, null, now);
+      }
     },
   };
 }
