@@ -110,14 +110,16 @@ export async function renewSlots(
 }
 
 /**
- * Drops the slots of the start limits' keys (`kind:`, `tenant:`, `key:`) that lapsed with their
- * holder (a crashed worker, an attempt whose lease expired and was never reclaimed) and returns
- * their keys, one per key: nobody released them, so nobody woke their waiting lists. Provider
- * slots are left to their next acquisition, which drops them.
+ * The start limits' keys (`kind:`, `tenant:`, `key:`) with a slot that lapsed with its holder (a
+ * crashed worker, an attempt whose lease expired and was never reclaimed): nobody released it, so
+ * nobody woke the key's waiting list. Only read: `wakeWaiters` drops the lapsed slots of each
+ * key under the key's lock (a delete here would take the same rows in another order: deadlock).
  */
-export async function dropLapsedSlots(database: SluiceDatabase, now: number): Promise<string[]> {
+export async function lapsedSlotKeys(database: SluiceDatabase, now: number): Promise<string[]> {
   const rows = await database.db
-    .deleteFrom('limit_slots' as never)
+    .selectFrom('limit_slots' as never)
+    .select('key' as never)
+    .distinct()
     .where('expires_at' as never, '<=', now as never)
     .where((eb) =>
       eb.or([
@@ -126,9 +128,8 @@ export async function dropLapsedSlots(database: SluiceDatabase, now: number): Pr
         eb('key' as never, 'like', 'key:%' as never),
       ]),
     )
-    .returning('key' as never)
     .execute();
-  return [...new Set((rows as { key: string }[]).map((r) => r.key))];
+  return (rows as { key: string }[]).map((r) => r.key);
 }
 
 /** Slots of `key` held now (for tests and metrics). */

@@ -33,7 +33,7 @@ import {
 } from '@sluice/contracts';
 import {
   acquireSlot,
-  dropLapsedSlots,
+  lapsedSlotKeys,
   releaseSlot,
   renewSlots,
   takeToken,
@@ -258,7 +258,7 @@ export function createStartGate(deps: {
       if (!usesLists) return;
       // A slot that lapsed was never released, so its waiters were never woken: without this
       // they would wait for the backstop.
-      for (const key of await dropLapsedSlots(database, now)) {
+      for (const key of await lapsedSlotKeys(database, now)) {
         const list = listOfKey(key, deps.limits);
         if (list) await wakeWaiters(database, list, null, now);
       }
