@@ -12,6 +12,7 @@ import { finishedIndex } from './migration-finished-index.js';
 import { init } from './migration-init.js';
 import { flowControl } from './migration-flow-control.js';
 import { jobLimits } from './migration-job-limits.js';
+import { limitWaiters } from './migration-limit-waiters.js';
 import { operator } from './migration-operator.js';
 import { priority } from './migration-priority.js';
 import { retrySafety } from './migration-retry-safety.js';
@@ -84,6 +85,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '0019_operator': operator(dialect),
     '0020_worker_liveness': workerLiveness(),
     '0021_finished_index': finishedIndex(),
+    '0022_limit_waiters': limitWaiters(dialect),
   };
 }
 

@@ -8,6 +8,7 @@ import { assetBatchCases } from '../src/repos/assets-batch.case.js';
 import { bulkTransitionsCases } from '../src/repos/bulk-transitions.case.js';
 import { jobQueriesCases } from '../src/repos/job-queries.case.js';
 import { jobsCases } from '../src/repos/jobs.case.js';
+import { limitWaitersCases } from '../src/repos/limit-waiters.case.js';
 import { limitsCases } from '../src/repos/limits.case.js';
 import { retrySafetyCases } from '../src/repos/retry-safety.case.js';
 import { unitsCases } from '../src/repos/units.case.js';
@@ -28,6 +29,7 @@ describeD1('claimJobs (the jobs table is the embedded queue)', DB, (ctx) =>
 );
 describeD1('claimJobs is fair across tenants', DB, (ctx) => fairClaimCases('d1', ctx));
 describeD1('shared limits (semaphores and token buckets)', DB, (ctx) => limitsCases('d1', ctx));
+describeD1('limit waiting lists (wake on release)', DB, (ctx) => limitWaitersCases('d1', ctx));
 describeD1('acceptJobs', DB, (ctx) => acceptJobsCases('d1', ctx));
 describeD1('jobs repository', DB, (ctx) => jobsCases('d1', ctx));
 describeD1('units, provider ledger and assets', DB, (ctx) => retrySafetyCases('d1', ctx));

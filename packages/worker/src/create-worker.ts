@@ -97,13 +97,23 @@ export interface CreateWorkerOptions<R extends JobRegistry = JobRegistry> {
         kinds?: KindLimits | undefined;
       }
     | undefined;
-  /** Delay before a job held by a `maxRunning` start limit is due again (default 1 s). */
+  /**
+   * Delay before a job held by a `maxRunning` start limit is due again (default 1 s), on a
+   * runtime whose transport brings held jobs back (where the job table is the queue a held job
+   * waits on the limit's waiting list instead: `limitWaitBackstopMs`).
+   */
   limitHoldMs?: number | undefined;
   /**
    * The longest such delay (default 5 s): a job that keeps being held is due again after as long
    * as it has waited so far, between `limitHoldMs` and this (host/start-gate.ts `holdDelayMs`).
    */
   limitHoldMaxMs?: number | undefined;
+  /**
+   * Where the job table is the queue (the embedded runtime): when a job on a `maxRunning`
+   * waiting list is due without a wake (default 60 s). A slot given back wakes the next waiters
+   * at once; this only bounds what a lost wake costs (host/start-gate.ts).
+   */
+  limitWaitBackstopMs?: number | undefined;
   /**
    * Test seams: crash points and injected decisions (crash-point and fault-injection tests).
    * Leave unset in production: the real decisions and no-op points are used.
@@ -269,6 +279,7 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
 const HoldDelays = z.object({
   limitHoldMs: z.number().int().nonnegative().optional(),
   limitHoldMaxMs: z.number().int().nonnegative().optional(),
+  limitWaitBackstopMs: z.number().int().positive().optional(),
 });
 
 /** The start gate, when any kind has start limits by config or declaration. */
@@ -279,6 +290,7 @@ function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryM
   const hold = HoldDelays.safeParse({
     limitHoldMs: opts.limitHoldMs,
     limitHoldMaxMs: opts.limitHoldMaxMs,
+    limitWaitBackstopMs: opts.limitWaitBackstopMs,
   });
   if (!hold.success) throw new SluiceError('INVALID_CONFIG', `limit hold: ${hold.error.message}`);
   const limits = resolveKindLimits(opts.jobs, config.data);
@@ -290,6 +302,7 @@ function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryM
     slotTtlMs: 3 * renewEveryMs,
     holdMs: opts.limitHoldMs,
     holdMaxMs: opts.limitHoldMaxMs,
+    waitBackstopMs: opts.limitWaitBackstopMs,
     observer,
   });
 }

@@ -121,6 +121,8 @@ export interface SqlDialect {
   ): Promise<EventIdRow[]>;
   /** Present exactly where `capabilities.atomicBatch` holds. */
   readonly atomicBatch?: AtomicBatch | undefined;
+  /** The text of member `field` of the JSON text `expr` (an expression an index can hold). */
+  jsonText(expr: string, field: string): string;
   /** A FROM item: one row per element of the JSON array `expr`, its text in column `value`. */
   jsonArrayElements(expr: string, alias: string): string;
   /** The statements that create `trigger` (migrations). */
@@ -160,6 +162,21 @@ export interface SlotArgs {
   exp: number;
 }
 
+/**
+ * A slot given back and/or the waiting list of its key woken (repos/limits.ts `wakeWaiters`):
+ * `holder` null gives nothing back; `now` in epoch milliseconds, `at` the due time (ISO text).
+ */
+export interface WakeArgs {
+  key: string;
+  holder: string | null;
+  /** The scope the key counts (`waiting.reason`, `waiting.name` of the jobs that wait on it). */
+  reason: string;
+  name: string;
+  max: number;
+  now: number;
+  at: string;
+}
+
 /** A token to take from a bucket (repos/limits.ts): `rate` per second, `burst` capacity. */
 export interface TokenArgs {
   key: string;
@@ -191,6 +208,11 @@ export interface StorageDialect extends SqlDialect {
   exhaustedJobs(at: string, limit: number): Promise<ExhaustedJobRow[]>;
   /** Takes a slot if fewer than `max` are held, in one atomic step; true when taken. */
   acquireSlot(args: SlotArgs): Promise<boolean>;
+  /**
+   * Gives `holder`'s slot back and makes due the key's waiters its free slots can start, in one
+   * atomic step (PostgreSQL: under the key's lock, as `acquireSlot`); how many jobs were woken.
+   */
+  wakeWaiters(args: WakeArgs): Promise<number>;
   /** Takes a token if one is left, in one statement; true when taken. */
   takeToken(args: TokenArgs): Promise<boolean>;
   /** The accept group commit as one atomic unit per call (a transaction) or per chunk (a batch). */

@@ -45,7 +45,41 @@ export async function acquireSlot(database: SluiceDatabase, r: SlotRequest): Pro
   });
 }
 
-/** Gives a slot back (a lapsed or unknown one is a no-op). */
+/**
+ * A key's waiting list: `reason` and `name` are what a held job's `waiting` names (the start
+ * gate's key `<reason>:<name>`), `max` the key's `maxRunning`.
+ */
+export interface WaitingList {
+  key: string;
+  reason: string;
+  name: string;
+  max: number;
+}
+
+/**
+ * Gives `holder`'s slot of the list's key back (none: gives nothing back) and makes due now as
+ * many of the key's waiters (priority, then age) as it has free slots, less waiters woken and not
+ * yet claimed, in one atomic step; then wakes idle embedded claimers (work-signal.ts) when any
+ * job was made due. How many were. A lost wake (a crash right after the release) costs the
+ * waiters their hold's backstop delay, never their start.
+ */
+export async function wakeWaiters(
+  database: SluiceDatabase,
+  list: WaitingList,
+  holder: string | null = null,
+  now = Date.now(),
+): Promise<number> {
+  const woken = await database.dialect.wakeWaiters({
+    ...list,
+    holder,
+    now,
+    at: new Date(now).toISOString(),
+  });
+  if (woken > 0) await database.dialect.notifyWork();
+  return woken;
+}
+
+/** Gives a slot back (a lapsed or unknown one is a no-op); wakes nobody (`wakeWaiters` does). */
 export async function releaseSlot(
   database: SluiceDatabase,
   key: string,
@@ -73,6 +107,29 @@ export async function renewSlots(
     .set({ expires_at: expiresAt } as never)
     .where('holder' as never, 'in', holders as never)
     .execute();
+}
+
+/**
+ * The start limits' keys (`kind:`, `tenant:`, `key:`) with a slot that lapsed with its holder (a
+ * crashed worker, an attempt whose lease expired and was never reclaimed): nobody released it, so
+ * nobody woke the key's waiting list. Only read: `wakeWaiters` drops the lapsed slots of each
+ * key under the key's lock (a delete here would take the same rows in another order: deadlock).
+ */
+export async function lapsedSlotKeys(database: SluiceDatabase, now: number): Promise<string[]> {
+  const rows = await database.db
+    .selectFrom('limit_slots' as never)
+    .select('key' as never)
+    .distinct()
+    .where('expires_at' as never, '<=', now as never)
+    .where((eb) =>
+      eb.or([
+        eb('key' as never, 'like', 'kind:%' as never),
+        eb('key' as never, 'like', 'tenant:%' as never),
+        eb('key' as never, 'like', 'key:%' as never),
+      ]),
+    )
+    .execute();
+  return (rows as { key: string }[]).map((r) => r.key);
 }
 
 /** Slots of `key` held now (for tests and metrics). */

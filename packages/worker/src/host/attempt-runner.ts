@@ -9,7 +9,7 @@
 import type { ProviderLimiter } from '../guard/provider-limiter.js';
 import type { Delivery, RuntimeConsumer } from '@sluice/contracts';
 import type { Tracer } from '@opentelemetry/api';
-import type { BlobStore, SluiceDatabase, StoredEvent } from '@sluice/storage';
+import type { BlobStore, SluiceDatabase, StoredEvent, WaitingList } from '@sluice/storage';
 import type { Attempt } from '../attempt/attempt.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { ResolvedHandlers } from '../attempt/handler-registry.js';
@@ -128,13 +128,20 @@ export class AttemptRunner<D extends Delivery> {
    * The start limits: room taken (entry), or the hold the attempt stores instead of running
    * (its attempt refunded, the job queued again, `waiting` set).
    */
-  private async enter(a: Attempt<D>): Promise<GateEntry | Outcome | undefined> {
+  private async enter(
+    a: Attempt<D>,
+  ): Promise<GateEntry | { hold: Outcome; list: WaitingList | undefined } | undefined> {
     const gate = this.opts.gate;
     if (!gate || a.cause) return undefined;
-    const answer = await gate.enter(a.job);
+    // Waiting lists where the claim reads the job row's due time (the table is the queue).
+    const answer = await gate.enter(
+      a.job,
+      undefined,
+      this.opts.consumer.capabilities.startsOnClaim,
+    );
     if (answer.ok) return answer.entry;
     this.opts.counters.limitHolds++;
-    return holdOutcome(answer.waiting, answer.retryAfterMs);
+    return { hold: holdOutcome(answer.waiting, answer.retryAfterMs), list: answer.list };
   }
 
   private async run(a: Attempt<D>): Promise<void> {
@@ -143,10 +150,20 @@ export class AttemptRunner<D extends Delivery> {
     let entry: GateEntry | undefined;
     try {
       const gated = await this.enter(a);
-      if (gated && 'kind' in gated) {
+      if (gated && 'hold' in gated) {
         this.holdings.stopRunning(a);
         this.pump();
-        await this.settle(a, gated);
+        await this.settle(a, gated.hold);
+        // Stored (or left to lease expiry): a slot freed since the refusal found no waiter.
+        if (gated.list)
+          await this.opts.gate
+            ?.waited(gated.list)
+            .catch((error: unknown) =>
+              o.logger.error('waking a start-limit waiting list failed', {
+                error,
+                jobId: a.job.id,
+              }),
+            );
         return;
       }
       entry = gated;

@@ -2,6 +2,9 @@
 // hold's back-off makes it due (host/start-gate.ts `holdDelayMs`): every due time costs a claim
 // and a hold write of a job that still cannot start. Counted by the claims themselves: each claim
 // raises the job's epoch by one, and a hold leaves it raised.
+// On the embedded runtime below a held job waits on the limit's waiting list instead (no due
+// time until a wake or the backstop: limit-waiting-list.test.ts), which keeps within this bound
+// too; the back-off itself is what transports that bring held jobs back use (`holdDelayMs`).
 import { defineJob, formatJobId } from '@sluice/contracts';
 import { acceptJobs, getJobsByIds } from '@sluice/storage';
 import { describeEachDialect } from '@sluice/storage/testing';

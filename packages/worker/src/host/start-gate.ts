@@ -3,14 +3,24 @@
 // until the attempt ends, renewed while it runs) and a token of each `startsPerSecond` bucket —
 // in the job database, so every worker of every runtime shares the same counters (storage
 // repos/limits.ts, the provider guard's machinery). With no room the attempt does not run: the
-// host stores a limit hold (the attempt refunded, the job `queued` again after a short delay,
-// `waiting` naming the limit). Order: every slot first, then the tokens, so a held job burns no
-// rate; a token taken before a later scope's bucket refused is spent (the rate of that scope
-// then runs below its cap, never above).
+// host stores a limit hold (the attempt refunded, the job `queued` again after a delay, `waiting`
+// naming the limit). Order: every slot first, then the tokens, so a held job burns no rate; a
+// token taken before a later scope's bucket refused is spent (the rate of that scope then runs
+// below its cap, never above).
 //
-// Scopes and their counter keys: the kind (`kind:<kind>`), each tenant's jobs of the kind
-// (`tenant:<kind>/<tenant>`), each submitting API key's jobs of the kind (`key:<kind>/<key>`).
-// Limits are the deployment's config (`limits.kinds`) where it names the kind, else declared.
+// Waiting lists: where the job table is the queue (`startsOnClaim`), a job held for a slot is due
+// only at a long backstop (`START_WAIT_BACKSTOP_MS`): the claim passes it by instead of claiming
+// and holding it again every hold delay while the slot stays taken. Giving a slot back makes the
+// key's next waiters due at once (storage `wakeWaiters`: as many as it has free slots, priority
+// then age, in the release's own transaction), and a hold, once stored, re-checks the count: a
+// slot freed between the refusal and the stored hold found no waiter, so the holder wakes the
+// list itself; a slot that lapsed with its holder is dropped, and its list woken, by the next
+// renewal round. Elsewhere (a transport brings a held job back through its own delayed path) the
+// hold keeps its back-off delay. A rate hold always keeps its timed delay: its room returns with
+// time, not with a release.
+//
+// Scopes and their counter keys: start-scopes.ts. Limits are the deployment's config
+// (`limits.kinds`) where it names the kind, else declared.
 
 import {
   LimitHeldError,
@@ -20,16 +30,19 @@ import {
   type JobRegistry,
   type JobWaiting,
   type KindLimits,
-  type StartLimit,
 } from '@sluice/contracts';
 import {
   acquireSlot,
+  lapsedSlotKeys,
   releaseSlot,
   renewSlots,
   takeToken,
+  wakeWaiters,
   type SluiceDatabase,
+  type WaitingList,
 } from '@sluice/storage/d1';
 import type { AttemptJob } from '../attempt/attempt.js';
+import { listOfKey, scopesOf, type Scope } from './start-scopes.js';
 import type { Outcome } from '../attempt/decide-outcome.js';
 import type { LimitObserver } from '../guard/provider-limiter.js';
 
@@ -37,6 +50,12 @@ import type { LimitObserver } from '../guard/provider-limiter.js';
 export const START_HOLD_MS = 1_000;
 /** The longest a job held by a `maxRunning` limit waits before it is due again (default). */
 export const START_HOLD_MAX_MS = 5_000;
+/**
+ * When a job on a waiting list is due without a wake (default): what a lost wake costs (a crash
+ * between a release and its wake, a slot that lapsed with its holder), and how often a job whose
+ * slot stays taken is claimed and held again.
+ */
+export const START_WAIT_BACKSTOP_MS = 60_000;
 
 /**
  * The delay of a `maxRunning` hold: as long as the job has waited already (since the first hold
@@ -59,11 +78,28 @@ export interface GateEntry {
 }
 
 export type GateAnswer =
-  { ok: true; entry: GateEntry } | { ok: false; waiting: JobWaiting; retryAfterMs: number };
+  | { ok: true; entry: GateEntry }
+  | {
+      ok: false;
+      waiting: JobWaiting;
+      retryAfterMs: number;
+      /** The waiting list the hold puts the job on: re-check it once the hold is stored. */
+      list?: WaitingList | undefined;
+    };
 
 export interface StartGate {
-  enter(job: AttemptJob, now?: number): Promise<GateAnswer>;
-  /** Pushes the expiry of every slot held by a running attempt (the host calls it on a timer). */
+  /**
+   * Takes the job's room, or answers the hold. `lists`: a slot hold waits on the key's waiting
+   * list (backstop delay, woken by a release), for a runtime whose claim reads the job row's due
+   * time; without it, the back-off delay.
+   */
+  enter(job: AttemptJob, now?: number, lists?: boolean): Promise<GateAnswer>;
+  /** After a list hold is stored: wakes the list if a slot freed meanwhile. */
+  waited(list: WaitingList): Promise<void>;
+  /**
+   * Pushes the expiry of every slot held by a running attempt (the host calls it on a timer);
+   * with waiting lists, also drops lapsed slots and wakes their keys' lists.
+   */
   renew(now?: number): Promise<void>;
 }
 
@@ -99,50 +135,6 @@ export function resolveKindLimits(
   return out;
 }
 
-interface Scope {
-  reason: JobWaiting['reason'];
-  name: string;
-  key: string;
-  /** The metrics label: scope and kind only (no tenant or key ids). */
-  label: string;
-  limit: StartLimit;
-}
-
-function scopesOf(job: AttemptJob, limits: JobLimits): Scope[] {
-  const out: Scope[] = [];
-  const { kind } = job;
-  if (limits.maxRunning !== undefined || limits.startsPerSecond !== undefined)
-    out.push({
-      reason: 'kind',
-      name: kind,
-      key: `kind:${kind}`,
-      label: `kind:${kind}`,
-      limit: limits,
-    });
-  if (limits.perTenant) {
-    const name = `${kind}/${job.tenantId}`;
-    out.push({
-      reason: 'tenant',
-      name,
-      key: `tenant:${name}`,
-      label: `tenant:${kind}`,
-      limit: limits.perTenant,
-    });
-  }
-  // A job submitted without a key (a schedule's tick, an internal caller) has no key to count.
-  if (limits.perKey && job.apiKeyId) {
-    const name = `${kind}/${job.apiKeyId}`;
-    out.push({
-      reason: 'key',
-      name,
-      key: `key:${name}`,
-      label: `key:${kind}`,
-      limit: limits.perKey,
-    });
-  }
-  return out;
-}
-
 export function createStartGate(deps: {
   database: SluiceDatabase;
   limits: ReadonlyMap<string, JobLimits>;
@@ -152,14 +144,28 @@ export function createStartGate(deps: {
   holdMs?: number | undefined;
   /** The longest delay of a `maxRunning` hold as the wait grows (default `START_HOLD_MAX_MS`). */
   holdMaxMs?: number | undefined;
+  /** The due delay of a hold on a waiting list (default `START_WAIT_BACKSTOP_MS`). */
+  waitBackstopMs?: number | undefined;
   observer?: LimitObserver | undefined;
 }): StartGate {
   const { database } = deps;
   // Holder ids of the slots running attempts hold (renewed together).
   const held = new Set<string>();
   const noop: GateEntry = { release: async () => {} };
+  // Set by the first `enter` with lists: one gate serves one worker, so one runtime.
+  let usesLists = false;
 
-  function hold(job: AttemptJob, scope: Scope, by: JobWaiting['by'], now: number): GateAnswer {
+  function listOf(scope: Scope, max: number): WaitingList {
+    return { key: scope.key, reason: scope.reason, name: scope.name, max };
+  }
+
+  function hold(
+    job: AttemptJob,
+    scope: Scope,
+    by: JobWaiting['by'],
+    now: number,
+    list?: WaitingList,
+  ): GateAnswer {
     deps.observer?.waited(scope.label);
     const prior = job.waiting;
     const since =
@@ -171,30 +177,40 @@ export function createStartGate(deps: {
     const retryAfterMs =
       by === 'rate' && rate !== undefined
         ? Math.max(20, Math.ceil(1000 / rate))
-        : holdDelayMs(
-            since,
-            now,
-            deps.holdMs ?? START_HOLD_MS,
-            deps.holdMaxMs ?? START_HOLD_MAX_MS,
-          );
+        : list
+          ? (deps.waitBackstopMs ?? START_WAIT_BACKSTOP_MS)
+          : holdDelayMs(
+              since,
+              now,
+              deps.holdMs ?? START_HOLD_MS,
+              deps.holdMaxMs ?? START_HOLD_MAX_MS,
+            );
     return {
       ok: false,
       waiting: { reason: scope.reason, name: scope.name, by, since },
       retryAfterMs,
+      list,
     };
   }
 
   return {
-    async enter(job, now = Date.now()) {
+    async enter(job, now = Date.now(), lists = false) {
+      usesLists ||= lists;
       const limits = deps.limits.get(job.kind);
       if (!limits) return { ok: true, entry: noop };
       const scopes = scopesOf(job, limits);
       // One holder per job: a second attempt of the same job (a reclaim) re-takes its own slot.
       const holder = `job:${job.id}`;
-      const taken: string[] = [];
+      const taken: WaitingList[] = [];
+      // With lists, every slot given back wakes its key's waiters, a refused later scope's too:
+      // a job may have been held by the slot this job took for a moment.
       const giveBack = async () => {
         held.delete(holder);
-        await Promise.all(taken.map((key) => releaseSlot(database, key, holder)));
+        await Promise.all(
+          taken.map((list) =>
+            lists ? wakeWaiters(database, list, holder) : releaseSlot(database, list.key, holder),
+          ),
+        );
       };
       for (const scope of scopes) {
         const max = scope.limit.maxRunning;
@@ -208,9 +224,9 @@ export function createStartGate(deps: {
         });
         if (!ok) {
           await giveBack();
-          return hold(job, scope, 'concurrency', now);
+          return hold(job, scope, 'concurrency', now, lists ? listOf(scope, max) : undefined);
         }
-        taken.push(scope.key);
+        taken.push(listOf(scope, max));
       }
       for (const scope of scopes) {
         const perSecond = scope.limit.startsPerSecond;
@@ -234,8 +250,18 @@ export function createStartGate(deps: {
         },
       };
     },
+    async waited(list) {
+      await wakeWaiters(database, list);
+    },
     async renew(now = Date.now()) {
       await renewSlots(database, [...held], now + deps.slotTtlMs);
+      if (!usesLists) return;
+      // A slot that lapsed was never released, so its waiters were never woken: without this
+      // they would wait for the backstop.
+      for (const key of await lapsedSlotKeys(database, now)) {
+        const list = listOfKey(key, deps.limits);
+        if (list) await wakeWaiters(database, list, null, now);
+      }
     },
   };
 }

@@ -19,7 +19,7 @@ import { insertAcceptedJobsD1 } from './accept-jobs.js';
 import { writeAttemptsD1 } from './attempt-write.js';
 import { claimJobsD1, unclaimJobsD1 } from './claim-jobs.js';
 import { d1All, type D1Like } from './d1-like.js';
-import { acquireSlotD1, takeTokenD1 } from './d1-limits.js';
+import { acquireSlotD1, takeTokenD1, wakeWaitersD1 } from './d1-limits.js';
 
 const CAPABILITIES: StorageCapabilities = {
   // kysely's `transaction()` and SQL `BEGIN` both fail on D1.
@@ -65,6 +65,7 @@ export function createD1Dialect(d1: D1Like): StorageDialect {
     exhaustedJobs: (at, limit) => d1All<ExhaustedJobRow>(d1, EXHAUSTED_SQL, at, limit),
     acquireSlot: (args) => acquireSlotD1(d1, args),
     takeToken: (args) => takeTokenD1(d1, args),
+    wakeWaiters: (args) => wakeWaitersD1(d1, args),
     acceptJobs: (jobs, now, opts) =>
       insertAcceptedJobsD1(d1, jobs, isoNow(now), opts.outbox === true, {
         scheduled: opts.outboxScheduled === true,

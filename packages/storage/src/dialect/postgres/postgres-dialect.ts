@@ -11,7 +11,7 @@ import { exhaustedJobsSql } from '../../write-model/sweep-exhausted.js';
 import type { ExhaustedJobRow, StorageDialect } from '../storage-dialect.js';
 import { writeAttemptsPg } from './attempt-write.js';
 import { claimJobsPg, unclaimJobsPg } from './claim-jobs.js';
-import { acquireSlotPg, takeTokenPg } from './limits.js';
+import { acquireSlotPg, takeTokenPg, wakeWaitersPg } from './limits.js';
 import { listenForWork } from './listen-for-work.js';
 import { POSTGRES_SQL } from './postgres-sql.js';
 
@@ -49,6 +49,7 @@ export function createPostgresDialect(pool: pg.Pool, db: Db): StorageDialect {
       ).rows,
     acquireSlot: (args) => acquireSlotPg(pool, args),
     takeToken: (args) => takeTokenPg(pool, args),
+    wakeWaiters: (args) => wakeWaitersPg(pool, args),
     acceptJobs: (jobs, now) => db.transaction().execute((tx) => insertAcceptedJobs(tx, jobs, now)),
     watchWork: (wake) => listenForWork(pool, wake),
     notifyWork: async () => {

@@ -17,6 +17,9 @@ const CAPABILITIES: StorageCapabilities = {
   maxBoundParameters: 65_535,
 };
 
+/** `waiting` is text: cast to json for `->>` (immutable, so an index can hold it). */
+export const pgJsonText = (expr: string, field: string) => `((${expr})::json ->> '${field}')`;
+
 export const POSTGRES_SQL: SqlDialect = {
   name: 'postgres',
   capabilities: CAPABILITIES,
@@ -28,6 +31,7 @@ export const POSTGRES_SQL: SqlDialect = {
   // `update … from v returning *` would return v's columns too.
   returningAll: (table) => sql.raw(`${table}.*`),
   insertAccepted: insertAcceptedPg,
+  jsonText: pgJsonText,
   jsonArrayElements: pgJsonArrayElements,
   insertTrigger: pgInsertTrigger,
   jsonObjectEntries: pgJsonObjectEntries,

@@ -11,7 +11,7 @@ import { exhaustedJobsSql } from '../../write-model/sweep-exhausted.js';
 import type { ExhaustedJobRow, StorageDialect } from '../storage-dialect.js';
 import { writeAttemptsSqlite } from './attempt-write.js';
 import { claimJobsSqlite, unclaimJobsSqlite } from './claim-jobs.js';
-import { acquireSlotSqlite, takeTokenSqlite } from './limits.js';
+import { acquireSlotSqlite, takeTokenSqlite, wakeWaitersSqlite } from './limits.js';
 import { prepared, withHandle } from './native-sqlite.js';
 import { SNAPSHOTS_SQL, SQLITE_SQL } from './sqlite-sql.js';
 import { watchWal } from './watch-wal.js';
@@ -38,6 +38,7 @@ export function createSqliteDialect(
       withHandle(db, () => prepared(handle, EXHAUSTED_SQL).all(at, limit) as ExhaustedJobRow[]),
     acquireSlot: (args) => acquireSlotSqlite(handle, db, args),
     takeToken: (args) => takeTokenSqlite(handle, db, args),
+    wakeWaiters: (args) => wakeWaitersSqlite(handle, db, args),
     acceptJobs: (jobs, now) => db.transaction().execute((tx) => insertAcceptedJobs(tx, jobs, now)),
     watchWork: (wake) => (file ? watchWal(file, wake) : async () => {}),
     // Every commit appends to the write-ahead log, which the watchers see by themselves.

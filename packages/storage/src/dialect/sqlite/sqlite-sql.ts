@@ -24,6 +24,8 @@ const CAPABILITIES: StorageCapabilities = {
   maxBoundParameters: 32_766,
 };
 
+export const sqliteJsonText = (expr: string, field: string) => `(${expr} ->> '${field}')`;
+
 export const SQLITE_SQL: SqlDialect = {
   name: 'sqlite',
   capabilities: CAPABILITIES,
@@ -35,6 +37,7 @@ export const SQLITE_SQL: SqlDialect = {
   // SQLite's RETURNING takes no `table.*`, and its `update … from` returns the target's columns.
   returningAll: () => sql`*`,
   insertAccepted: insertAcceptedSqlite,
+  jsonText: sqliteJsonText,
   jsonArrayElements: sqliteJsonArrayElements,
   insertTrigger: sqliteInsertTrigger,
   jsonObjectEntries: sqliteJsonObjectEntries,
