@@ -3,13 +3,7 @@
 // server. The runtime may be given built, or as a factory that receives the served versions,
 // worker id and lease length, so they are stated once.
 
-import { KindLimits, ProviderLimits } from '@sluice/contracts';
-import { z } from 'zod';
-import {
-  createProviderLimiter,
-  resolveProviderLimits,
-  type LimitObserver,
-} from './guard/provider-limiter.js';
+import type { KindLimits, ProviderLimits } from '@sluice/contracts';
 import type {
   JobRegistry,
   RuntimeConsumer,
@@ -28,7 +22,7 @@ import { createWorkerMetrics, type WorkerMetrics, type WorkerMetricsOptions } fr
 import { startProbes, type ProbesServer } from './host/probes-server.js';
 import { RuntimeHost } from './host/runtime-host.js';
 import { DEFAULT_DEAD_AFTER_MS, DEFAULT_LIVENESS_EVERY_MS } from './host/liveness.js';
-import { createStartGate, resolveKindLimits } from './host/start-gate.js';
+import { gateFor, limiterFor } from './host/limits-for.js';
 import { runtimeServedVersions } from './host/runtime-stats.js';
 import type { CheckpointStore } from './attempt/step.js';
 import type { SettledJob } from './writers/finish-plan.js';
@@ -273,46 +267,4 @@ export function createWorker<R extends JobRegistry>(opts: CreateWorkerOptions<R>
     scrapeMetrics: () => metrics.scrape(),
     runtimeStats,
   };
-}
-
-/** The hold delays of the start gate: whole milliseconds, none negative. */
-const HoldDelays = z.object({
-  limitHoldMs: z.number().int().nonnegative().optional(),
-  limitHoldMaxMs: z.number().int().nonnegative().optional(),
-  limitWaitBackstopMs: z.number().int().positive().optional(),
-});
-
-/** The start gate, when any kind has start limits by config or declaration. */
-function gateFor(opts: CreateWorkerOptions, observer: LimitObserver, renewEveryMs: number) {
-  const config = KindLimits.safeParse(opts.limits?.kinds ?? {});
-  if (!config.success)
-    throw new SluiceError('INVALID_CONFIG', `limits.kinds: ${config.error.message}`);
-  const hold = HoldDelays.safeParse({
-    limitHoldMs: opts.limitHoldMs,
-    limitHoldMaxMs: opts.limitHoldMaxMs,
-    limitWaitBackstopMs: opts.limitWaitBackstopMs,
-  });
-  if (!hold.success) throw new SluiceError('INVALID_CONFIG', `limit hold: ${hold.error.message}`);
-  const limits = resolveKindLimits(opts.jobs, config.data);
-  if (limits.size === 0) return undefined;
-  return createStartGate({
-    database: opts.database,
-    limits,
-    // Three renewal periods: one missed renewal round never frees a running job's slot.
-    slotTtlMs: 3 * renewEveryMs,
-    holdMs: opts.limitHoldMs,
-    holdMaxMs: opts.limitHoldMaxMs,
-    waitBackstopMs: opts.limitWaitBackstopMs,
-    observer,
-  });
-}
-
-/** The provider limiter, when any provider is limited by config or declaration. */
-function limiterFor(opts: CreateWorkerOptions, observer: LimitObserver) {
-  const config = ProviderLimits.safeParse(opts.limits?.providers ?? {});
-  if (!config.success)
-    throw new SluiceError('INVALID_CONFIG', `limits.providers: ${config.error.message}`);
-  const limits = resolveProviderLimits(opts.jobs, config.data);
-  if (limits.size === 0) return undefined;
-  return createProviderLimiter({ database: opts.database, limits, observer });
 }
