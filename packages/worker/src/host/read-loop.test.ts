@@ -16,7 +16,11 @@ import { ReadLoop } from './read-loop.js';
 type Step = 'batch' | 'empty';
 
 /** A loop over a stand-in consumer whose reads answer at once: one delivery (`batch`) or none. */
-function loopOver(steps: (n: number) => Step, onRead: (n: number) => void) {
+function loopOver(
+  steps: (n: number) => Step,
+  onRead: (n: number) => void,
+  onLaunch: () => void = () => {},
+) {
   const stop = new AbortController();
   const counters = createCounters();
   let reads = 0;
@@ -58,7 +62,7 @@ function loopOver(steps: (n: number) => Step, onRead: (n: number) => void) {
   const loop = new ReadLoop({
     consumer,
     holdings,
-    runner: { launch: () => {} } as unknown as AttemptRunner<Delivery>,
+    runner: { launch: onLaunch } as unknown as AttemptRunner<Delivery>,
     admission,
     stopped: stop.signal,
     unreadyAfterReadFailures: 3,
@@ -88,4 +92,28 @@ it('lets timers in while every read answers at once', async () => {
   await loop.done;
   expect(timerAt).toBeDefined();
   expect(timerAt as number).toBeLessThan(10_000);
+});
+
+it("starts a batch's handlers, then asks for the next read, then yields the turn", async () => {
+  const order: string[] = [];
+  const { loop, stop } = loopOver(
+    () => 'batch',
+    (n) => {
+      order.push(`read ${n}`);
+      // A turn of the event loop that begins after this read answers.
+      if (n === 1) setImmediate(() => order.push('turn'));
+      if (n === 2) stop.abort();
+    },
+    () => {
+      order.push('launch');
+      // A handler's synchronous start comes after a few awaits (parse, stages): microtasks.
+      void (async () => {
+        for (let i = 0; i < 10; i++) await Promise.resolve();
+        order.push('handler');
+      })();
+    },
+  );
+  await loop.start();
+  await loop.done;
+  expect(order.slice(0, 5)).toEqual(['read 1', 'launch', 'handler', 'read 2', 'turn']);
 });

@@ -39,6 +39,9 @@ const MAX_ADMISSIONS = 4;
 // transport read that hangs is torn down by its own watchdog, so this only spaces fast failures).
 const backoff = (n: number) => Math.min(2000, 100 * 2 ** Math.max(0, n - 1));
 
+/** Settles once the microtasks queued so far, and those they queue, have run. */
+const afterMicrotasks = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
 export class ReadLoop<D extends Delivery> {
   private readonly readiness: Readiness;
   /** Timed waits (backoff), ended at once by the stop. */
@@ -106,6 +109,8 @@ export class ReadLoop<D extends Delivery> {
   private async readLoop(): Promise<void> {
     const { consumer, logger, holdings, stopped: signal } = this.opts;
     this.readiness.loop(true);
+    // The turn of the event loop owed for the last batch, taken once the next read is asked for.
+    let turn: Promise<void> | undefined;
     try {
       while (!signal.aborted) {
         if (this.readiness.consecutiveFailures > 0) {
@@ -125,7 +130,14 @@ export class ReadLoop<D extends Delivery> {
         let deliveries: D[];
         this.lastReadAt = Date.now();
         try {
-          deliveries = await consumer.read(n, signal);
+          const read = consumer.read(n, signal);
+          if (turn) {
+            // Awaited below: a failure meanwhile must not count as unhandled.
+            read.catch(() => {});
+            await turn;
+            turn = undefined;
+          }
+          deliveries = await read;
         } catch (error) {
           holdings.notComing(n);
           if (signal.aborted) break;
@@ -151,8 +163,13 @@ export class ReadLoop<D extends Delivery> {
         this.admissions.add(admission);
         if (this.admissions.size >= MAX_ADMISSIONS) await Promise.race(this.admissions);
         // Let timers and I/O in: with a synchronous driver (better-sqlite3) every await above
-        // resolves as a microtask, and a busy loop would starve renewals and outcome writes.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // resolves as a microtask, and a busy loop would starve renewals and outcome writes. The
+        // turn is taken after the next read is asked for, and that read waits for this batch's
+        // hand-over and its handlers' synchronous start (every microtask done, hence the tick)
+        // unless the hand-over needs I/O (a read of job rows): the handlers start before the
+        // read's command is encoded, and the read is on the wire before the turn.
+        turn = new Promise<void>((resolve) => setImmediate(resolve));
+        await Promise.race([this.admitted.then(afterMicrotasks), turn]);
       }
     } finally {
       await Promise.allSettled(this.admissions);
