@@ -122,6 +122,10 @@ CREATE INDEX worker_liveness_alive on worker_liveness (alive_until);
 CREATE INDEX jobs_lease_owner on jobs (lease_owner) where state = 'running';
 CREATE INDEX jobs_finished on jobs (finished_at, tenant_id, state)
         where finished_at is not null;
+CREATE INDEX jobs_limit_waiters on jobs ((waiting ->> 'reason'), (waiting ->> 'name'), priority desc,
+    created_at) where state = 'queued' and waiting is not null;
+CREATE INDEX jobs_limit_waiters_due on jobs ((waiting ->> 'reason'), (waiting ->> 'name'), run_after)
+    where state = 'queued' and waiting is not null;
 insert into "kysely_migration" ("name", "timestamp") values ('0001_init', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0002_retry_safety', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0003_job_lease', '1970-01-01T00:00:00.000Z');
@@ -140,4 +144,5 @@ insert into "kysely_migration" ("name", "timestamp") values ('0018_waits', '1970
 insert into "kysely_migration" ("name", "timestamp") values ('0019_operator', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0020_worker_liveness', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration" ("name", "timestamp") values ('0021_finished_index', '1970-01-01T00:00:00.000Z');
+insert into "kysely_migration" ("name", "timestamp") values ('0022_limit_waiters', '1970-01-01T00:00:00.000Z');
 insert into "kysely_migration_lock" ("id", "is_locked") values ('migration_lock', 0);
