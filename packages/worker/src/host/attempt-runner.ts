@@ -156,14 +156,12 @@ export class AttemptRunner<D extends Delivery> {
         await this.settle(a, gated.hold);
         // Stored (or left to lease expiry): a slot freed since the refusal found no waiter.
         if (gated.list)
-          await this.opts.gate
-            ?.waited(gated.list)
-            .catch((error: unknown) =>
-              o.logger.error('waking a start-limit waiting list failed', {
-                error,
-                jobId: a.job.id,
-              }),
-            );
+          await this.opts.gate?.waited(gated.list).catch((error: unknown) =>
+            o.logger.error('waking a start-limit waiting list failed', {
+              error,
+              jobId: a.job.id,
+            }),
+          );
         return;
       }
       entry = gated;
