@@ -28,7 +28,8 @@ function body(bytes: number): Readable {
   );
 }
 
-function post(
+/** One upload of `bytes` to `url` (the gateway's base URL + `/v1/uploads`), streamed with back-pressure. */
+export function post(
   url: string,
   apiKey: string,
   bytes: number,

@@ -13,44 +13,16 @@
 // generation is scavenged (smaller semi-space, lower peak), bounded by V8's own trigger on
 // external memory growth.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createEmbeddedDispatcher, createGateway, serve, UNLIMITED_RATE } from '@sluice/gateway';
 import { createApiKey, createLocalBlobStore, migrate, openDatabase } from '@sluice/storage';
 import { benchJobs, BENCH_TENANT } from '../sluice/bench-job.js';
+import { post } from '../sluice/upload.js';
 
 const MIB = 1024 * 1024;
 const mib = Number(process.argv[2] ?? 1024);
 if (!Number.isInteger(mib) || mib < 1) throw new Error('usage: upload-memory.ts [MiB ≥ 1]');
-
-function post(url: string, key: string, bytes: number): Promise<number> {
-  const chunk = Buffer.alloc(MIB);
-  for (let i = 0; i < MIB; i++) chunk[i] = (i * 131) & 0xff;
-  const body = function* () {
-    for (let sent = 0; sent < bytes; sent += MIB)
-      yield sent + MIB <= bytes ? chunk : chunk.subarray(0, bytes - sent);
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/uploads`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/octet-stream',
-        'content-length': String(bytes),
-        'x-filename': 'probe.bin',
-      },
-    });
-    req.once('response', (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.once('error', reject);
-    pipeline(Readable.from(body()), req).catch(reject);
-  });
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-upload-memory-'));
 const database = openDatabase({ url: `sqlite://${join(dir, 'db.sqlite')}` });
@@ -66,7 +38,8 @@ const gateway = createGateway({
 const running = await serve(gateway, { port: 0 });
 try {
   const { key } = await createApiKey(database.db, BENCH_TENANT, 'upload-memory');
-  if ((await post(running.url, key, 64 * 1024)) !== 201) throw new Error('warm-up refused');
+  if ((await post(`${running.url}/v1/uploads`, key, 64 * 1024)).status !== 201)
+    throw new Error('warm-up refused');
   type Field = 'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers';
   const fields: Field[] = ['rss', 'heapTotal', 'heapUsed', 'external', 'arrayBuffers'];
   const before = process.memoryUsage();
@@ -75,7 +48,7 @@ try {
     const now = process.memoryUsage();
     for (const f of fields) peak[f] = Math.max(peak[f], now[f]);
   }, 5);
-  const status = await post(running.url, key, mib * MIB);
+  const { status } = await post(`${running.url}/v1/uploads`, key, mib * MIB);
   clearInterval(sampler);
   if (status !== 201) throw new Error(`upload answered ${status}`);
   const growth = fields.map((f) => `${f} +${((peak[f] - before[f]) / MIB).toFixed(1)}`);
