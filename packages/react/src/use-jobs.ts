@@ -1,9 +1,10 @@
 // useJobs(filter): the tenant's jobs of a kind (or all), newest first, kept live by the tenant
 // feed over the client's WebSocket: state changes and progress reports of listed jobs, and new
-// jobs as their first event arrives. No polling: the list is read each time the feed's
-// subscription is in place on the gateway (its start and every re-start after a dropped socket),
-// never before, so an event committed after the read cannot fall between the read and the feed;
-// events the read already reflects are skipped by sequence number (jobs-list.ts).
+// jobs as their first event arrives. No polling: the list is read when the hook starts (so it
+// shows even while the feed cannot connect) and again each time the feed's subscription is in
+// place on the gateway (its start and every re-start after a dropped socket), so an event
+// committed after a read cannot fall between that read and the feed; events a read already
+// reflects are skipped by sequence number (jobs-list.ts).
 
 import { useEffect, useState } from 'react';
 import type { FeedEvent, SluiceClient } from '@sluice/client';
@@ -136,14 +137,15 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
         },
       );
     };
+    void reload();
     void (async () => {
       try {
         const states = filterNow.states;
         const feedEvents = client.watchAll({
           kinds: filterNow.kind ? [filterNow.kind] : undefined,
           signal: stop.signal,
-          // Read the list only once the feed is live, and again after every re-start of it
-          // (the feed does not replay what a dropped socket missed).
+          // Read again once the feed is live, and after every re-start of it (the feed does
+          // not replay what a dropped socket missed, nor what came before it started).
           onStarted: () => void reload(),
         });
         for await (const feed of feedEvents) {
