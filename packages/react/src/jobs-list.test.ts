@@ -3,7 +3,7 @@
 import type { FeedEvent } from '@sluice/client';
 import type { JobRegistry, JobState, JobView } from '@sluice/contracts/wire';
 import { describe, expect, it } from 'vitest';
-import { applyFeedEvent, catchUp, insertItem, mergeList } from './jobs-list.js';
+import { applyFeedEvent, catchUp, insertItem, mergeList, readOrder } from './jobs-list.js';
 
 const at = '2026-12-06T07:00:00.000Z';
 
@@ -95,5 +95,16 @@ describe('a list read and the live feed', () => {
       states: ['running'],
     });
     expect(after).toEqual([]);
+  });
+
+  it('a list read answered after a newer one is not applied', () => {
+    const reads = readOrder();
+    const first = reads.ask();
+    const second = reads.ask();
+    expect(reads.fresh(second)).toBe(true);
+    expect(reads.fresh(first)).toBe(false);
+    // In order, each answer applies.
+    const third = reads.ask();
+    expect(reads.fresh(third)).toBe(true);
   });
 });

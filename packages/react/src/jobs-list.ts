@@ -106,3 +106,22 @@ export function insertItem(items: readonly Item[], item: Item): Item[] {
   if (items.some((held) => held.view.id === item.view.id)) return items as Item[];
   return sortNewestFirst([...items, item]);
 }
+
+/**
+ * Orders answers of reads sent close together (the list at the hook's start and after the feed's
+ * start): `ask()` numbers a read, `fresh(n)` says whether its answer is newer than every one
+ * applied so far, and records it as applied if so. An older answer applied after a newer one
+ * would drop the jobs created between the two reads.
+ */
+export function readOrder() {
+  let asked = 0;
+  let applied = 0;
+  return {
+    ask: () => ++asked,
+    fresh(read: number): boolean {
+      if (read < applied) return false;
+      applied = read;
+      return true;
+    },
+  };
+}

@@ -22,6 +22,7 @@ import {
   insertItem,
   matches,
   mergeList,
+  readOrder,
   type Item,
   type JobsFilter,
 } from './jobs-list.js';
@@ -98,9 +99,12 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
         if (seen !== undefined) apply(feed, seen);
       }
     };
-    const reload = () =>
-      listViews(client, filterNow).then((views) => {
-        if (stop.signal.aborted) return;
+    // The reads at the start and after the feed's start may answer out of order.
+    const reads = readOrder();
+    const reload = () => {
+      const read = reads.ask();
+      return listViews(client, filterNow).then((views) => {
+        if (stop.signal.aborted || !reads.fresh(read)) return;
         const listed = new Set(views.map((view) => view.id));
         for (const id of known.keys()) if (!listed.has(id)) known.delete(id);
         for (const view of views) {
@@ -111,6 +115,7 @@ export function useJobs<R extends JobRegistry, K extends inferJobKind<R> = infer
         setLoading(false);
         setError(undefined);
       }, fail);
+    };
     // A job the list does not hold: read its view once; the feed keeps it current after that.
     const add = (feed: FeedEvent<JobRegistry>) => {
       const id = feed.event.jobId;
